@@ -1,0 +1,78 @@
+// A sorter's connection to a wall (contract section 6). Ended is not `type: 'final'` so that every
+// later command still gets the `session-ended` answer. The 8-hour expiry is an EXPIRE event sent by
+// a sweep or delayed job, not an `after` delay: timers do not survive a pure transition.
+
+import { assign, setup } from 'xstate';
+import type { EmitParams, RefuseParams } from './decide';
+
+export const SESSION_STATUSES = ['Connected', 'Ended'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const SESSION_END_REASONS = ['Stopped', 'Replaced', 'Expired', 'Disconnected'] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+export interface SessionContext {
+  endReason: SessionEndReason | null;
+}
+
+export type SessionEvent =
+  | { type: 'RENEW' }
+  /** A scan, confirm, cancel or swap: keeps the session alive, announces nothing. */
+  | { type: 'ACTIVITY' }
+  /** The sorter's own DELETE. */
+  | { type: 'STOP' }
+  /** The same user connected again to the same wall. */
+  | { type: 'REPLACE' }
+  /** 8 hours without activity. */
+  | { type: 'EXPIRE' }
+  /** A Manager or Admin ended it. */
+  | { type: 'DISCONNECT' };
+
+const endWith = (endReason: SessionEndReason) =>
+  ({
+    target: 'Ended',
+    actions: [
+      { type: 'recordEndReason', params: { endReason } },
+      { type: 'emit', params: { event: 'session.ended' } },
+    ],
+  }) as const;
+
+const sessionEnded = { actions: { type: 'refuse', params: { code: 'session-ended' } } } as const;
+
+export const sessionMachine = setup({
+  types: {
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+  },
+  actions: {
+    emit: (_args, _params: EmitParams) => {},
+    refuse: (_args, _params: RefuseParams) => {},
+    recordEndReason: assign((_args, params: { endReason: SessionEndReason }) => ({ endReason: params.endReason })),
+  },
+}).createMachine({
+  id: 'session',
+  initial: 'Connected',
+  context: { endReason: null },
+  states: {
+    Connected: {
+      on: {
+        RENEW: { actions: { type: 'emit', params: { event: 'session.renewed' } } },
+        ACTIVITY: {},
+        STOP: endWith('Stopped'),
+        REPLACE: endWith('Replaced'),
+        EXPIRE: endWith('Expired'),
+        DISCONNECT: endWith('Disconnected'),
+      },
+    },
+    Ended: {
+      on: {
+        RENEW: sessionEnded,
+        ACTIVITY: sessionEnded,
+        STOP: sessionEnded,
+        REPLACE: sessionEnded,
+        EXPIRE: sessionEnded,
+        DISCONNECT: sessionEnded,
+      },
+    },
+  },
+});

@@ -1,0 +1,78 @@
+// A slot (sort box) of a wall (contract sections 5 and 7). Events a state does not list (COMPLETE
+// on an Empty slot, VACATE on a Complete one, ...) are worker bugs, so they are left unhandled and
+// decide() answers `invalid-transition` rather than a user-facing code.
+
+import { setup } from 'xstate';
+import type { EmitParams, RefuseParams } from './decide';
+
+export const SLOT_STATUSES = ['Empty', 'Sorting', 'Complete'] as const;
+export type SlotMachineStatus = (typeof SLOT_STATUSES)[number];
+
+export type SlotContext = Record<string, never>;
+
+export type SlotEvent =
+  /** A scan placed an order in this slot. */
+  | { type: 'ASSIGN' }
+  /** The order left before completion: swapped to another slot, or its only pending scan was cancelled. */
+  | { type: 'VACATE' }
+  /** Every unit of the order is confirmed. */
+  | { type: 'COMPLETE' }
+  /** The shipper took the order out; force (Manager/Admin) empties a slot that is not Complete. */
+  | { type: 'RELEASE'; force: boolean }
+  /** Removing the slot from its wall. */
+  | { type: 'DETACH' };
+
+const notEmpty = (detail: string) => ({ actions: { type: 'refuse', params: { code: 'slot-not-empty', detail } } }) as const;
+const released = { target: 'Empty', actions: { type: 'emit', params: { event: 'sort-box.released' } } } as const;
+const releaseIfForced = [
+  { guard: 'forced', ...released },
+  {
+    actions: {
+      type: 'refuse',
+      params: { code: 'slot-not-complete', detail: 'Only a Complete slot can be released; a Manager or Admin may force it.' },
+    },
+  },
+] as const;
+
+export const slotMachine = setup({
+  types: {
+    context: {} as SlotContext,
+    events: {} as SlotEvent,
+  },
+  actions: {
+    emit: (_args, _params: EmitParams) => {},
+    refuse: (_args, _params: RefuseParams) => {},
+  },
+  guards: {
+    forced: ({ event }) => event.type === 'RELEASE' && event.force,
+  },
+}).createMachine({
+  id: 'slot',
+  initial: 'Empty',
+  context: {},
+  states: {
+    Empty: {
+      on: {
+        ASSIGN: { target: 'Sorting' },
+        RELEASE: releaseIfForced,
+        DETACH: {},
+      },
+    },
+    Sorting: {
+      on: {
+        ASSIGN: notEmpty('The slot already holds an order.'),
+        VACATE: { target: 'Empty' },
+        COMPLETE: { target: 'Complete', actions: { type: 'emit', params: { event: 'sort-box.completed' } } },
+        RELEASE: releaseIfForced,
+        DETACH: notEmpty('The slot holds an order being sorted; release it first.'),
+      },
+    },
+    Complete: {
+      on: {
+        ASSIGN: notEmpty('The slot holds a completed order waiting for the shipper.'),
+        RELEASE: released,
+        DETACH: notEmpty('The slot holds a completed order; release it first.'),
+      },
+    },
+  },
+});

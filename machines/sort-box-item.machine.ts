@@ -1,0 +1,89 @@
+// Lifecycle of one scan (contract section 7). Confirmed and Cancelled are not `type: 'final'`:
+// they must keep answering confirm/cancel/swap with their own 409 codes, and a final state means
+// "done, takes no more events" to actors and readers alike.
+
+import { setup } from 'xstate';
+import type { EmitParams, RefuseParams } from './decide';
+
+export const SORT_BOX_ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
+export type SortBoxItemStatus = (typeof SORT_BOX_ITEM_STATUSES)[number];
+
+export type SortBoxItemContext = Record<string, never>;
+
+export type SortBoxItemEvent =
+  | {
+      type: 'CONFIRM';
+      units: number;
+      /** required − confirmed − pending units of OTHER items, for this item's order and sku. */
+      remainingUnits: number;
+    }
+  | { type: 'CANCEL' }
+  /** firstInSlot: this item is the first product sorted into its slot for its order. */
+  | { type: 'SWAP'; firstInSlot: boolean };
+
+const alreadyConfirmed = { type: 'refuse', params: { code: 'item-already-confirmed' } } as const;
+const alreadyCancelled = { type: 'refuse', params: { code: 'item-already-cancelled' } } as const;
+
+export const sortBoxItemMachine = setup({
+  types: {
+    context: {} as SortBoxItemContext,
+    events: {} as SortBoxItemEvent,
+  },
+  actions: {
+    emit: (_args, _params: EmitParams) => {},
+    refuse: (_args, _params: RefuseParams) => {},
+  },
+  guards: {
+    unitsWithinRemaining: ({ event }) =>
+      event.type === 'CONFIRM' &&
+      Number.isInteger(event.units) &&
+      event.units >= 1 &&
+      event.units <= event.remainingUnits,
+    firstInSlot: ({ event }) => event.type === 'SWAP' && event.firstInSlot,
+  },
+}).createMachine({
+  id: 'sortBoxItem',
+  initial: 'PendingConfirmation',
+  context: {},
+  states: {
+    PendingConfirmation: {
+      on: {
+        CONFIRM: [
+          {
+            guard: 'unitsWithinRemaining',
+            target: 'Confirmed',
+            actions: { type: 'emit', params: { event: 'sort-box-item.confirmed' } },
+          },
+          {
+            actions: {
+              type: 'refuse',
+              params: ({ event }) => ({
+                code: 'units-exceed-remaining',
+                detail: `Cannot confirm ${event.units} unit(s): ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
+              }),
+            },
+          },
+        ],
+        CANCEL: { target: 'Cancelled', actions: { type: 'emit', params: { event: 'sort-box-item.cancelled' } } },
+        SWAP: [
+          { guard: 'firstInSlot', actions: { type: 'emit', params: { event: 'sort-box-item.swapped' } } },
+          {
+            actions: {
+              type: 'refuse',
+              params: {
+                code: 'slot-not-swappable',
+                detail: 'The slot already holds an earlier product of this order; only the first product sorted into a slot can be swapped.',
+              },
+            },
+          },
+        ],
+      },
+    },
+    Confirmed: {
+      on: { CONFIRM: { actions: alreadyConfirmed }, CANCEL: { actions: alreadyConfirmed }, SWAP: { actions: alreadyConfirmed } },
+    },
+    Cancelled: {
+      on: { CONFIRM: { actions: alreadyCancelled }, CANCEL: { actions: alreadyCancelled }, SWAP: { actions: alreadyCancelled } },
+    },
+  },
+});

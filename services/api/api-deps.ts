@@ -1,0 +1,17 @@
+import type { AppConfig } from '../../shared/config/config';
+import type { Logger } from '../../shared/logging/logger';
+import type { Orm } from '../../shared/db/orm';
+import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
+import type { CommandBus } from '../../shared/queue/command-bus';
+
+/** What the HTTP layer is given: built once per process by the composition root and passed in. */
+export interface ApiDeps {
+  config: AppConfig;
+  log: Logger;
+  orm: Orm;
+  rateLimiter: FailureRateLimiter;
+  /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
+  commands: CommandBus;
+  /** Each dependency's answer to a ping, for /readyz. */
+  readiness: () => Promise<Record<string, boolean>>;
+}

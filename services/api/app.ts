@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, Router } from 'express';
+import pinoHttp from 'pino-http';
+import swaggerUi from 'swagger-ui-express';
+import type { ApiDeps } from './api-deps';
+import { errorHandler, notFoundHandler } from './http/error-handler';
+import { httpMetrics, metricsRegistry } from './http/metrics';
+import { buildOpenApi } from './http/openapi';
+import { registerRoutes } from './http/register-routes';
+import type { RouteDef } from './http/route';
+import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
+
+export const API_PREFIX = '/api/v1';
+export const CATALOG_PREFIX = '/catalog';
+const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
+
+export interface RouteGroups {
+  root: RouteDef[];
+  api: RouteDef[];
+  catalog: RouteDef[];
+}
+
+export const ROUTE_GROUPS: RouteGroups = { root: rootRoutes, api: apiRoutes, catalog: catalogRoutes };
+
+export function openApiDocument(version = '1.0.0'): Record<string, unknown> {
+  return buildOpenApi(
+    [
+      { prefix: '', routes: ROUTE_GROUPS.root },
+      { prefix: API_PREFIX, routes: ROUTE_GROUPS.api },
+      { prefix: CATALOG_PREFIX, routes: ROUTE_GROUPS.catalog },
+    ],
+    { version },
+  );
+}
+
+function baseApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(httpMetrics);
+  app.use(express.json({ type: JSON_TYPES, limit: '10mb', strict: false }));
+  return app;
+}
+
+/** The catalog routes alone, for running the catalog on its own port (CATALOG_PORT). */
+export function createCatalogApp(deps: ApiDeps): Express {
+  const app = baseApp(deps);
+  const catalog = Router();
+  registerRoutes(catalog, ROUTE_GROUPS.catalog, deps);
+  app.use(CATALOG_PREFIX, catalog);
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}
+
+/** The whole HTTP API: health, token, /api/v1 and (unless it has its own port) the catalog. */
+export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): Express {
+  const app = baseApp(deps);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await deps.readiness();
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+
+  const doc = openApiDocument();
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(doc);
+  });
+  app.use(`${API_PREFIX}/docs`, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Sorting wall API' }));
+
+  const root = Router();
+  registerRoutes(root, ROUTE_GROUPS.root, deps);
+  app.use(root);
+
+  const api = Router();
+  registerRoutes(api, ROUTE_GROUPS.api, deps);
+  app.use(API_PREFIX, api);
+
+  if (opts.withCatalog ?? true) {
+    const catalog = Router();
+    registerRoutes(catalog, ROUTE_GROUPS.catalog, deps);
+    app.use(CATALOG_PREFIX, catalog);
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../../../shared/errors/app-error';
+import type { Logger } from '../../../shared/logging/logger';
+
+/** Turns anything thrown into an AppError; unknown failures become a 500 without internals. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string; code?: string };
+  // body-parser: malformed JSON, wrong charset, too large
+  if (e?.type === 'entity.parse.failed') {
+    return new AppError('validation-failed', `The request body is not valid JSON: ${e.message}.`, {
+      errors: [{ path: 'body', message: 'malformed JSON' }],
+    });
+  }
+  if (e?.type === 'entity.too.large') {
+    return new AppError('validation-failed', 'The request body is too large.', { errors: [{ path: 'body', message: 'too large' }] });
+  }
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+    return new AppError('validation-failed', `Unsupported body encoding: ${e.message}.`);
+  }
+  return new AppError('internal-error', 'An unexpected error occurred; it has been logged. Please retry or contact support.');
+}
+
+/** The one place that answers an error: RFC 9457 problem+json with a stable `code` (STYLE 15). */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) {
+      (req.log ?? log).error({ err }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(appError.headers ?? {})) res.setHeader(k, v);
+    res.status(appError.status).type('application/problem+json').send(JSON.stringify(appError.toProblem(req.originalUrl)));
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new AppError('not-found', `No operation at ${req.method} ${req.path}. See /api/v1/docs for the operations.`));
+};

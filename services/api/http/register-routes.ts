@@ -1,0 +1,80 @@
+import type { NextFunction, Request, Response, Router } from 'express';
+import { AppError } from '../../../shared/errors/app-error';
+import { hasAnyRole, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
+import { ClientSettings } from '../../../shared/db/entities';
+import type { ApiDeps } from '../api-deps';
+import type { RouteDef } from './route';
+import { parseInput } from './validation';
+
+export function expressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(.+)$/i.exec(header);
+    return m?.[1]?.trim();
+  }
+  return undefined;
+}
+
+/** Authenticates a request; every operation but the public ones needs a valid bearer token. */
+export function authenticate(req: Request, deps: ApiDeps, allowQueryToken = false): AuthClaims {
+  const token = bearerToken(req) ?? (allowQueryToken ? (req.query.access_token as string | undefined) : undefined);
+  if (!token) {
+    throw new AppError('unauthorized', 'This operation needs a bearer token: get one from POST /token and send it as "Authorization: Bearer <token>".', {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  }
+  const claims = verifyAccessToken(token, deps.config.JWT_SECRET);
+  if (!claims) {
+    throw new AppError('unauthorized', 'The bearer token is invalid or has expired; sign in again with POST /token.', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  return claims;
+}
+
+/** Mounts each route definition: authenticate, authorize, validate, then call the handler. */
+export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
+  for (const route of routes) {
+    router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : authenticate(req, deps);
+        if (Array.isArray(route.access) && !hasAnyRole(auth, route.access)) {
+          throw new AppError(
+            'forbidden',
+            `${route.operationId} needs the role ${route.access.join(' or ')}; you have ${auth.roles.join(', ') || 'no role'}.`,
+          );
+        }
+        const params = route.params ? parseInput(route.params, req.params, 'path') : {};
+        const query = route.query ? parseInput(route.query, req.query, 'query') : {};
+        const rawBody = req.body;
+        // Express 5 leaves req.body undefined when no body (or no JSON content type) was sent.
+        const bodyMissing = rawBody === undefined;
+        const body = route.body
+          ? route.bodyOptional && bodyMissing
+            ? undefined
+            : parseInput(route.body, rawBody, 'body')
+          : undefined;
+        const em = deps.orm.em.fork();
+        if (route.requiresSubscription) {
+          const settings = await em.findOne(ClientSettings, { clientId: auth.clientId });
+          if (settings && !settings.sortingEnabled) {
+            throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
+          }
+        }
+        const result = await route.handler({ req, res, params, query, body, auth, em, deps });
+        if (res.headersSent) return;
+        if (result === undefined) {
+          res.status(200).end();
+        } else {
+          res.status(200).json(result);
+        }
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+}

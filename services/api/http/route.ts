@@ -1,0 +1,65 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthClaims } from '../../../shared/auth/jwt';
+import type { Role } from '../../../shared/db/entities/employee.entity';
+import type { ApiDeps } from '../api-deps';
+
+type AnyObject = z.ZodType<Record<string, unknown>>;
+
+/** Who may call an operation: nobody unauthenticated except the few `public` ones (token, health). */
+export type Access = 'public' | 'authenticated' | readonly Role[];
+
+export interface RouteContext<P, Q, B> {
+  req: Request;
+  res: Response;
+  params: P;
+  query: Q;
+  body: B;
+  /** Set on every non-public route. */
+  auth: AuthClaims;
+  /** This request's own entity manager (STYLE 9). */
+  em: EntityManager;
+  deps: ApiDeps;
+}
+
+export interface RouteDef<P = any, Q = any, B = any> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI-style path relative to the mount point, e.g. `/walls/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  /** Sorting operations answer 403 subscription-disabled for a client whose subscription is off. */
+  requiresSubscription?: boolean;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** The body may be absent (e.g. an optional confirm barcode). */
+  bodyOptional?: boolean;
+  /** Extra request headers worth documenting (Idempotency-Key, X-Pin). */
+  headers?: { name: string; description: string; required?: boolean }[];
+  /** Success body schema for the OpenAPI document; omitted for empty answers. */
+  response?: z.ZodType;
+  /** Non-JSON success answers (ZPL, PDF, event streams). */
+  responseContentType?: string;
+  /** Error codes this operation may answer, for the OpenAPI document. */
+  errors?: string[];
+  deprecated?: boolean;
+  /**
+   * Returns the body to send as JSON with status 200, or `undefined` for an empty 200.
+   * A handler that writes the response itself (PDF, SSE) sets `res.headersSent`.
+   */
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown> | unknown;
+}
+
+/** Identity helper that keeps the generic parameters inferred from the zod schemas. */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+export type { AnyObject };

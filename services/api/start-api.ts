@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Runtime } from '../../shared/runtime/runtime';
+import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
+import { createCommandBus } from '../../shared/queue/queue-module';
+import type { ApiDeps } from './api-deps';
+import { createApp, createCatalogApp } from './app';
+
+export function buildApiDeps(runtime: Runtime): ApiDeps {
+  const { config, log, orm, redis } = runtime;
+  const commands = createCommandBus(runtime.queueSettings, log);
+  runtime.onClose('command bus', () => commands.close());
+  return {
+    config,
+    log,
+    orm,
+    rateLimiter: new FailureRateLimiter(redis, config.QUEUE_PREFIX),
+    commands,
+    readiness: async () => {
+      const [postgres, redisOk] = await Promise.all([
+        orm.em
+          .getConnection()
+          .execute('select 1')
+          .then(() => true, () => false),
+        redis.ping().then((r) => r === 'PONG', () => false),
+      ]);
+      return { postgres, redis: redisOk };
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** Starts the HTTP API (and the catalog, on its own port when CATALOG_PORT is set). */
+export async function startApi(runtime: Runtime): Promise<{ port: number; deps: ApiDeps; server: Server }> {
+  const deps = buildApiDeps(runtime);
+  const { config, log } = runtime;
+  const separateCatalog = config.CATALOG_PORT !== undefined && config.CATALOG_PORT !== config.PORT;
+  const app = createApp(deps, { withCatalog: !separateCatalog });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  const port = await listen(server, config.PORT, config.HOST);
+  runtime.onClose('http server', () => new Promise<void>((r) => server.close(() => r())));
+  log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
+  if (separateCatalog) {
+    const catalogServer = createServer(createCatalogApp(deps));
+    const catalogPort = await listen(catalogServer, config.CATALOG_PORT!, config.HOST);
+    runtime.onClose('catalog server', () => new Promise<void>((r) => catalogServer.close(() => r())));
+    log.info({ port: catalogPort }, `catalog listening on http://localhost:${catalogPort}/catalog`);
+  }
+  return { port, deps, server };
+}

@@ -1,0 +1,21 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const ROLES = ['Admin', 'Manager', 'Sorter'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const Employee = defineEntity({
+  name: 'Employee',
+  tableName: 'employee',
+  properties: (p) => ({
+    id: p.integer().primary().autoincrement(),
+    clientId: p.integer(),
+    email: p.text(),
+    firstName: p.text(),
+    lastName: p.text(),
+    roles: p.array<Role>().columnType('text[]'),
+    passwordHash: p.text().hidden(),
+    isActive: p.boolean().default(true),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+  }),
+});
+export type IEmployee = InferEntity<typeof Employee>;

@@ -1,0 +1,34 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+export const BARCODE_INPUT_METHODS = ['Scanned', 'Typed', 'KeyedIn', 'EmbeddedScanner', 'Camera'] as const;
+export type BarcodeInputMethod = (typeof BARCODE_INPUT_METHODS)[number];
+
+/** One scan: one unit headed for one slot, pending until the sorter confirms it. */
+export const SortBoxItem = defineEntity({
+  name: 'SortBoxItem',
+  tableName: 'sort_box_item',
+  properties: (p) => ({
+    id: p.integer().primary().autoincrement(),
+    clientId: p.integer(),
+    wallId: p.integer(),
+    sortBoxId: p.integer(),
+    orderId: p.integer(),
+    orderItemId: p.integer(),
+    productId: p.integer(),
+    sku: p.text(),
+    barcode: p.text(),
+    barcodeInputMethod: p.text().$type<BarcodeInputMethod>().default('Scanned'),
+    userId: p.integer(),
+    sessionId: p.integer(),
+    color: p.text(),
+    units: p.integer().default(1),
+    confirmedUnits: p.integer().default(0),
+    status: p.text().$type<ItemStatus>().default('PendingConfirmation'),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    confirmedAt: p.datetime().nullable(),
+    cancelledAt: p.datetime().nullable(),
+  }),
+});
+export type ISortBoxItem = InferEntity<typeof SortBoxItem>;

@@ -1,0 +1,23 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const SLOT_STATUSES = ['Empty', 'Sorting', 'Complete'] as const;
+export type SlotStatus = (typeof SLOT_STATUSES)[number];
+
+/** A slot of a wall: one light device. orderId is set exactly when the slot is not Empty. */
+export const SortBox = defineEntity({
+  name: 'SortBox',
+  tableName: 'sort_box',
+  properties: (p) => ({
+    id: p.integer().primary().autoincrement(),
+    clientId: p.integer(),
+    wallId: p.integer(),
+    serialNumber: p.text(),
+    crc: p.character().length(8),
+    position: p.integer(),
+    status: p.text().$type<SlotStatus>().default('Empty'),
+    orderId: p.integer().nullable(),
+    assignedAt: p.datetime().nullable(),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+  }),
+});
+export type ISortBox = InferEntity<typeof SortBox>;

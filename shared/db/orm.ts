@@ -1,0 +1,62 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { Client as PgClient } from 'pg';
+import type { Logger } from '../logging/logger';
+import { ALL_ENTITIES } from './entities';
+import { migrationsList } from './migrations';
+
+export type Orm = MikroORM;
+
+export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+  return {
+    clientUrl: databaseUrl,
+    entities: ALL_ENTITIES,
+    extensions: [Migrator],
+    // Production never syncs the schema: it only runs the committed migrations.
+    discovery: { warnWhenNoEntities: true },
+    pool: { min: 0, max: poolMax },
+    migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    // A request or job forks its own entity manager (STYLE 9); touching the global one is a bug.
+    allowGlobalContext: false,
+    debug: false,
+  };
+}
+
+export async function initOrm(databaseUrl: string, poolMax = 10): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+}
+
+/** Creates the database named in the URL when it does not exist yet (contract 10). */
+export async function ensureDatabase(databaseUrl: string, log?: Logger): Promise<void> {
+  const url = new URL(databaseUrl);
+  const dbName = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!dbName) return;
+  url.pathname = '/postgres';
+  const admin = new PgClient({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
+    if (!rowCount) {
+      await admin.query(`create database "${dbName.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created meanwhile by another process
+      });
+      log?.info({ database: dbName }, 'created database');
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(orm: Orm, log?: Logger): Promise<string[]> {
+  const migrator = orm.getMigrator();
+  const pending = await migrator.getPendingMigrations();
+  if (pending.length === 0) {
+    log?.info('database schema is up to date');
+    return [];
+  }
+  log?.info({ pending: pending.map((m) => m.name) }, `applying ${pending.length} migration(s)`);
+  const applied = await migrator.up();
+  log?.info({ applied: applied.map((m) => m.name) }, 'migrations applied');
+  return applied.map((m) => m.name);
+}

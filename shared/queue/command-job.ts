@@ -1,0 +1,33 @@
+import type { ProblemDetails } from '../errors/app-error';
+import type { CommandName, CommandPayloads, CommandResults } from './commands';
+
+/** What travels in a command job: the command, a unique id for exactly-once, and where to answer. */
+export interface CommandJobData<N extends CommandName = CommandName> {
+  commandId: string;
+  name: N;
+  payload: CommandPayloads[N];
+  /** Redis channel of the API process waiting for the answer. */
+  replyTo: string | null;
+  enqueuedAt: number;
+}
+
+export type CommandOutcome<N extends CommandName = CommandName> =
+  | { ok: true; value: CommandResults[N] }
+  | { ok: false; problem: Pick<ProblemDetails, 'code' | 'detail'> & Partial<ProblemDetails> };
+
+export interface CommandReply {
+  commandId: string;
+  outcome: CommandOutcome;
+}
+
+/** Facts about the job a handler may need (for the applied-command record). */
+export interface CommandJobInfo {
+  commandId: string;
+  partition: number;
+  jobId: number;
+}
+
+/** One handler per command name (STYLE 3); the worker refuses to start if one is missing. */
+export type CommandHandlers = {
+  [N in CommandName]: (payload: CommandPayloads[N], job: CommandJobInfo) => Promise<CommandOutcome<N>>;
+};

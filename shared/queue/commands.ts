@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { BARCODE_INPUT_METHODS } from '../db/entities/sort-box-item.entity';
+import { ROLES } from '../db/entities/employee.entity';
+import type { ReleaseResultDto, SessionDto, SortBoxItemDto } from '../dto/sorting.dto';
+
+const id = z.number().int().positive();
+/** Every command names its client and its wall: the wall decides the partition (ordering). */
+const base = { clientId: id, wallId: id };
+const actor = { userId: id, roles: z.array(z.enum(ROLES)) };
+
+/**
+ * The workflow commands, one schema each (STYLE 2). The API enqueues ids and inputs, never state
+ * (STYLE 4); the worker parses the payload with this schema when it takes the job.
+ */
+export const COMMAND_SCHEMAS = {
+  'session.start': z.object({ ...base, ...actor, picklistId: id.nullable() }),
+  'session.renew': z.object({ ...base, ...actor, token: z.string() }),
+  'session.stop': z.object({ ...base, ...actor, token: z.string() }),
+  'session.expire': z.object({ ...base, sessionId: id }),
+  'item.scan': z.object({
+    ...base,
+    ...actor,
+    sessionToken: z.string(),
+    barcode: z.string(),
+    barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS),
+    idempotencyKey: z.string().nullable(),
+  }),
+  'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int(), barcode: z.string().nullable() }),
+  'item.cancel': z.object({ ...base, ...actor, itemId: id }),
+  'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),
+  'slot.release': z.object({ ...base, ...actor, crc: z.string(), force: z.boolean() }),
+} as const;
+
+export type CommandName = keyof typeof COMMAND_SCHEMAS;
+export const COMMAND_NAMES = Object.keys(COMMAND_SCHEMAS) as CommandName[];
+export type CommandPayloads = { [N in CommandName]: z.infer<(typeof COMMAND_SCHEMAS)[N]> };
+
+export interface CommandResults {
+  'session.start': SessionDto;
+  'session.renew': SessionDto;
+  'session.stop': SessionDto;
+  'session.expire': SessionDto | null;
+  'item.scan': SortBoxItemDto;
+  'item.confirm': SortBoxItemDto;
+  'item.cancel': SortBoxItemDto;
+  'item.swap': SortBoxItemDto;
+  'slot.release': ReleaseResultDto;
+}

@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import IORedis, { type Redis } from 'ioredis';
+import { AppError } from '../errors/app-error';
+import type { Logger } from '../logging/logger';
+import type { CommandBus } from './command-bus';
+import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
+import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName, type CommandPayloads, type CommandResults } from './commands';
+import { commandQueueName, partitionOf } from './partitioning';
+
+export interface QueueSettings {
+  redisUrl: string;
+  prefix: string;
+  partitions: number;
+  commandTimeoutMs: number;
+}
+
+/**
+ * The only module that imports bullmq (STYLE 1). Commands are never retried by BullMQ: a retry would
+ * run after later commands of the same wall. A client that got no answer retries with the same
+ * Idempotency-Key instead. A crashed worker's job is handed out again after a few seconds (short
+ * lock and stalled interval); the worker then finds it in applied_command and answers the same.
+ */
+const WORKER_TUNING = {
+  concurrency: 1,
+  lockDuration: 5_000,
+  stalledInterval: 2_500,
+  maxStalledCount: 1,
+  drainDelay: 5,
+} as const;
+
+const JOB_OPTIONS = {
+  attempts: 1,
+  removeOnComplete: { age: 3600, count: 5000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 10000 },
+} as const;
+
+function connection(url: string, forWorker: boolean): Redis {
+  // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
+  return new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true });
+}
+
+function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
+  const missing = COMMAND_NAMES.filter((n) => typeof handlers[n] !== 'function');
+  if (missing.length) {
+    throw new Error(`No handler for command(s) ${missing.join(', ')}: every command needs exactly one handler.`);
+  }
+}
+
+class RedisCommandBus implements CommandBus {
+  private readonly queues = new Map<number, Queue>();
+  private readonly pending = new Map<string, { resolve: (o: CommandOutcome) => void; timer: NodeJS.Timeout }>();
+  private readonly replyChannel: string;
+  private readonly producer: Redis;
+  private readonly subscriber: Redis;
+  private ready: Promise<unknown>;
+
+  constructor(
+    private readonly settings: QueueSettings,
+    private readonly log: Logger,
+  ) {
+    this.replyChannel = `${settings.prefix}:replies:${randomUUID()}`;
+    this.producer = connection(settings.redisUrl, false);
+    this.subscriber = connection(settings.redisUrl, false);
+    this.subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
+    this.ready = this.subscriber.subscribe(this.replyChannel);
+  }
+
+  private queue(partition: number): Queue {
+    let q = this.queues.get(partition);
+    if (!q) {
+      q = new Queue(commandQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
+      this.queues.set(partition, q);
+    }
+    return q;
+  }
+
+  private onReply(message: string): void {
+    let reply: CommandReply;
+    try {
+      reply = JSON.parse(message) as CommandReply;
+    } catch {
+      return;
+    }
+    const waiter = this.pending.get(reply.commandId);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.pending.delete(reply.commandId);
+    waiter.resolve(reply.outcome);
+  }
+
+  async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
+    await this.ready;
+    const payload = COMMAND_SCHEMAS[name].parse(data) as CommandPayloads[N];
+    const partition = partitionOf(payload.wallId, this.settings.partitions);
+    const commandId = randomUUID();
+    const jobData: CommandJobData<N> = { commandId, name, payload, replyTo: this.replyChannel, enqueuedAt: Date.now() };
+    const queue = this.queue(partition);
+    const outcome = new Promise<CommandOutcome>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(commandId);
+        resolve({ ok: false, problem: { code: 'command-timeout', detail: '' } });
+      }, this.settings.commandTimeoutMs);
+      this.pending.set(commandId, { resolve, timer });
+    });
+    let job: Job;
+    try {
+      job = await queue.add(name, jobData, JOB_OPTIONS);
+    } catch (err) {
+      const waiter = this.pending.get(commandId);
+      if (waiter) clearTimeout(waiter.timer);
+      this.pending.delete(commandId);
+      this.log.error({ err, command: name }, 'could not enqueue command');
+      throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.');
+    }
+    const result = await outcome;
+    if (result.ok) return result.value as CommandResults[N];
+    if (result.problem.code === 'command-timeout') {
+      // If no worker took it yet, take it back: then the caller knows for sure nothing happened.
+      const removed = await job.remove().then(
+        () => true,
+        () => false,
+      );
+      throw removed
+        ? new AppError('service-unavailable', `No sorting worker answered within ${this.settings.commandTimeoutMs} ms; the command was withdrawn and nothing was changed. Retry in a moment.`)
+        : new AppError('command-timeout', `The command did not finish within ${this.settings.commandTimeoutMs} ms and may still be applied. Retry with the same Idempotency-Key to get its outcome.`);
+    }
+    throw AppError.fromProblem(result.problem);
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.pending.values()) clearTimeout(w.timer);
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.subscriber.disconnect();
+    await this.producer.quit().catch(() => undefined);
+  }
+}
+
+export interface RunningWorkers {
+  close(): Promise<void>;
+}
+
+export function createCommandBus(settings: QueueSettings, log: Logger): CommandBus {
+  return new RedisCommandBus(settings, log);
+}
+
+/**
+ * Starts one BullMQ worker per partition queue. Several processes may do this: each queue's global
+ * concurrency of 1 still lets only one command of a partition run at a time, in arrival order.
+ */
+export async function startCommandWorkers(
+  settings: QueueSettings,
+  handlers: Partial<CommandHandlers>,
+  log: Logger,
+): Promise<RunningWorkers> {
+  assertHandlers(handlers);
+  const publisher = connection(settings.redisUrl, false);
+  const admin = connection(settings.redisUrl, false);
+  const workers: Worker[] = [];
+  const workerConnections: Redis[] = [];
+  for (let partition = 0; partition < settings.partitions; partition++) {
+    const name = commandQueueName(partition);
+    const q = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
+    await q.setGlobalConcurrency(1);
+    await q.close();
+    const workerConnection = connection(settings.redisUrl, true);
+    workerConnections.push(workerConnection);
+    const worker = new Worker(
+      name,
+      async (job: Job<CommandJobData>) => {
+        const { commandId, name: cmd, replyTo } = job.data;
+        let outcome: CommandOutcome;
+        const schema = COMMAND_SCHEMAS[cmd];
+        const parsed = schema?.safeParse(job.data.payload);
+        if (!schema || !parsed?.success) {
+          outcome = { ok: false, problem: { code: 'validation-failed', detail: `Malformed command '${String(cmd)}'.` } };
+        } else {
+          try {
+            const handler = handlers[cmd] as (p: unknown, info: unknown) => Promise<CommandOutcome>;
+            outcome = await handler(parsed.data, { commandId, partition, jobId: Number(job.id) });
+          } catch (err) {
+            log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
+            outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
+          }
+        }
+        if (replyTo) {
+          const reply: CommandReply = { commandId, outcome };
+          await publisher.publish(replyTo, JSON.stringify(reply));
+        }
+        return outcome;
+      },
+      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, ...WORKER_TUNING },
+    );
+    worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
+    worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
+    workers.push(worker);
+  }
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  log.info({ partitions: settings.partitions }, 'command workers started');
+  return {
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      for (const c of workerConnections) c.disconnect();
+      publisher.disconnect();
+      admin.disconnect();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { loadConfig, type AppConfig } from '../config/config';
+import { createLogger, type Logger } from '../logging/logger';
+import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
+import { createRedis, type Redis } from '../redis/redis';
+import type { QueueSettings } from '../queue/queue-module';
+
+/** The outside things one process holds, built once and passed in (STYLE 1), closed in order. */
+export interface Runtime {
+  config: AppConfig;
+  log: Logger;
+  orm: Orm;
+  redis: Redis;
+  queueSettings: QueueSettings;
+  /** Registers a closer; close() runs them in reverse order of registration. */
+  onClose(name: string, fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(
+  role: string,
+  opts: { config?: AppConfig; migrate?: boolean } = {},
+): Promise<Runtime> {
+  const config = opts.config ?? loadConfig();
+  const log = createLogger(config.LOG_LEVEL, role);
+  if (config.usingDevJwtSecret) {
+    log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
+  }
+  if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
+  const orm = await initOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  if (opts.migrate) await migrate(orm, log);
+  const redis = createRedis(config.REDIS_URL);
+  const closers: { name: string; fn: () => Promise<void> | void }[] = [];
+  const runtime: Runtime = {
+    config,
+    log,
+    orm,
+    redis,
+    queueSettings: {
+      redisUrl: config.REDIS_URL,
+      prefix: config.QUEUE_PREFIX,
+      partitions: config.QUEUE_PARTITIONS,
+      commandTimeoutMs: config.COMMAND_TIMEOUT_MS,
+    },
+    onClose(name, fn) {
+      closers.push({ name, fn });
+    },
+    async close() {
+      // Last registered first: stop taking requests, then workers, then queues (STYLE 11).
+      for (const { name, fn } of closers.reverse()) {
+        log.info(`shutting down: ${name}`);
+        try {
+          await fn();
+        } catch (err) {
+          log.error({ err }, `error while closing ${name}`);
+        }
+      }
+      log.info('shutting down: database and redis');
+      await orm.close();
+      redis.disconnect();
+      log.info('shut down complete');
+    },
+  };
+  return runtime;
+}
+
+/** Runs close() on SIGINT/SIGTERM once, then exits. */
+export function closeOnSignals(runtime: Runtime): void {
+  let closing = false;
+  const handler = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    runtime.log.info({ signal }, 'received signal, shutting down');
+    runtime.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => handler('SIGINT'));
+  process.on('SIGTERM', () => handler('SIGTERM'));
+}

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
+import { createClient, type CreateClientResult } from '../../shared/tenancy/create-client.use-case';
+import type { ApiDeps } from '../../services/api/api-deps';
+import { createApp } from '../../services/api/app';
+import { buildApiDeps } from '../../services/api/start-api';
+
+export interface TestApi {
+  app: Express;
+  deps: ApiDeps;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** The real API on the jest worker's own database and Redis prefix (test/support/worker-env.ts). */
+export async function startTestApi(): Promise<TestApi> {
+  const runtime = await createRuntime('test');
+  const deps = buildApiDeps(runtime);
+  const app = createApp(deps);
+  return { app, deps, runtime, close: () => runtime.close() };
+}
+
+export interface Tenant extends CreateClientResult {
+  password: string;
+  adminToken: string;
+  /** A bearer header value for the Admin. */
+  auth: string;
+}
+
+export function uniqueSuffix(): string {
+  return randomUUID().slice(0, 8);
+}
+
+export async function signIn(app: Express, email: string, password: string): Promise<string> {
+  const res = await request(app).post('/token').send({ username: email, password });
+  if (res.status !== 200) throw new Error(`sign-in of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access_token as string;
+}
+
+/** A fresh client with its Admin signed in: tests isolate by tenant inside a worker's database. */
+export async function newTenant(api: TestApi, name = 'Acme'): Promise<Tenant> {
+  const suffix = uniqueSuffix();
+  const password = `pw-${suffix}-secret`;
+  const created = await createClient(api.runtime.orm.em.fork(), {
+    name: `${name} ${suffix}`,
+    team: `team-${suffix}`,
+    adminEmail: `admin-${suffix}@example.com`,
+    adminPassword: password,
+    hashRounds: 4,
+  });
+  const adminToken = await signIn(api.app, created.adminEmail, password);
+  return { ...created, password, adminToken, auth: `Bearer ${adminToken}` };
+}
+
+/** Polls until `check` returns a truthy value, or fails after `timeoutMs` (never a bare sleep). */
+export async function waitFor<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
