@@ -1,11 +1,37 @@
 import type { RouteDef } from '../http/route';
+import { adminDataRoutes } from './admin-data.route';
+import { adminEmployeesRoutes } from './admin-employees.route';
+import { adminSettingsRoutes } from './admin-settings.route';
+import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
+import { displaysRoutes } from './displays.route';
+import { employeesRoutes } from './employees.route';
+import { ordersRoutes } from './orders.route';
+import { securityRoutes } from './security.route';
+import { sessionsRoutes } from './sessions.route';
+import { sortBoxItemsRoutes } from './sort-box-items.route';
+import { sortBoxesRoutes } from './sort-boxes.route';
+import { subscriptionsRoutes } from './subscriptions.route';
 import { tokenRoute } from './token.route';
+import { wallsRoutes } from './walls.route';
 
 /** Routes outside /api/v1 (the token service). */
 export const rootRoutes: RouteDef[] = [tokenRoute];
 
-/** Every operation under /api/v1. Each resource's file exports its list. */
-export const apiRoutes: RouteDef[] = [];
+/** Every operation under /api/v1, one file per resource. */
+export const apiRoutes: RouteDef[] = [
+  ...adminDataRoutes,
+  ...adminEmployeesRoutes,
+  ...adminSettingsRoutes,
+  ...employeesRoutes,
+  ...securityRoutes,
+  ...subscriptionsRoutes,
+  ...wallsRoutes,
+  ...sortBoxesRoutes,
+  ...displaysRoutes,
+  ...ordersRoutes,
+  ...sessionsRoutes,
+  ...sortBoxItemsRoutes,
+];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
-export const catalogRoutes: RouteDef[] = [];
+export const catalogRoutes: RouteDef[] = [...catalogPriceRoutes];
