@@ -2,14 +2,27 @@ import { loadConfig } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate } from './orm';
 
-/** `npm run migrate`: applies the committed migrations and exits. */
+/**
+ * `npm run migrate`: applies the committed migrations and exits.
+ * `npm run migrate -- --seed` then also seeds the demo client when SEED_DEMO is on and the database
+ * has no client: the one-off step of a deployment whose API and workers run as separate processes
+ * (docker-compose.yml), where no `npm start` does it.
+ */
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => a !== '--seed');
+  if (unknown.length) throw new Error(`Unknown argument(s): ${unknown.join(' ')}. Usage: npm run migrate [-- --seed]`);
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'migrate');
   await ensureDatabase(config.DATABASE_URL, log);
   const orm = await initOrm(config.DATABASE_URL, 2);
   try {
     await migrate(orm, log);
+    if (args.includes('--seed') && config.SEED_DEMO) {
+      // Loaded only here: the seed belongs to services/, which shared/ otherwise never imports.
+      const { seedDemo } = await import('../../services/seed/seed-demo.use-case');
+      await seedDemo(orm.em.fork(), config, log);
+    }
   } finally {
     await orm.close();
   }

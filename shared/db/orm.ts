@@ -18,6 +18,8 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // A request or job forks its own entity manager (STYLE 9); touching the global one is a bug.
     allowGlobalContext: false,
+    // Databases are created by ensureDatabase() (npm start, migrate, cli), never implicitly on connect.
+    ensureDatabase: false,
     debug: false,
   };
 }

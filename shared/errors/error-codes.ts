@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   'transparency-code-exists': { status: 409, title: 'Transparency code exists' },
   'transparency-codes-complete': { status: 409, title: 'Transparency codes complete' },
   'email-taken': { status: 409, title: 'Email taken' },
+  'last-admin': { status: 409, title: 'Last active Admin' },
   'idempotency-key-reused': { status: 409, title: 'Idempotency key reused' },
   'invalid-transition': { status: 409, title: 'Invalid state transition' },
   'picklist-not-open': { status: 422, title: 'Picklist not open' },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import { AppError } from '../errors/app-error';
@@ -189,7 +190,8 @@ export async function startCommandWorkers(
         }
         return outcome;
       },
-      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, ...WORKER_TUNING },
+      // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
+      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...WORKER_TUNING },
     );
     worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
     worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));

@@ -18,10 +18,11 @@ export interface Runtime {
 
 export async function createRuntime(
   role: string,
-  opts: { config?: AppConfig; migrate?: boolean } = {},
+  // `log`: a caller whose stdout is its output (the cli) passes a logger writing elsewhere.
+  opts: { config?: AppConfig; migrate?: boolean; log?: Logger } = {},
 ): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
-  const log = createLogger(config.LOG_LEVEL, role);
+  const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
   if (config.usingDevJwtSecret) {
     log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
   }

@@ -1,18 +1,19 @@
-import IORedis from 'ioredis';
 import { initOrm, migrate } from '../../shared/db/orm';
-import { TEMPLATE_DB, TEST_PG_BASE, dropDatabase, withAdmin, workerDbName } from './test-db';
+import { TEST_PG_BASE, dropDatabase, staleTestDatabases, templateDbName, withAdmin, workerDbName } from './test-db';
 
 /**
  * Migrates a template database once, then clones it for every jest worker (STYLE 14), so tests run
  * in parallel, each worker on its own database and Redis key prefix.
  */
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  const run = String(process.pid);
+  process.env.SORTING_TEST_RUN = run; // inherited by the jest workers
   const workers = Math.max(1, globalConfig.maxWorkers);
   await withAdmin(async (pg) => {
-    await dropDatabase(pg, TEMPLATE_DB);
-    await pg.query(`create database "${TEMPLATE_DB}"`);
+    for (const name of await staleTestDatabases(pg, run)) await dropDatabase(pg, name);
+    await pg.query(`create database "${templateDbName(run)}"`);
   });
-  const orm = await initOrm(`${TEST_PG_BASE}/${TEMPLATE_DB}`, 2);
+  const orm = await initOrm(`${TEST_PG_BASE}/${templateDbName(run)}`, 2);
   try {
     await migrate(orm);
   } finally {
@@ -20,15 +21,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   }
   await withAdmin(async (pg) => {
     for (let w = 1; w <= workers; w++) {
-      await dropDatabase(pg, workerDbName(w));
-      await pg.query(`create database "${workerDbName(w)}" template "${TEMPLATE_DB}"`);
+      await pg.query(`create database "${workerDbName(w, run)}" template "${templateDbName(run)}"`);
     }
   });
-  const redis = new IORedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2 });
-  try {
-    const keys = await redis.keys('sorting-test-w*');
-    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -6,6 +6,7 @@ import { createClient, type CreateClientResult } from '../../shared/tenancy/crea
 import type { ApiDeps } from '../../services/api/api-deps';
 import { createApp } from '../../services/api/app';
 import { buildApiDeps } from '../../services/api/start-api';
+import { startWorkers, type WorkerKind } from '../../workers/registry';
 
 export interface TestApi {
   app: Express;
@@ -15,8 +16,9 @@ export interface TestApi {
 }
 
 /** The real API on the jest worker's own database and Redis prefix (test/support/worker-env.ts). */
-export async function startTestApi(): Promise<TestApi> {
+export async function startTestApi(opts: { workers?: WorkerKind[] } = {}): Promise<TestApi> {
   const runtime = await createRuntime('test');
+  if (opts.workers?.length) await startWorkers(runtime, opts.workers);
   const deps = buildApiDeps(runtime);
   const app = createApp(deps);
   return { app, deps, runtime, close: () => runtime.close() };

@@ -1,11 +1,11 @@
-import { TEST_PG_BASE, workerDbName } from './test-db';
+import { TEST_PG_BASE, redisPrefix, workerDbName } from './test-db';
 
 // Each jest worker talks to its own database and Redis key prefix (set before any module reads config).
 const worker = process.env.JEST_WORKER_ID ?? '1';
 process.env.NODE_ENV = 'test';
 process.env.DATABASE_URL = `${TEST_PG_BASE}/${workerDbName(worker)}`;
 process.env.REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-process.env.QUEUE_PREFIX = `sorting-test-w${worker}`;
+process.env.QUEUE_PREFIX = redisPrefix(worker);
 process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.JWT_SECRET = 'test-secret-test-secret-test-secret';
 process.env.SEED_DEMO = 'false';

@@ -5,7 +5,10 @@ export type InputLocation = 'path' | 'query' | 'body' | 'header';
 
 export function zodIssuesToFieldErrors(issues: z.core.$ZodIssue[], location: InputLocation): (FieldError & { in: InputLocation })[] {
   return issues.map((i) => ({
-    path: i.path.length ? i.path.map(String).join('.') : location,
+    // `[2].items[0].sku`: the same path format as the row errors of the bulk loads.
+    path: i.path.length
+      ? i.path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '')
+      : location,
     message: i.message,
     in: location,
   }));

@@ -1,3 +1,96 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import {
+  adminOrderDto,
+  bulkResultDto,
+  ordersBody,
+  picklistDto,
+  picklistsBody,
+  productDto,
+  productsBody,
+  warehouseDto,
+  warehousesBody,
+} from '../use-cases/admin-data/admin-data.dto';
+import { MAX_BULK_ROWS } from '../use-cases/admin-data/bulk';
+import { shipOrder } from '../use-cases/admin-data/ship-order.use-case';
+import { upsertOrders } from '../use-cases/admin-data/upsert-orders.use-case';
+import { upsertPicklists } from '../use-cases/admin-data/upsert-picklists.use-case';
+import { upsertProducts } from '../use-cases/admin-data/upsert-products.use-case';
+import { upsertWarehouses } from '../use-cases/admin-data/upsert-warehouses.use-case';
 
-export const adminDataRoutes: RouteDef[] = [];
+const tags = ['Admin: data loading'];
+const bulkNote =
+  `Up to ${MAX_BULK_ROWS} rows per call, written in one transaction: all or nothing. A refused batch answers ` +
+  '400 validation-failed with one entry per problem in errors[] (path like `[2].warehouseId`) and changes nothing. ' +
+  'PUT replaces each row as a whole: an optional field left out is cleared.';
+
+export const adminDataRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'put',
+    path: '/admin/warehouses',
+    operationId: 'UpsertWarehouses',
+    summary: 'Create or replace warehouses by id',
+    description: bulkNote,
+    tags,
+    access: ['Admin'],
+    body: warehousesBody,
+    response: bulkResultDto(warehouseDto),
+    handler: ({ em, auth, body }) => upsertWarehouses(em, auth.clientId, body),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/admin/products',
+    operationId: 'UpsertProducts',
+    summary: 'Create or replace products by SKU, with the codes a scan resolves (SKU, UPC, shadow SKUs, aliases)',
+    description:
+      `${bulkNote} SKUs are unique per company case-insensitively; a SKU that differs from a stored one only in case is refused. ` +
+      'Kit components are not checked against the catalog, so kits may be loaded before their parts.',
+    tags,
+    access: ['Admin'],
+    body: productsBody,
+    response: bulkResultDto(productDto),
+    handler: ({ em, auth, body }) => upsertProducts(em, auth.clientId, body),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/admin/orders',
+    operationId: 'UpsertOrders',
+    summary: 'Create or replace orders by id, keeping their sorting progress',
+    description:
+      `${bulkNote} The warehouse and every line's product must be loaded first. A SKU may appear once per order. ` +
+      'Re-loading an order keeps the sorted and pending units of each line whose SKU stays; a qty below them, removing a line ' +
+      'with sorted, pending or cancelled scans, moving an order being sorted to another warehouse, or changing a Shipped order is refused.',
+    tags,
+    access: ['Admin'],
+    body: ordersBody,
+    response: bulkResultDto(adminOrderDto),
+    handler: ({ em, auth, body }) => upsertOrders(em, auth.clientId, body),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/admin/orders/{id}/ship',
+    operationId: 'ShipOrder',
+    summary: 'Mark an order shipped: it leaves the unshipped listings and no scan matches it any more',
+    description:
+      'Idempotent: an order already shipped is answered unchanged. A slot holding the order is not touched; the shipper\'s release scan empties it.',
+    tags,
+    access: ['Admin'],
+    params: z.object({ id: idParam.describe('Order id') }),
+    response: adminOrderDto,
+    errors: ['not-found'],
+    handler: ({ em, auth, params }) => shipOrder(em, auth.clientId, params.id),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/admin/picklists',
+    operationId: 'UpsertPicklists',
+    summary: 'Create or replace picklists by id, with their orders',
+    description: `${bulkNote} Every order id must be loaded first; orderIds replaces the earlier list.`,
+    tags,
+    access: ['Admin'],
+    body: picklistsBody,
+    response: bulkResultDto(picklistDto),
+    handler: ({ em, auth, body }) => upsertPicklists(em, auth.clientId, body),
+  }),
+];

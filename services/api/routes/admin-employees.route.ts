@@ -1,3 +1,63 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { ROLES } from '../../../shared/db/entities/employee.entity';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import { createEmployee } from '../use-cases/employees/create-employee.use-case';
+import { employeeWithRolesDto } from '../use-cases/employees/employee.dto';
+import { updateEmployee } from '../use-cases/employees/update-employee.use-case';
 
-export const adminEmployeesRoutes: RouteDef[] = [];
+const tags = ['Admin: employees'];
+const name = z.string().trim().min(1).max(100);
+// bcrypt reads at most 72 bytes; a longer password would silently be cut.
+const password = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, 'must be at most 72 bytes');
+const roles = z
+  .array(z.enum(ROLES))
+  .min(1, 'give at least one role: Admin, Manager or Sorter')
+  .max(ROLES.length * 2)
+  .describe('Admin implies Manager, Manager implies Sorter');
+
+export const adminEmployeesRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'post',
+    path: '/admin/employees',
+    operationId: 'CreateEmployee',
+    summary: 'Create an employee of your company',
+    description: 'The e-mail address is the sign-in name: stored lower-cased and unique across every company (409 email-taken).',
+    tags,
+    access: ['Admin'],
+    body: z.object({
+      email: z.string().trim().pipe(z.email().max(320)),
+      firstName: name,
+      lastName: name,
+      password,
+      roles,
+    }),
+    response: employeeWithRolesDto,
+    errors: ['email-taken'],
+    handler: ({ em, auth, body, deps }) => createEmployee(em, auth.clientId, body, deps.config.PASSWORD_HASH_ROUNDS),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/admin/employees/{id}',
+    operationId: 'UpdateEmployee',
+    summary: 'Change an employee: names, password, roles, active flag (only the fields given)',
+    description:
+      'The e-mail address cannot be changed. A change that would leave your company without an active Admin answers 409 last-admin.',
+    tags,
+    access: ['Admin'],
+    params: z.object({ id: idParam.describe('Employee id') }),
+    body: z.strictObject({
+      firstName: name.optional(),
+      lastName: name.optional(),
+      password: password.optional(),
+      roles: roles.optional(),
+      isActive: z.boolean().optional(),
+    }),
+    response: employeeWithRolesDto,
+    errors: ['not-found', 'last-admin'],
+    handler: ({ em, auth, params, body, deps }) => updateEmployee(em, auth.clientId, params.id, body, deps.config.PASSWORD_HASH_ROUNDS),
+  }),
+];

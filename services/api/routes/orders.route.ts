@@ -1,3 +1,148 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { WALL_WORKFLOWS } from '../../../shared/db/entities';
+import { ORDER_PRIORITIES } from '../../../shared/domain/priority';
+import { ORDER_STATUSES } from '../../../shared/db/entities/order.entity';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam, queryBool } from '../http/validation';
+import { listUnshippedOrderIds } from '../use-cases/orders/list-unshipped-order-ids.use-case';
+import { listUnshippedOrders, SORT_STATUSES } from '../use-cases/orders/list-unshipped-orders.use-case';
+import { listUnshippedProducts } from '../use-cases/orders/list-unshipped-products.use-case';
+import type { UnshippedOrderFilter } from '../use-cases/orders/unshipped-order-filter';
+import type { ApiDeps } from '../api-deps';
 
-export const ordersRoutes: RouteDef[] = [];
+const MAX_LIMIT = 10000;
+
+const requiredBool = (description: string) =>
+  z
+    .enum(['true', 'false', '1', '0', 'True', 'False'], {
+      error: (iss) => (iss.input === undefined ? 'is required: true or false' : 'must be true or false'),
+    })
+    .transform((v) => v === 'true' || v === '1' || v === 'True')
+    .describe(description);
+
+const optionalBool = (fallback: boolean, description: string) =>
+  queryBool.optional().transform((v) => v ?? fallback).describe(`${description} Default ${fallback}.`);
+
+const filterQuery = z.object({
+  bins: requiredBool('Required. true: each line (or product) carries its bin locations; false: the bins field is left out.'),
+  recent: optionalBool(true, 'true: only orders placed within the last RECENT_ORDER_DAYS days (30 unless configured).'),
+  empty: optionalBool(false, 'true: also orders with nothing left to sort (every line fully confirmed).'),
+  allowDropShip: optionalBool(false, 'true: also drop-ship orders.'),
+  priority: z.enum(ORDER_PRIORITIES).optional().describe('Only orders of this priority.'),
+  workflow: z
+    .enum(WALL_WORKFLOWS)
+    .optional()
+    .describe('PicklistSort: only orders that belong to an Open picklist; FreeSort (or absent): every order.'),
+  warehouseId: idParam.optional().describe("Only orders of this warehouse (the client's own warehouse id)."),
+});
+
+const listQuery = filterQuery.extend({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .describe(`At most this many orders (the most urgent first), 1..${MAX_LIMIT}. Absent: all matching orders.`),
+});
+
+type FilterQuery = z.infer<typeof filterQuery>;
+
+function toFilter(q: FilterQuery, deps: ApiDeps): UnshippedOrderFilter {
+  return {
+    recent: q.recent,
+    recentDays: deps.config.RECENT_ORDER_DAYS,
+    empty: q.empty,
+    allowDropShip: q.allowDropShip,
+    priority: q.priority,
+    workflow: q.workflow,
+    warehouseId: q.warehouseId,
+  };
+}
+
+const shipToDto = z.object({
+  name: z.string(),
+  street1: z.string(),
+  street2: z.string().nullable().optional(),
+  city: z.string(),
+  state: z.string().nullable().optional(),
+  postalCode: z.string(),
+  country: z.string(),
+});
+
+const orderDto = z.object({
+  id: z.number().int(),
+  warehouseId: z.number().int(),
+  orderDate: z.string().describe('ISO 8601 UTC'),
+  priority: z.enum(ORDER_PRIORITIES),
+  isDropShip: z.boolean(),
+  status: z.enum(ORDER_STATUSES),
+  shipTo: shipToDto,
+  wallId: z.number().int().nullable().describe('The wall whose slot holds the order now; null when in no slot.'),
+  crc: z.string().nullable().describe('The crc of the slot holding the order now; null when in no slot.'),
+  sortStatus: z
+    .enum(SORT_STATUSES)
+    .describe('Sorted: every unit confirmed. InProgress: some unit confirmed or pending, or the order holds a slot. NotStarted: otherwise.'),
+  items: z.array(
+    z.object({
+      sku: z.string(),
+      qty: z.number().int(),
+      sortedQty: z.number().int().describe('Units confirmed into the slot.'),
+      bins: z.array(z.string()).optional().describe('Present only with bins=true.'),
+    }),
+  ),
+});
+
+const productSummaryDto = z.object({
+  sku: z.string(),
+  title: z.string().nullable().describe("null when the sku is not in the client's catalog"),
+  unitsToSort: z.number().int().describe('Sum of qty - confirmed over the matching orders.'),
+  orders: z.number().int().describe('Matching orders that still need units of this sku.'),
+  bins: z.array(z.string()).optional().describe('With bins=true: distinct bins of the lines that still need units.'),
+});
+
+const FILTER_DOC =
+  'Unshipped orders of your client, filtered by the query parameters, most urgent first ' +
+  '(priority Critical..Low, then oldest orderDate, then lowest id).';
+
+export const ordersRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/orders/unshipped',
+    operationId: 'ListUnshippedOrders',
+    summary: 'List unshipped orders with their lines and where they are being sorted',
+    description: FILTER_DOC,
+    tags: ['Orders'],
+    access: 'authenticated',
+    query: listQuery,
+    response: z.array(orderDto),
+    handler: ({ em, auth, query, deps }) =>
+      listUnshippedOrders(em, auth.clientId, { ...toFilter(query, deps), bins: query.bins, limit: query.limit }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orders/unshipped/ids',
+    operationId: 'ListUnshippedOrderIds',
+    summary: 'List the ids of unshipped orders',
+    description: `${FILTER_DOC} bins is required (as for the other listings) but changes nothing here.`,
+    tags: ['Orders'],
+    access: 'authenticated',
+    query: listQuery,
+    response: z.array(z.number().int()),
+    handler: ({ em, auth, query, deps }) => listUnshippedOrderIds(em, auth.clientId, { ...toFilter(query, deps), limit: query.limit }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/orders/unshipped/products',
+    operationId: 'ListUnshippedOrdersProductsSummary',
+    summary: 'Per product: units still to sort over the unshipped orders, and how many orders need it',
+    description:
+      'Same filters as ListUnshippedOrders. Only products with units left to sort, unless empty=true. ' +
+      'Most units first, then sku.',
+    tags: ['Orders'],
+    access: 'authenticated',
+    query: filterQuery,
+    response: z.array(productSummaryDto),
+    handler: ({ em, auth, query, deps }) => listUnshippedProducts(em, auth.clientId, { ...toFilter(query, deps), bins: query.bins }),
+  }),
+];

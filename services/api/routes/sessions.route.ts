@@ -1,3 +1,101 @@
+import { z } from 'zod';
+import { SorterSession } from '../../../shared/db/entities';
+import { sessionDto } from '../../../shared/dto/sorting.dto';
+import { toSessionDto } from '../../../shared/dto/sorting.mappers';
 import type { RouteDef } from '../http/route';
+import { defineRoute } from '../http/route';
+import { idParam } from '../http/validation';
+import { assertWallExists } from '../use-cases/sorting/wall-resolver';
 
-export const sessionsRoutes: RouteDef[] = [];
+const wallParams = z.object({ id: idParam.describe('Wall id') });
+const sessionParams = z.object({ id: idParam.describe('Wall id'), token: z.string().min(1).max(200).describe('Session token') });
+const ROUTE_ERRORS = ['not-found', 'session-ended'];
+
+export const sessionsRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'post',
+    path: '/walls/{id}/sessions',
+    operationId: 'StartSorterSession',
+    summary: "Connect to a wall as a sorter: returns the session token and the sorter's color",
+    description:
+      "Ends the caller's earlier session on this wall (endReason Replaced). On a PicklistSort wall a picklistId of an Open picklist is required.",
+    tags: ['Sorter sessions'],
+    access: ['Sorter'],
+    requiresSubscription: true,
+    params: wallParams,
+    body: z.object({ picklistId: z.number().int().positive().nullable().optional() }).strict(),
+    bodyOptional: true,
+    response: sessionDto,
+    errors: ['not-found', 'sorter-limit-reached', 'picklist-not-open', 'picklist-required', 'wall-inactive', 'service-unavailable', 'command-timeout'],
+    handler: async ({ params, body, auth, em, deps }) => {
+      await assertWallExists(em, auth.clientId, params.id);
+      return deps.commands.execute('session.start', {
+        clientId: auth.clientId,
+        wallId: params.id,
+        userId: auth.employeeId,
+        roles: auth.roles,
+        picklistId: body?.picklistId ?? null,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/walls/{id}/sessions/{token}',
+    operationId: 'RenewSorterSession',
+    summary: 'Renew a session: its expiry moves to now + the idle timeout (8 hours)',
+    tags: ['Sorter sessions'],
+    access: ['Sorter'],
+    requiresSubscription: true,
+    params: sessionParams,
+    response: sessionDto,
+    errors: [...ROUTE_ERRORS, 'forbidden'],
+    handler: async ({ params, auth, em, deps }) => {
+      await assertWallExists(em, auth.clientId, params.id);
+      return deps.commands.execute('session.renew', {
+        clientId: auth.clientId,
+        wallId: params.id,
+        userId: auth.employeeId,
+        roles: auth.roles,
+        token: params.token,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/walls/{id}/sessions/{token}',
+    operationId: 'StopSorterSession',
+    summary: "Stop a session (the sorter's own), or disconnect another sorter's (Manager, Admin)",
+    description: 'Ending a session that has ended already answers 409 session-ended; sorter apps need not show it.',
+    tags: ['Sorter sessions'],
+    access: ['Sorter'],
+    params: sessionParams,
+    response: sessionDto,
+    errors: [...ROUTE_ERRORS, 'forbidden'],
+    handler: async ({ params, auth, em, deps }) => {
+      await assertWallExists(em, auth.clientId, params.id);
+      return deps.commands.execute('session.stop', {
+        clientId: auth.clientId,
+        wallId: params.id,
+        userId: auth.employeeId,
+        roles: auth.roles,
+        token: params.token,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls/{id}/sessions',
+    operationId: 'ListSorterSessions',
+    summary: 'List the connected sessions of a wall',
+    tags: ['Sorter sessions'],
+    access: ['Manager'],
+    params: wallParams,
+    response: z.array(sessionDto),
+    errors: ['not-found'],
+    handler: async ({ params, auth, em }) => {
+      await assertWallExists(em, auth.clientId, params.id);
+      const sessions = await em.find(SorterSession, { clientId: auth.clientId, wallId: params.id, status: 'Connected' }, { orderBy: { startedAt: 'asc' } });
+      return sessions.map(toSessionDto);
+    },
+  }),
+];

@@ -1,3 +1,70 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { parseSlotBarcode } from '../../../shared/domain/barcodes';
+import { sortBoxDto } from '../../../shared/dto/sorting.dto';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import { attachSortBoxes } from '../use-cases/walls/attach-sort-boxes.use-case';
+import { detachSortBox } from '../use-cases/walls/detach-sort-box.use-case';
 
-export const sortBoxesRoutes: RouteDef[] = [];
+const MAX_SERIALS = 1000;
+
+const serialNumber = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .describe('Hardware serial number: real ones are hexadecimal text beginning with 0x; dummy strings are accepted too. Trimmed; case-sensitive.');
+const serialNumberList = z.array(serialNumber).min(1).max(MAX_SERIALS);
+
+// Documented shape (both forms); the elements are checked after normalizing to the object form, so a
+// bad element is reported as serialNumbers[i] whichever form was sent.
+const looseItem = z.unknown().meta({ type: 'string', minLength: 1, maxLength: 128, examples: ['0x1A2B3C4D'] });
+const looseList = z.array(looseItem).meta({ minItems: 1, maxItems: MAX_SERIALS });
+const attachBody = z
+  .union([z.object({ serialNumbers: looseList }), looseList], {
+    error: 'expected { "serialNumbers": ["0x1A2B3C4D", ...] } or a bare array of serial numbers',
+  })
+  .transform((v) => (Array.isArray(v) ? { serialNumbers: v } : v))
+  .pipe(z.object({ serialNumbers: serialNumberList }))
+  .describe(`1..${MAX_SERIALS} serial numbers, as { "serialNumbers": [...] } or a bare array.`);
+
+const slotParam = z
+  .string()
+  .regex(/^(?:[ABab]-)?[0-9A-Fa-f]{8}$/, { error: 'must be a slot crc: 8 hex digits, optionally as A-XXXXXXXX or B-XXXXXXXX' })
+  .transform((s) => parseSlotBarcode(s)!.crc)
+  .describe('The slot crc (XXXXXXXX, any case), or its sorter (A-) or shipper (B-) barcode.');
+
+export const sortBoxesRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'put',
+    path: '/walls/{id}/sort-boxes',
+    operationId: 'AttachSortBoxes',
+    summary: 'Attach slots (sort boxes) to a wall, idempotently and all-or-nothing',
+    description:
+      'Answers the SortBox of each serial number in request order (a serial repeated in the request is attached once and answered at each place). ' +
+      'Serial numbers already on this wall are answered as they are; new ones get crc = CRC-32 of the serial number and the positions after the last one of the wall, in request order. ' +
+      'A serial number on another wall of your company (409 serial-attached-elsewhere) or two serial numbers with one crc (409 crc-collision) attach nothing; errors[] names each.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: z.object({ id: idParam.describe('Wall id') }),
+    body: attachBody,
+    response: z.array(sortBoxDto),
+    errors: ['not-found', 'serial-attached-elsewhere', 'crc-collision'],
+    handler: ({ em, auth, params, body }) => attachSortBoxes(em, auth.clientId, params.id, body.serialNumbers),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/walls/{id}/sort-boxes/{crc}',
+    operationId: 'DetachSortBox',
+    summary: 'Detach an Empty slot from a wall',
+    description:
+      'Answers the removed SortBox. Only an Empty slot without scans awaiting confirmation can be detached (409 slot-not-empty otherwise). ' +
+      "The other slots keep their positions; the serial number can then be attached to any wall. The slot's past scans are deleted with it.",
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: z.object({ id: idParam.describe('Wall id'), crc: slotParam }),
+    response: sortBoxDto,
+    errors: ['not-found', 'slot-not-empty'],
+    handler: ({ em, auth, params }) => detachSortBox(em, auth.clientId, params.id, params.crc),
+  }),
+];

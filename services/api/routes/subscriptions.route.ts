@@ -1,3 +1,16 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { defineRoute, type RouteDef } from '../http/route';
+import { isSortingEnabled } from '../use-cases/settings/sorting-subscription.use-case';
 
-export const subscriptionsRoutes: RouteDef[] = [];
+export const subscriptionsRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/subscriptions/sorting',
+    operationId: 'GetSortingSubscription',
+    summary: "Whether your company's sorting subscription is enabled",
+    tags: ['Subscriptions'],
+    access: 'authenticated',
+    response: z.boolean(),
+    handler: ({ em, auth }) => isSortingEnabled(em, auth.clientId),
+  }),
+];

@@ -1,3 +1,114 @@
-import type { RouteDef } from '../http/route';
+import { z } from 'zod';
+import { WALL_WORKFLOWS } from '../../../shared/db/entities';
+import { hasAnyRole } from '../../../shared/auth/jwt';
+import { FLOW_DIRECTIONS } from '../../../shared/domain/display-layout';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import { createWall } from '../use-cases/walls/create-wall.use-case';
+import { getWall } from '../use-cases/walls/get-wall.use-case';
+import { listWalls } from '../use-cases/walls/list-walls.use-case';
+import { updateWall } from '../use-cases/walls/update-wall.use-case';
+import { wallDetailDto, wallDto, wallSummaryDto } from '../use-cases/walls/wall.dto';
 
-export const wallsRoutes: RouteDef[] = [];
+const wallFields = {
+  name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),
+  isActive: z.boolean().describe('Must be true for sorters to connect and scan.'),
+  maxSorters: z.number().int().min(1).max(6).describe('Maximum simultaneous sorters (sessions), 1..6.'),
+  warehouseId: z
+    .number()
+    .int()
+    .min(1)
+    .max(2147483647)
+    .nullable()
+    .describe('The warehouse whose orders the wall sorts: one of your warehouses (PUT /admin/warehouses), else 400 on this field.'),
+  workflow: z.enum(WALL_WORKFLOWS).describe('FreeSort: scans match any unshipped order of the warehouse; PicklistSort: a session names an open picklist.'),
+  flowDirection: z.enum(FLOW_DIRECTIONS).describe('How slot positions run across the wall (GET /list-sortbox-displays).'),
+  segmentRows: z.number().int().min(1).max(1000).nullable().describe('Rows of one segment of the wall, 1..1000.'),
+  segmentColumns: z.number().int().min(1).max(1000).nullable().describe('Columns of one segment of the wall, 1..1000.'),
+};
+
+const createWallBody = z.object({
+  name: wallFields.name,
+  isActive: wallFields.isActive.optional().describe('Default true.'),
+  maxSorters: wallFields.maxSorters.optional().describe('Maximum simultaneous sorters, 1..6. Default 6.'),
+  warehouseId: wallFields.warehouseId.optional(),
+  workflow: wallFields.workflow.optional().describe('Default FreeSort.'),
+  flowDirection: wallFields.flowDirection.optional().describe('Default LeftToRight.'),
+  segmentRows: wallFields.segmentRows.optional(),
+  segmentColumns: wallFields.segmentColumns.optional(),
+});
+
+const updateWallBody = z.object({
+  name: wallFields.name.optional(),
+  isActive: wallFields.isActive.optional(),
+  maxSorters: wallFields.maxSorters
+    .optional()
+    .describe('1..6. Lowering it below the connected sessions ends none of them: it only refuses new connections until fewer are connected.'),
+  warehouseId: wallFields.warehouseId
+    .optional()
+    .describe('A warehouse of yours, or null. Refused with 409 slot-not-empty while slots of the wall hold orders.'),
+  workflow: wallFields.workflow.optional(),
+  flowDirection: wallFields.flowDirection.optional(),
+  segmentRows: wallFields.segmentRows.optional(),
+  segmentColumns: wallFields.segmentColumns.optional(),
+});
+
+const wallParams = z.object({ id: idParam.describe('Wall id') });
+
+export const wallsRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'post',
+    path: '/walls',
+    operationId: 'CreateWall',
+    summary: 'Create a wall',
+    description: 'Creates a wall without slots; attach them with PUT /walls/{id}/sort-boxes.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    body: createWallBody,
+    response: wallDto,
+    errors: ['wall-name-taken'],
+    handler: ({ em, auth, body }) => createWall(em, auth.clientId, body),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls',
+    operationId: 'ListWalls',
+    summary: "List your company's walls with their slot and connected-sorter counts",
+    description: 'Oldest wall first (by id).',
+    tags: ['Walls'],
+    access: 'authenticated',
+    response: z.array(wallSummaryDto),
+    handler: ({ em, auth }) => listWalls(em, auth.clientId),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls/{id}',
+    operationId: 'GetWall',
+    summary: 'Get a wall with its slots and connected sessions',
+    description:
+      "Slots are ordered by position, sessions by start. Session tokens of other employees are shown only to Managers and Admins (null for a Sorter), since a token lets its holder scan as that sorter.",
+    tags: ['Walls'],
+    access: 'authenticated',
+    params: wallParams,
+    response: wallDetailDto,
+    errors: ['not-found'],
+    handler: ({ em, auth, params }) =>
+      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: hasAnyRole(auth, ['Manager']) }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/walls/{id}',
+    operationId: 'UpdateWall',
+    summary: 'Change a wall',
+    description:
+      'Changes the fields given; absent fields stay. A change writes one wall.updated event; a PATCH that changes nothing writes none. ' +
+      'Deactivating a wall or lowering maxSorters ends no session; it refuses new connections and scans (wall-inactive) or connections beyond the limit.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: wallParams,
+    body: updateWallBody,
+    response: wallDto,
+    errors: ['not-found', 'wall-name-taken', 'slot-not-empty'],
+    handler: ({ em, auth, params, body }) => updateWall(em, auth.clientId, params.id, body),
+  }),
+];

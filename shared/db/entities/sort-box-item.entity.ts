@@ -13,7 +13,9 @@ export const SortBoxItem = defineEntity({
     id: p.integer().primary().autoincrement(),
     clientId: p.integer(),
     wallId: p.integer(),
-    sortBoxId: p.integer(),
+    /** Null once the slot was detached; the item keeps its history and crc. */
+    sortBoxId: p.integer().nullable(),
+    crc: p.character().length(8),
     orderId: p.integer(),
     orderItemId: p.integer(),
     productId: p.integer(),

@@ -196,7 +196,10 @@ create table sort_box_item (
   id serial primary key,
   client_id int not null references client (id) on delete cascade,
   wall_id int not null references wall (id) on delete cascade,
-  sort_box_id int not null references sort_box (id) on delete cascade,
+  -- Null once the slot is detached: a scan's history outlives its slot (stats, billing, audit).
+  sort_box_id int null references sort_box (id) on delete set null,
+  -- The slot's crc when the unit was placed (follows a swap), kept after the slot is detached.
+  crc char(8) not null,
   order_id int not null,
   order_item_id int not null references order_item (id),
   product_id int not null references product (id),

@@ -1,0 +1,116 @@
+import path from 'node:path';
+
+/**
+ * Everything the bench can be told through the environment. The bench never touches a dev
+ * database or queue: it always uses the database `sorting_bench` and the Redis prefix `sorting-bench`,
+ * on the server named by DATABASE_URL / REDIS_URL (default: the local one).
+ */
+export interface BenchSettings {
+  root: string;
+  port: number;
+  /** Measured seconds per step. */
+  seconds: number;
+  warmupSeconds: number;
+  databaseUrl: string;
+  /** The same server's `postgres` database, for drop/create. */
+  adminDatabaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  /** Closed-loop steps (sorters each); BENCH_CONCURRENCY=none skips them. */
+  concurrencies: number[];
+  /** Open-loop steps (scans/s offered); BENCH_RATES=none skips them. */
+  rates: number[];
+  floorN: number;
+  queueN: number;
+  walls: number;
+  slotsPerWall: number;
+  sortersPerWall: number;
+  ordersPerWall: number;
+  qtyPerLine: number;
+  /** Load bench/query-counter.cjs into both services and count statements per command. */
+  countQueries: boolean;
+  /** Run both services with --cpu-prof (profiles in bench/results/profiles). */
+  cpuProf: boolean;
+  resultsDir: string;
+}
+
+export const BENCH_DATABASE = 'sorting_bench';
+export const BENCH_QUEUE_PREFIX = 'sorting-bench';
+
+function int(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}; got '${raw}'.`);
+  return Math.floor(n);
+}
+
+function list(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  if (raw.trim() === 'none') return [];
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (values.some((v) => !Number.isFinite(v) || v <= 0)) throw new Error(`${name} must be a comma-separated list of positive numbers; got '${raw}'.`);
+  return values;
+}
+
+function flag(name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export function loadBenchSettings(): BenchSettings {
+  const root = path.resolve(__dirname, '..');
+  const baseDb = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting';
+  const settings: BenchSettings = {
+    root,
+    port: int('BENCH_PORT', 3999),
+    seconds: int('BENCH_SECONDS', 10),
+    warmupSeconds: int('BENCH_WARMUP_SECONDS', 3, 0),
+    databaseUrl: withDatabase(baseDb, BENCH_DATABASE),
+    adminDatabaseUrl: withDatabase(baseDb, 'postgres'),
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: BENCH_QUEUE_PREFIX,
+    concurrencies: list('BENCH_CONCURRENCY', [1, 6, 60]),
+    rates: list('BENCH_RATES', [100, 500]),
+    floorN: int('BENCH_FLOOR_N', 2000),
+    queueN: int('BENCH_QUEUE_N', 2000),
+    walls: 10,
+    slotsPerWall: 60,
+    sortersPerWall: 6,
+    ordersPerWall: 20,
+    qtyPerLine: 10_000,
+    countQueries: flag('BENCH_COUNT_QUERIES'),
+    cpuProf: flag('BENCH_CPU_PROF'),
+    resultsDir: path.join(root, 'bench', 'results'),
+  };
+  const maxSorters = settings.walls * settings.sortersPerWall;
+  for (const c of settings.concurrencies) {
+    if (c > maxSorters) throw new Error(`BENCH_CONCURRENCY ${c} exceeds the ${maxSorters} seeded sorters.`);
+  }
+  return settings;
+}
+
+/** The environment of the API and worker processes: the bench database and prefix, quiet logs. */
+export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(s.port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: s.databaseUrl,
+    REDIS_URL: s.redisUrl,
+    QUEUE_PREFIX: s.queuePrefix,
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'false',
+    JWT_SECRET: 'bench-only-secret-not-for-production',
+  };
+  // One port for everything: a CATALOG_PORT from the caller's shell would start a second server.
+  delete env.CATALOG_PORT;
+  return env;
+}

@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Client as PgClient } from 'pg';
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** CPU time (user + system) a process has used so far, ms; undefined when it is gone. */
+export function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return ((utime + stime) * 1000) / clockTicks();
+  } catch {
+    return undefined;
+  }
+}
+
+export type CpuSnapshot = Map<string, Map<number, number>>;
+
+/**
+ * CPU time of the API, the worker and the PostgreSQL backends serving the bench database, so a step
+ * can say what one scan costs in CPU: a figure that other load on the machine does not distort the
+ * way it distorts latency. Backends that come and go within a step are missed (the pools keep theirs).
+ */
+export class CpuMeter {
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly database: string,
+    private readonly processes: () => Record<string, number | undefined>,
+  ) {}
+
+  async snapshot(): Promise<CpuSnapshot> {
+    const snap: CpuSnapshot = new Map();
+    for (const [name, pid] of Object.entries(this.processes())) {
+      const ms = cpuMs(pid);
+      if (pid && ms !== undefined) snap.set(name, new Map([[pid, ms]]));
+    }
+    const pg = new PgClient({ connectionString: this.databaseUrl });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [this.database]);
+      const backends = new Map<number, number>();
+      for (const { pid } of rows) {
+        const ms = cpuMs(pid);
+        if (ms !== undefined) backends.set(pid, ms);
+      }
+      snap.set('postgres', backends);
+    } finally {
+      await pg.end();
+    }
+    return snap;
+  }
+
+  /** CPU ms used between two snapshots, per process group. */
+  static used(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, pids] of after) {
+      let ms = 0;
+      // A process born during the step (a new pool connection) counts from zero.
+      for (const [pid, end] of pids) ms += end - (before.get(name)?.get(pid) ?? 0);
+      out[name] = Math.round(ms);
+    }
+    return out;
+  }
+}

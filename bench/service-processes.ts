@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * One service started as `tsx <script>`. tsx runs the script in a child node process of its own,
+ * so `nodePid` (the process that serves) differs from the wrapper's pid; memory is read from it.
+ */
+export class ServiceProcess {
+  readonly proc: ChildProcess;
+  readonly exited: Promise<number | null>;
+  private exitCode: number | null | undefined;
+  private readonly tail: string[] = [];
+  private readonly log: WriteStream;
+  private printed = 0;
+  private logLines = 0;
+
+  constructor(
+    readonly name: string,
+    root: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    logFile: string,
+    nodeArgs: string[] = [],
+  ) {
+    this.log = createWriteStream(logFile, { flags: 'w' });
+    this.proc = spawn(path.join(root, 'node_modules/.bin/tsx'), [...nodeArgs, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => {
+      this.proc.once('exit', (code, signal) => {
+        this.exitCode = code ?? (signal ? -1 : null);
+        resolve(this.exitCode);
+      });
+    });
+    const onData = (chunk: Buffer) => {
+      this.log.write(chunk);
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        this.logLines++;
+        this.tail.push(line);
+        if (this.tail.length > 30) this.tail.shift();
+        // LOG_LEVEL=warn: whatever a service prints matters, but an overload may print thousands of lines.
+        if (this.printed < 5) {
+          this.printed++;
+          console.log(`  [${this.name}] ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
+        }
+      }
+    };
+    this.proc.stdout!.on('data', onData);
+    this.proc.stderr!.on('data', onData);
+  }
+
+  get running(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  get lines(): number {
+    return this.logLines;
+  }
+
+  lastLines(): string {
+    return this.tail.join('\n');
+  }
+
+  /** The node process tsx started (its only child); undefined until it exists. */
+  nodePid(): number | undefined {
+    const pid = this.proc.pid;
+    if (!pid) return undefined;
+    try {
+      const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      return children[0];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** SIGTERM (tsx relays it; the service shuts down in order), then SIGKILL both after graceMs. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return this.closeLog();
+    const child = this.nodePid();
+    this.proc.kill('SIGTERM');
+    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
+    if ((await Promise.race([this.exited, timer])) === 'timeout') {
+      console.log(`  [${this.name}] did not stop within ${graceMs} ms; killing it`);
+      this.killNow(child);
+      await this.exited;
+    }
+    await this.closeLog();
+  }
+
+  /** Last resort, synchronous (process 'exit' handler): no orphan may keep the port or the queues. */
+  killNow(child = this.nodePid()): void {
+    for (const pid of [child, this.running ? this.proc.pid : undefined]) {
+      if (!pid) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+  }
+
+  private closeLog(): Promise<void> {
+    return new Promise((r) => this.log.end(() => r()));
+  }
+}
+
+/** Resident memory of a process in bytes (VmRSS), or undefined when it is gone. */
+export function residentBytes(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples the RSS of some processes at an interval and keeps the peak and the last value. */
+export class RssSampler {
+  private timer: NodeJS.Timeout | undefined;
+  readonly peak = new Map<string, number>();
+  readonly last = new Map<string, number>();
+
+  constructor(private readonly targets: () => { name: string; pid: number | undefined }[]) {}
+
+  start(intervalMs = 200): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  sample(): void {
+    for (const { name, pid } of this.targets()) {
+      const rss = residentBytes(pid);
+      if (rss === undefined) continue;
+      this.last.set(name, rss);
+      if (rss > (this.peak.get(name) ?? 0)) this.peak.set(name, rss);
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.sample();
+  }
+}
+
+/** Bounded poll (no bare sleep): resolves when check() is truthy, fails after timeoutMs or when abort() says why. */
+export async function pollUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  opts: { timeoutMs: number; intervalMs?: number; abort?: () => string | undefined },
+): Promise<T> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    const why = opts.abort?.();
+    if (why) throw new Error(`${what}: ${why}`);
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
+  }
+}

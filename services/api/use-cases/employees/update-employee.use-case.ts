@@ -1,0 +1,56 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashSecret } from '../../../../shared/auth/password';
+import { Employee, type Role } from '../../../../shared/db/entities';
+import { AppError } from '../../../../shared/errors/app-error';
+import { toEmployeeWithRoles, type EmployeeWithRoles } from './employee.dto';
+
+export interface UpdateEmployeeInput {
+  firstName?: string;
+  lastName?: string;
+  password?: string;
+  roles?: Role[];
+  isActive?: boolean;
+}
+
+/**
+ * PATCH /admin/employees/{id}: changes only the fields given. Refuses (409 last-admin) a change that
+ * would leave the client without an active Admin, since nobody could then manage its employees.
+ * Tokens already issued stay valid until they expire (they are stateless JWTs).
+ */
+export async function updateEmployee(
+  em: EntityManager,
+  clientId: number,
+  id: number,
+  input: UpdateEmployeeInput,
+  hashRounds: number,
+): Promise<EmployeeWithRoles> {
+  const passwordHash = input.password !== undefined ? await hashSecret(input.password, hashRounds) : undefined;
+  return em.transactional(async (tx) => {
+    // Lock the client's active Admins so two Admins demoting each other at once cannot both succeed.
+    const admins = (await tx.execute(
+      `select id from employee where client_id = ? and is_active and 'Admin' = any(roles) order by id for update`,
+      [clientId],
+    )) as { id: number }[];
+    const employee = await tx.findOne(Employee, { clientId, id });
+    if (!employee) throw new AppError('not-found', `Employee ${id} was not found.`);
+
+    const roles = input.roles ? [...new Set(input.roles)] : employee.roles;
+    const isActive = input.isActive ?? employee.isActive;
+    const staysAdmin = isActive && roles.includes('Admin');
+    if (!staysAdmin && admins.some((a) => a.id === id) && admins.length === 1) {
+      throw new AppError(
+        'last-admin',
+        `${employee.firstName} ${employee.lastName} is the only active Admin of your company; make another employee Admin before ${
+          isActive ? 'removing this one\'s Admin role' : 'deactivating this one'
+        }.`,
+      );
+    }
+    if (input.firstName !== undefined) employee.firstName = input.firstName;
+    if (input.lastName !== undefined) employee.lastName = input.lastName;
+    if (input.roles) employee.roles = roles;
+    if (input.isActive !== undefined) employee.isActive = input.isActive;
+    if (passwordHash) employee.passwordHash = passwordHash;
+    await tx.flush();
+    return toEmployeeWithRoles(employee);
+  });
+}

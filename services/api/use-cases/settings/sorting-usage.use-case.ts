@@ -1,0 +1,23 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * GET /admin/subscriptions/sorting/usage: the billing figure, the number of distinct slots that
+ * received at least one confirmed unit in the calendar month (UTC). A slot counts once however many
+ * orders passed through it; counted by crc, which the item keeps after its slot is detached.
+ */
+export async function sortingUsage(em: EntityManager, clientId: number, month: string): Promise<{ month: string; slotsUsed: number }> {
+  const [year, m] = month.split('-').map(Number);
+  const from = new Date(Date.UTC(year, m - 1, 1));
+  const to = new Date(Date.UTC(year, m, 1));
+  const rows = (await em.execute(
+    `select count(distinct crc)::int as slots from sort_box_item
+     where client_id = ? and status = 'Confirmed' and confirmed_at >= ?::timestamptz and confirmed_at < ?::timestamptz`,
+    [clientId, from.toISOString(), to.toISOString()],
+  )) as { slots: number }[];
+  return { month, slotsUsed: rows[0]?.slots ?? 0 };
+}
+
+/** The current month, YYYY-MM in UTC. */
+export function currentMonth(now = new Date()): string {
+  return now.toISOString().slice(0, 7);
+}

@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../../shared/errors/app-error';
+
+/**
+ * Scans and item operations do not name their wall, but the wall decides the command's queue.
+ * Token → wall and item → wall never change, so they are cached (bounded) per API process.
+ */
+class BoundedCache<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    return this.map.get(k);
+  }
+  set(k: string, v: V): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(k, v);
+  }
+}
+
+const byToken = new BoundedCache<number>(20_000);
+const byItem = new BoundedCache<number>(50_000);
+
+export async function wallOfSession(em: EntityManager, clientId: number, token: string): Promise<number> {
+  const key = `${clientId}:${token}`;
+  const cached = byToken.get(key);
+  if (cached) return cached;
+  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sorter_session where client_id = ? and token = ?', [clientId, token]);
+  if (!row) throw new AppError('not-found', 'This session token is not known; connect to the wall again to get a new one.');
+  byToken.set(key, row.wall_id);
+  return row.wall_id;
+}
+
+export async function wallOfItem(em: EntityManager, clientId: number, itemId: number): Promise<number> {
+  const key = `${clientId}:${itemId}`;
+  const cached = byItem.get(key);
+  if (cached) return cached;
+  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sort_box_item where client_id = ? and id = ?', [clientId, itemId]);
+  if (!row) throw new AppError('not-found', `Sort box item ${itemId} was not found.`);
+  byItem.set(key, row.wall_id);
+  return row.wall_id;
+}
+
+export async function wallOfSlot(em: EntityManager, clientId: number, crc: string): Promise<number> {
+  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sort_box where client_id = ? and crc = ?', [clientId, crc]);
+  if (!row) throw new AppError('not-found', `No slot with barcode ${crc} exists.`);
+  return row.wall_id;
+}
+
+export async function assertWallExists(em: EntityManager, clientId: number, wallId: number): Promise<void> {
+  const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
+  if (!row) throw new AppError('not-found', `Wall ${wallId} was not found.`);
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Wall, type WallWorkflow } from '../../../../shared/db/entities';
+import type { FlowDirection } from '../../../../shared/domain/display-layout';
+import { isUniqueViolation } from './wall-access';
+import { toWallDto, type WallDto } from './wall.dto';
+import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
+
+export interface CreateWallInput {
+  name: string;
+  isActive?: boolean;
+  maxSorters?: number;
+  warehouseId?: number | null;
+  workflow?: WallWorkflow;
+  flowDirection?: FlowDirection;
+  segmentRows?: number | null;
+  segmentColumns?: number | null;
+}
+
+/** POST /walls. The name is checked first for a clear answer; the unique index settles a race. */
+export async function createWall(em: EntityManager, clientId: number, input: CreateWallInput): Promise<WallDto> {
+  try {
+    return await em.transactional(async (tx) => {
+      await assertWallNameFree(tx, clientId, input.name);
+      if (input.warehouseId != null) await assertWarehouseExists(tx, clientId, input.warehouseId);
+      const now = new Date();
+      const wall = tx.create(Wall, {
+        clientId,
+        name: input.name,
+        isActive: input.isActive ?? true,
+        maxSorters: input.maxSorters ?? 6,
+        warehouseId: input.warehouseId ?? null,
+        workflow: input.workflow ?? 'FreeSort',
+        flowDirection: input.flowDirection ?? 'LeftToRight',
+        segmentRows: input.segmentRows ?? null,
+        segmentColumns: input.segmentColumns ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.flush();
+      return toWallDto(wall);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, WALL_NAME_INDEX)) throw wallNameTaken(input.name);
+    throw err;
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { WALL_WORKFLOWS, type IWall } from '../../../../shared/db/entities';
+import { FLOW_DIRECTIONS } from '../../../../shared/domain/display-layout';
+import { sessionDto, sortBoxDto } from '../../../../shared/dto/sorting.dto';
+
+/** The Wall record of contract section 5; also `data.wall` of every `wall.updated` event. */
+export const wallDto = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  isActive: z.boolean(),
+  maxSorters: z.number().int().min(1).max(6),
+  warehouseId: z.number().int().nullable(),
+  workflow: z.enum(WALL_WORKFLOWS),
+  flowDirection: z.enum(FLOW_DIRECTIONS),
+  segmentRows: z.number().int().nullable(),
+  segmentColumns: z.number().int().nullable(),
+  createdAt: z.string(),
+});
+export type WallDto = z.infer<typeof wallDto>;
+
+/** A wall in GET /walls: the record plus what a hub shows on its wall list. */
+export const wallSummaryDto = wallDto.extend({
+  slotCount: z.number().int().describe('Slots (sort boxes) attached to the wall.'),
+  connectedSorters: z.number().int().describe('Sessions of the wall in status Connected.'),
+});
+export type WallSummaryDto = z.infer<typeof wallSummaryDto>;
+
+/** GET /walls/{id}: the summary plus the slots by position and the connected sessions. */
+export const wallDetailDto = wallSummaryDto.extend({
+  slots: z.array(sortBoxDto).describe('Every slot of the wall, ordered by position.'),
+  sessions: z
+    .array(
+      sessionDto.extend({
+        token: z
+          .string()
+          .nullable()
+          .describe("The session token; null for another employee's session unless the caller is a Manager or Admin."),
+      }),
+    )
+    .describe('The connected sessions of the wall, oldest first.'),
+});
+export type WallDetailDto = z.infer<typeof wallDetailDto>;
+
+export function toWallDto(w: IWall): WallDto {
+  return {
+    id: w.id,
+    name: w.name,
+    isActive: w.isActive,
+    maxSorters: w.maxSorters,
+    warehouseId: w.warehouseId ?? null,
+    workflow: w.workflow,
+    flowDirection: w.flowDirection,
+    segmentRows: w.segmentRows ?? null,
+    segmentColumns: w.segmentColumns ?? null,
+    createdAt: new Date(w.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,69 @@
+import { sorterBarcode, shipperBarcode } from '../domain/barcodes';
+import { colorHex, type SorterColor } from '../domain/colors';
+import type { ISortBox, ISortBoxItem, ISorterSession } from '../db/entities';
+import type { SessionDto, SortBoxDto, SortBoxItemDto } from './sorting.dto';
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function toSessionDto(s: ISorterSession): SessionDto {
+  return {
+    token: s.token,
+    wallId: s.wallId,
+    userId: s.userId,
+    picklistId: s.picklistId ?? null,
+    color: s.color as SorterColor,
+    colorHex: colorHex(s.color as SorterColor),
+    status: s.status,
+    startedAt: iso(s.startedAt)!,
+    lastActivityAt: iso(s.lastActivityAt)!,
+    expiresAt: iso(s.expiresAt)!,
+    endedAt: iso(s.endedAt),
+    endReason: s.endReason ?? null,
+  };
+}
+
+export function toSortBoxDto(b: ISortBox): SortBoxDto {
+  return {
+    id: b.id,
+    wallId: b.wallId,
+    serialNumber: b.serialNumber,
+    crc: b.crc,
+    sorterBarcode: sorterBarcode(b.crc),
+    shipperBarcode: shipperBarcode(b.crc),
+    position: b.position,
+    status: b.status,
+    orderId: b.orderId ?? null,
+  };
+}
+
+/** The order line's figures the item answer carries (contract 7: requiredUnits, remainingUnits). */
+export interface LineFigures {
+  qty: number;
+  confirmedQty: number;
+  pendingQty: number;
+}
+
+export function toItemDto(item: ISortBoxItem, slot: Pick<ISortBox, 'crc' | 'position'>, line: LineFigures): SortBoxItemDto {
+  return {
+    id: item.id,
+    wallId: item.wallId,
+    crc: slot.crc,
+    sorterBarcode: sorterBarcode(slot.crc),
+    position: slot.position,
+    status: item.status,
+    units: item.units,
+    confirmedUnits: item.confirmedUnits,
+    orderId: item.orderId,
+    sku: item.sku,
+    barcode: item.barcode,
+    barcodeInputMethod: item.barcodeInputMethod,
+    userId: item.userId,
+    color: item.color as SorterColor,
+    colorHex: colorHex(item.color as SorterColor),
+    requiredUnits: line.qty,
+    remainingUnits: Math.max(0, line.qty - line.confirmedQty - line.pendingQty),
+    createdAt: iso(item.createdAt)!,
+    confirmedAt: iso(item.confirmedAt),
+    cancelledAt: iso(item.cancelledAt),
+  };
+}

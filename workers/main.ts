@@ -1,0 +1,19 @@
+import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
+import { WORKER_KINDS, isWorkerKind, startWorkers } from './registry';
+
+/** `npm run start:worker -- <kind>`: one worker kind per process, no HTTP server (STYLE 10). */
+async function main(): Promise<void> {
+  const kind = process.argv[2];
+  if (!kind || !isWorkerKind(kind)) {
+    console.error(`usage: npm run start:worker -- <kind>\nkinds: ${Object.keys(WORKER_KINDS).join(', ')}`);
+    process.exit(2);
+  }
+  const runtime = await createRuntime(`worker:${kind}`);
+  closeOnSignals(runtime);
+  await startWorkers(runtime, [kind]);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1);
+});

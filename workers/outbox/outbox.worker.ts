@@ -1,0 +1,40 @@
+import type { Runtime } from '../../shared/runtime/runtime';
+import { relayOnce, type RelayedEvent } from './relay.use-case';
+
+/** The Redis channel carrying a wall's events to the processes that serve hubs (SSE, WebSocket). */
+export function wallEventsChannel(prefix: string, wallId: number | null): string {
+  return `${prefix}:events:wall:${wallId ?? 'none'}`;
+}
+
+const IDLE_POLL_MS = 50;
+
+/**
+ * Worker kind `outbox`: relays events committed with their change (contract 8) to Redis pub/sub,
+ * per wall, in commit order. Polls while idle; drains without pause while there is a backlog.
+ */
+export async function startOutboxWorker(runtime: Runtime): Promise<void> {
+  const { orm, redis, log, config } = runtime;
+  const publish = async (events: RelayedEvent[]) => {
+    const pipeline = redis.pipeline();
+    for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
+    await pipeline.exec();
+  };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      let n = 0;
+      try {
+        n = await relayOnce(orm.em.fork(), publish);
+      } catch (err) {
+        log.error({ err }, 'outbox relay failed; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      if (n === 0) await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
+    }
+  })();
+  log.info('outbox relay started');
+  runtime.onClose('outbox relay', async () => {
+    stopped = true;
+    await loop;
+  });
+}

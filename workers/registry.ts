@@ -1,0 +1,24 @@
+import type { Runtime } from '../shared/runtime/runtime';
+import { startSortingWorker } from './sorting/sorting.worker';
+import { startSweeperWorker } from './sweeper/sweeper.worker';
+import { startOutboxWorker } from './outbox/outbox.worker';
+
+/** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
+export const WORKER_KINDS = {
+  sorting: startSortingWorker,
+  sweeper: startSweeperWorker,
+  outbox: startOutboxWorker,
+} as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
+
+export type WorkerKind = keyof typeof WORKER_KINDS;
+
+export function isWorkerKind(kind: string): kind is WorkerKind {
+  return Object.prototype.hasOwnProperty.call(WORKER_KINDS, kind);
+}
+
+export async function startWorkers(runtime: Runtime, kinds: readonly WorkerKind[]): Promise<void> {
+  for (const kind of kinds) {
+    await WORKER_KINDS[kind](runtime);
+    runtime.log.info({ kind }, `worker '${kind}' started`);
+  }
+}

@@ -1,0 +1,36 @@
+import { AppError } from '../../shared/errors/app-error';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Employee, SorterSession, type ISorterSession, type Role } from '../../shared/db/entities';
+import { decide } from '../../machines/decide';
+import { sessionMachine } from '../../machines/session.machine';
+
+export function isManager(roles: readonly Role[]): boolean {
+  return roles.includes('Admin') || roles.includes('Manager');
+}
+
+/** The session a token names on this wall, or 404: tokens of other walls or clients do not exist here. */
+export async function sessionByToken(tx: EntityManager, clientId: number, wallId: number, token: string): Promise<ISorterSession> {
+  const session = await tx.findOne(SorterSession, { token, clientId, wallId });
+  if (!session) {
+    throw new AppError('not-found', 'This session token is not known on this wall; connect to the wall again.');
+  }
+  return session;
+}
+
+/** Records activity on a connected session (any scan, confirm, cancel or swap), refusing an ended one. */
+export function touchSession(session: ISorterSession, now: Date, idleTimeoutMs: number): void {
+  const d = decide(sessionMachine, session.status, { endReason: session.endReason ?? null }, { type: 'ACTIVITY' });
+  if (!d.ok) {
+    throw new AppError(
+      'session-ended',
+      `Your session on this wall ended (${session.endReason ?? 'ended'}${session.endedAt ? ` at ${session.endedAt.toISOString()}` : ''}); connect to the wall again.`,
+    );
+  }
+  session.lastActivityAt = now;
+  session.expiresAt = new Date(now.getTime() + idleTimeoutMs);
+}
+
+export async function employeeName(tx: EntityManager, userId: number): Promise<string> {
+  const e = await tx.findOne(Employee, { id: userId }, { fields: ['firstName', 'lastName'] });
+  return e ? `${e.firstName} ${e.lastName}`.trim() : `employee ${userId}`;
+}

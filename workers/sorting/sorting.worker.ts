@@ -1,0 +1,14 @@
+import type { Runtime } from '../../shared/runtime/runtime';
+import { startCommandWorkers } from '../../shared/queue/queue-module';
+import { sortingHandlers } from './sorting.handlers';
+
+/** Worker kind `sorting`: applies the workflow commands of every wall partition, in order. */
+export async function startSortingWorker(runtime: Runtime): Promise<void> {
+  const handlers = sortingHandlers({
+    orm: runtime.orm,
+    log: runtime.log,
+    sessionIdleTimeoutMs: runtime.config.SESSION_IDLE_TIMEOUT_MS,
+  });
+  const running = await startCommandWorkers(runtime.queueSettings, handlers, runtime.log);
+  runtime.onClose('sorting workers', () => running.close());
+}

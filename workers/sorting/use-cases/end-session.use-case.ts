@@ -1,0 +1,63 @@
+import { AppError } from '../../../shared/errors/app-error';
+import type { CommandPayloads } from '../../../shared/queue/commands';
+import type { SessionDto } from '../../../shared/dto/sorting.dto';
+import { SorterSession, type ISorterSession } from '../../../shared/db/entities';
+import { decide } from '../../../machines/decide';
+import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
+import { toSessionDto } from '../../../shared/dto/sorting.mappers';
+import { isManager, sessionByToken } from '../session-access';
+import type { WallCommandContext } from '../wall-command';
+
+function sessionEndedDetail(s: { endReason?: string | null; endedAt?: Date | null }): string {
+  const why = { Stopped: 'was stopped', Replaced: 'was replaced by a newer connection of the same user', Expired: 'expired after inactivity', Disconnected: 'was disconnected by a Manager' }[s.endReason ?? ''] ?? 'has ended';
+  return `This session ${why}${s.endedAt ? ` at ${s.endedAt.toISOString()}` : ''}.`;
+}
+
+/** Applies a session event through the machine and persists the result. */
+function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, event: SessionEvent, idleTimeoutMs: number): SessionDto {
+  const d = decide(sessionMachine, session.status, { endReason: session.endReason ?? null }, event);
+  if (!d.ok) {
+    throw new AppError(d.code === 'session-ended' ? 'session-ended' : 'invalid-transition', d.code === 'session-ended' ? sessionEndedDetail(session) : d.detail ?? d.code);
+  }
+  if (d.value === 'Ended') {
+    session.status = 'Ended';
+    session.endReason = d.context.endReason;
+    session.endedAt = ctx.now;
+  } else if (event.type === 'RENEW') {
+    session.lastActivityAt = ctx.now;
+    session.expiresAt = new Date(ctx.now.getTime() + idleTimeoutMs);
+  }
+  const dto = toSessionDto(session);
+  for (const e of d.emits) ctx.emit(e, { session: dto });
+  return dto;
+}
+
+/** PUT /walls/{id}/sessions/{token}: moves expiresAt to now + the idle timeout. */
+export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads['session.renew'], idleTimeoutMs: number): Promise<SessionDto> {
+  const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
+  if (session.userId !== cmd.userId && !isManager(cmd.roles)) {
+    throw new AppError('forbidden', 'Only the sorter who owns a session, or a Manager, may renew it.');
+  }
+  return applySessionEvent(ctx, session, { type: 'RENEW' }, idleTimeoutMs);
+}
+
+/**
+ * DELETE /walls/{id}/sessions/{token}: the owner stops it (Stopped); a Manager or Admin ending
+ * someone else's session disconnects it (Disconnected). Pending scans stay pending: another sorter
+ * or a Manager can still confirm or cancel them.
+ */
+export async function stopSession(ctx: WallCommandContext, cmd: CommandPayloads['session.stop'], idleTimeoutMs: number): Promise<SessionDto> {
+  const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
+  const own = session.userId === cmd.userId;
+  if (!own && !isManager(cmd.roles)) {
+    throw new AppError('forbidden', "Only the sorter who owns a session, or a Manager, may end it.");
+  }
+  return applySessionEvent(ctx, session, { type: own ? 'STOP' : 'DISCONNECT' }, idleTimeoutMs);
+}
+
+/** The idle sweep's command: ends a session whose expiry passed (re-checked under the wall lock). */
+export async function expireSession(ctx: WallCommandContext, cmd: CommandPayloads['session.expire'], idleTimeoutMs: number): Promise<SessionDto | null> {
+  const session = await ctx.tx.findOne(SorterSession, { id: cmd.sessionId, clientId: cmd.clientId, wallId: ctx.wall.id });
+  if (!session || session.status !== 'Connected' || session.expiresAt.getTime() > ctx.now.getTime()) return null;
+  return applySessionEvent(ctx, session, { type: 'EXPIRE' }, idleTimeoutMs);
+}
