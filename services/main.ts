@@ -12,7 +12,9 @@ async function main(): Promise<void> {
   const { config, log } = runtime;
   if (config.SEED_DEMO) {
     const { seedDemo } = await import('./seed/seed-demo.use-case');
-    await seedDemo(runtime.orm.em.fork(), config, log);
+    const seeded = await seedDemo(runtime.orm.em.fork(), config, log);
+    // Plain text on stderr for the person at the terminal; stdout stays one JSON log record a line.
+    if (seeded) process.stderr.write(`${seeded.banner}\n`);
   }
   await startWorkers(runtime, Object.keys(WORKER_KINDS) as WorkerKind[]);
   await startApi(runtime);

@@ -38,6 +38,8 @@ export interface DemoSignIn {
   accounts: DemoAccount[];
   wallId: number;
   picklistId: number;
+  /** The sign-in instructions, as plain text for a terminal. */
+  banner: string;
 }
 
 // Well-known demo credentials, printed at start-up: the demo client is for trying things out only.
@@ -268,11 +270,6 @@ export async function seedDemo(
     log.debug('demo seed skipped: another process created a client meanwhile');
     return null;
   }
-  const signIn: DemoSignIn = {
-    ...result,
-    picklistId: PICKLIST_ID,
-    accounts: ACCOUNTS.map(({ role, email, password }) => ({ role, email, password })),
-  };
   const base = `http://localhost:${config.PORT}`;
   const banner = [
     '',
@@ -291,6 +288,11 @@ export async function seedDemo(
     ' Demo credentials are public: set SEED_DEMO=false in production.',
     '==================================================================',
   ].join('\n');
-  log.info({ team: DEMO_TEAM, clientId: result.clientId, adminEmail: ACCOUNTS[0]!.email }, banner);
-  return signIn;
+  log.info({ team: DEMO_TEAM, clientId: result.clientId, adminEmail: ACCOUNTS[0]!.email }, 'demo client seeded');
+  return {
+    ...result,
+    picklistId: PICKLIST_ID,
+    accounts: ACCOUNTS.map(({ role, email, password }) => ({ role, email, password })),
+    banner,
+  };
 }

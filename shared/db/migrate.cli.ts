@@ -21,7 +21,8 @@ async function main(): Promise<void> {
     if (args.includes('--seed') && config.SEED_DEMO) {
       // Loaded only here: the seed belongs to services/, which shared/ otherwise never imports.
       const { seedDemo } = await import('../../services/seed/seed-demo.use-case');
-      await seedDemo(orm.em.fork(), config, log);
+      const seeded = await seedDemo(orm.em.fork(), config, log);
+      if (seeded) process.stderr.write(`${seeded.banner}\n`);
     }
   } finally {
     await orm.close();

@@ -73,6 +73,7 @@ describe('seedDemo', () => {
     expect(seeded).toHaveLength(1);
     const signIn = seeded[0]!;
     expect(signIn.team).toBe('demo');
+    expect(signIn.banner).toContain('admin@demo.local');
     expect(signIn.accounts.map((a) => [a.role, a.email, a.password])).toEqual([
       ['Admin', 'admin@demo.local', 'demo-admin-1'],
       ['Manager', 'manager@demo.local', 'demo-manager-1'],
