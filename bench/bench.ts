@@ -8,7 +8,7 @@ import { createRedis } from '../shared/redis/redis';
 import { BENCH_DATABASE, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { CpuMeter } from './cpu-usage';
 import { SORTER_PASSWORD, resetDatabase, resetRedis, seed, type Seeded } from './bench-seed';
-import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
+import { monotonicUs, printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { BenchHttp } from './http-client';
 import { censusCycle, closedLoop, openLoop, type BenchSorter, type StepFigures } from './load';
 import { measurePgFloor } from './pg-floor';
@@ -232,6 +232,7 @@ async function main(): Promise<void> {
       ...s.concurrencies.map((c) => ({ name: `closed-${c}`, run: () => closedLoop(http, pickSorters(sorters, c, s.sortersPerWall), durationMs, `closed-${c}`) })),
       ...s.rates.map((r) => ({ name: `open-${r}/s`, run: () => openLoop(http, sorters, r, durationMs, `open-${r}/s`) })),
     ];
+    const measuredFromUs = monotonicUs();
     for (const [i, step] of plan.entries()) {
       if (!api.running || !worker.running) throw new Error(`a service stopped during the run:\n${(api.running ? worker : api).lastLines()}`);
       say(`[step ${i + 1}/${plan.length}] ${step.name}, ${s.seconds} s`);
@@ -246,6 +247,7 @@ async function main(): Promise<void> {
       );
     }
 
+    const measuredToUs = monotonicUs();
     sampler.sample();
     const memory: MemoryFigures = {
       apiPeakMb: toMb(sampler.peak.get('api')),
@@ -255,17 +257,18 @@ async function main(): Promise<void> {
       wrapperPeakMb: toMb(sampler.peak.get('api-wrapper')),
     };
     const serviceLogLines = { api: api.lines, worker: worker.lines };
+    const servicePids = new Map([[api.nodePid(), 'API'], [worker.nodePid(), 'worker']]);
     say('[teardown] stopping the API and the worker');
     await stopServices();
 
-    let profiles: ProfileSummary[] | undefined;
+    let profiles: (ProfileSummary & { process: string })[] | undefined;
     if (s.cpuProf) {
+      // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; the tsx wrappers' own profiles are left out.
       profiles = readdirSync(profileDir)
-        .filter((f) => f.endsWith('.cpuprofile'))
-        .map((f) => summarizeProfile(path.join(profileDir, f), s.root))
-        // The tsx wrappers only relay signals: keep the two services' profiles.
-        .filter((p) => p.busyMs > 1000);
-      for (const p of profiles) printProfile(p, 'CPU profile');
+        .map((f) => ({ f, process: servicePids.get(Number(f.split('.')[3])) }))
+        .filter((x): x is { f: string; process: string } => x.f.endsWith('.cpuprofile') && x.process !== undefined)
+        .map(({ f, process }) => ({ process, ...summarizeProfile(path.join(profileDir, f), s.root, 15, { fromUs: measuredFromUs, toUs: measuredToUs }) }));
+      for (const p of profiles) printProfile(p, `CPU profile of the ${p.process} during the measured steps`);
     }
 
     const targets = checkTargets(floor, steps, memory);

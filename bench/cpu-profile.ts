@@ -41,12 +41,29 @@ function packageOf(url: string, functionName: string, root: string): string {
   return `app:${parts.slice(0, Math.min(2, parts.length - 1)).join('/') || parts[0]}`;
 }
 
-/** Self time per package and per function of a V8 .cpuprofile (node --cpu-prof). */
-export function summarizeProfile(file: string, root: string, top = 15): ProfileSummary {
+/** Now on the clock V8 stamps profile samples with (CLOCK_MONOTONIC, µs), to cut a window out of a profile. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/**
+ * Self time per package and per function of a V8 .cpuprofile (node --cpu-prof), counting only the
+ * samples inside `window` (monotonic µs) when given: the measured steps, without start-up and seeding.
+ */
+export function summarizeProfile(file: string, root: string, top = 15, window?: { fromUs: number; toUs: number }): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  let first = Infinity;
+  let last = -Infinity;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
+    first = Math.min(first, at);
+    last = Math.max(last, at);
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const pkg = new Map<string, number>();
   const fn = new Map<string, number>();
   let idleUs = 0;
@@ -73,7 +90,7 @@ export function summarizeProfile(file: string, root: string, top = 15): ProfileS
       .map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: Math.round((us / busyUs) * 1000) / 10 }));
   return {
     file: path.basename(file),
-    spanMs: Math.round((profile.endTime - profile.startTime) / 1000),
+    spanMs: Math.round((window ? last - first : profile.endTime - profile.startTime) / 1000),
     busyMs: Math.round(busyUs / 1000),
     byPackage: rank(pkg),
     byFunction: rank(fn),

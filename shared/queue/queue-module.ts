@@ -41,7 +41,7 @@ function connection(url: string, forWorker: boolean): Redis {
   return new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true });
 }
 
-function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
+export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
   const missing = COMMAND_NAMES.filter((n) => typeof handlers[n] !== 'function');
   if (missing.length) {
     throw new Error(`No handler for command(s) ${missing.join(', ')}: every command needs exactly one handler.`);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SorterSession } from '../../../shared/db/entities';
-import { sessionDto } from '../../../shared/dto/sorting.dto';
+import { sessionDto, type SessionDto } from '../../../shared/dto/sorting.dto';
 import { toSessionDto } from '../../../shared/dto/sorting.mappers';
-import type { RouteDef } from '../http/route';
+import type { RouteContext, RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
 import { assertWallExists } from '../use-cases/sorting/wall-resolver';
@@ -10,6 +10,15 @@ import { assertWallExists } from '../use-cases/sorting/wall-resolver';
 const wallParams = z.object({ id: idParam.describe('Wall id') });
 const sessionParams = z.object({ id: idParam.describe('Wall id'), token: z.string().min(1).max(200).describe('Session token') });
 const ROUTE_ERRORS = ['not-found', 'session-ended'];
+
+/** Renew and stop: the same command shape, addressed by wall and token. */
+async function sessionCommand(
+  name: 'session.renew' | 'session.stop',
+  { params, auth, em, deps }: RouteContext<z.infer<typeof sessionParams>, unknown, unknown>,
+): Promise<SessionDto> {
+  await assertWallExists(em, auth.clientId, params.id);
+  return deps.commands.execute(name, { clientId: auth.clientId, wallId: params.id, userId: auth.employeeId, roles: auth.roles, token: params.token });
+}
 
 export const sessionsRoutes: RouteDef[] = [
   defineRoute({
@@ -49,16 +58,7 @@ export const sessionsRoutes: RouteDef[] = [
     params: sessionParams,
     response: sessionDto,
     errors: [...ROUTE_ERRORS, 'forbidden'],
-    handler: async ({ params, auth, em, deps }) => {
-      await assertWallExists(em, auth.clientId, params.id);
-      return deps.commands.execute('session.renew', {
-        clientId: auth.clientId,
-        wallId: params.id,
-        userId: auth.employeeId,
-        roles: auth.roles,
-        token: params.token,
-      });
-    },
+    handler: (ctx) => sessionCommand('session.renew', ctx),
   }),
   defineRoute({
     method: 'delete',
@@ -71,16 +71,7 @@ export const sessionsRoutes: RouteDef[] = [
     params: sessionParams,
     response: sessionDto,
     errors: [...ROUTE_ERRORS, 'forbidden'],
-    handler: async ({ params, auth, em, deps }) => {
-      await assertWallExists(em, auth.clientId, params.id);
-      return deps.commands.execute('session.stop', {
-        clientId: auth.clientId,
-        wallId: params.id,
-        userId: auth.employeeId,
-        roles: auth.roles,
-        token: params.token,
-      });
-    },
+    handler: (ctx) => sessionCommand('session.stop', ctx),
   }),
   defineRoute({
     method: 'get',

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderStatus, ShipTo } from '../../../../shared/db/entities';
 import type { OrderPriority } from '../../../../shared/domain/priority';
-import { UNSHIPPED_ORDER_BY, unshippedOrderWhere, type UnshippedOrderFilter } from './unshipped-order-filter';
+import { UNSHIPPED_ORDER_BY, unshippedOrderQuery, type UnshippedOrderFilter } from './unshipped-order-filter';
 
 export const SORT_STATUSES = ['NotStarted', 'InProgress', 'Sorted'] as const;
 export type SortStatus = (typeof SORT_STATUSES)[number];
@@ -59,13 +59,7 @@ export async function listUnshippedOrders(
   clientId: number,
   filter: UnshippedOrderFilter & { bins: boolean; limit?: number },
 ): Promise<UnshippedOrder[]> {
-  const where = unshippedOrderWhere(clientId, filter);
-  const params = [...where.params];
-  let limit = '';
-  if (filter.limit !== undefined) {
-    limit = 'limit ?';
-    params.push(filter.limit);
-  }
+  const { where, limit, params } = unshippedOrderQuery(clientId, filter);
   const rows = await em.execute<Row[]>(
     `select o.id, o.warehouse_id, o.priority, o.is_drop_ship, o.status, o.ship_to,
        to_char(o.order_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as order_date,
@@ -75,7 +69,7 @@ export async function listUnshippedOrders(
                  from order_item i where i.client_id = o.client_id and i.order_id = o.id), '[]'::json) as items
      from orders o
      left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id
-     where ${where.sql}
+     where ${where}
      order by ${UNSHIPPED_ORDER_BY}
      ${limit}`,
     params,

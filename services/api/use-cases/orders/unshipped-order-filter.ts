@@ -55,3 +55,12 @@ export function unshippedOrderWhere(clientId: number, f: UnshippedOrderFilter): 
 
 /** The listing order: most urgent first, then oldest, then lowest id (as the scan's order choice). */
 export const UNSHIPPED_ORDER_BY = 'o.priority_rank desc, o.order_date asc, o.id asc';
+
+/** The filter's WHERE parameters plus an optional LIMIT, shared by the listings that take `limit`. */
+export function unshippedOrderQuery(clientId: number, filter: UnshippedOrderFilter & { limit?: number }): { where: string; limit: string; params: unknown[] } {
+  const where = unshippedOrderWhere(clientId, filter);
+  const params: unknown[] = [...where.params];
+  if (filter.limit === undefined) return { where: where.sql, limit: '', params };
+  params.push(filter.limit);
+  return { where: where.sql, limit: 'limit ?', params };
+}
