@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { SorterSession } from '../../shared/db/entities';
-import { addPicklist, addOrders } from '../support/fixtures';
+import { addPicklist } from '../support/fixtures';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
