@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandBus } from '../../shared/queue/command-bus';
+import type { WallEventsHub } from './events/wall-events.hub';
 
 /** What the HTTP layer is given: built once per process by the composition root and passed in. */
 export interface ApiDeps {
@@ -12,6 +13,8 @@ export interface ApiDeps {
   rateLimiter: FailureRateLimiter;
   /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
   commands: CommandBus;
+  /** Live wall events for hub connections (SSE, WebSocket). */
+  events: WallEventsHub;
   /** Each dependency's answer to a ping, for /readyz. */
   readiness: () => Promise<Record<string, boolean>>;
 }

@@ -5,12 +5,18 @@ import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandBus } from '../../shared/queue/queue-module';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
+import { WallEventsHub } from './events/wall-events.hub';
+import { attachWebSocketEvents } from './events/websocket-events';
+import { createRedis } from '../../shared/redis/redis';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
   const commands = createCommandBus(runtime.queueSettings, log);
   runtime.onClose('command bus', () => commands.close());
+  const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
+  runtime.onClose('event subscriptions', () => events.close());
   return {
+    events,
     config,
     log,
     orm,
@@ -45,7 +51,17 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   const port = await listen(server, config.PORT, config.HOST);
-  runtime.onClose('http server', () => new Promise<void>((r) => server.close(() => r())));
+  const closeWebSockets = attachWebSocketEvents(server, deps);
+  runtime.onClose('http server', async () => {
+    await closeWebSockets();
+    // Requests in flight may finish; event streams never end by themselves, so they get 5 s.
+    const force = setTimeout(() => server.closeAllConnections(), 5000);
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeIdleConnections();
+    });
+    clearTimeout(force);
+  });
   log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
   if (separateCatalog) {
     const catalogServer = createServer(createCatalogApp(deps));

@@ -1,5 +1,5 @@
 import { createRedis } from '../../shared/redis/redis';
-import { wallEventsChannel } from '../../workers/outbox/outbox.worker';
+import { wallEventsChannel } from '../../shared/events/channels';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 

@@ -1,10 +1,7 @@
 import type { Runtime } from '../../shared/runtime/runtime';
+import { wallEventsChannel } from '../../shared/events/channels';
 import { relayOnce, type RelayedEvent } from './relay.use-case';
 
-/** The Redis channel carrying a wall's events to the processes that serve hubs (SSE, WebSocket). */
-export function wallEventsChannel(prefix: string, wallId: number | null): string {
-  return `${prefix}:events:wall:${wallId ?? 'none'}`;
-}
 
 const IDLE_POLL_MS = 50;
 

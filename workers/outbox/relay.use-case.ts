@@ -1,13 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
-export interface RelayedEvent {
-  id: string;
-  type: string;
-  occurredAt: string;
-  clientId: number;
-  wallId: number | null;
-  data: unknown;
-}
+import type { WallEvent } from '../../shared/events/channels';
+
+export type RelayedEvent = WallEvent;
 
 export type Publish = (events: RelayedEvent[]) => Promise<void>;
 

@@ -41,7 +41,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
   for (const route of routes) {
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : authenticate(req, deps);
+        const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : authenticate(req, deps, route.allowQueryToken);
         if (Array.isArray(route.access) && !hasAnyRole(auth, route.access)) {
           throw new AppError(
             'forbidden',

@@ -48,6 +48,8 @@ export interface RouteDef<P = any, Q = any, B = any> {
   /** Error codes this operation may answer, for the OpenAPI document. */
   errors?: string[];
   deprecated?: boolean;
+  /** Also accept the token as `?access_token=` (browsers' EventSource cannot set headers). */
+  allowQueryToken?: boolean;
   /**
    * Returns the body to send as JSON with status 200, or `undefined` for an empty 200.
    * A handler that writes the response itself (PDF, SSE) sets `res.headersSent`.

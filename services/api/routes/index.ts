@@ -5,6 +5,7 @@ import { adminSettingsRoutes } from './admin-settings.route';
 import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
+import { eventsRoutes } from './events.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -31,6 +32,7 @@ export const apiRoutes: RouteDef[] = [
   ...ordersRoutes,
   ...sessionsRoutes,
   ...sortBoxItemsRoutes,
+  ...eventsRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
