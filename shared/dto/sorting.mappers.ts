@@ -43,7 +43,13 @@ export interface LineFigures {
   pendingQty: number;
 }
 
-export function toItemDto(item: ISortBoxItem, slot: Pick<ISortBox, 'crc' | 'position'>, line: LineFigures): SortBoxItemDto {
+/** The item fields its answer shows (an entity, or a row a raw query just wrote). */
+export type ItemFields = Pick<
+  ISortBoxItem,
+  'id' | 'wallId' | 'status' | 'units' | 'confirmedUnits' | 'orderId' | 'sku' | 'barcode' | 'barcodeInputMethod' | 'userId' | 'color' | 'createdAt' | 'confirmedAt' | 'cancelledAt'
+>;
+
+export function toItemDto(item: ItemFields, slot: Pick<ISortBox, 'crc' | 'position'>, line: LineFigures): SortBoxItemDto {
   return {
     id: item.id,
     wallId: item.wallId,

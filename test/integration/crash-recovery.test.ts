@@ -72,7 +72,7 @@ describe('crash recovery: a worker killed mid-command', () => {
             `select pid, state, wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
           );
           activity = rows;
-          return rows.some((r) => r.wait_event_type === 'Lock' && /"wall".*for update/i.test(r.query));
+          return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
         },
         { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
       ).catch((err: Error) => {

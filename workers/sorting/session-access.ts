@@ -17,15 +17,18 @@ export async function sessionByToken(tx: EntityManager, clientId: number, wallId
   return session;
 }
 
-/** Records activity on a connected session (any scan, confirm, cancel or swap), refusing an ended one. */
-export function touchSession(session: ISorterSession, now: Date, idleTimeoutMs: number): void {
+/** Refuses an ended session: the session machine accepts activity only while Connected. */
+export function assertSessionActive(session: Pick<ISorterSession, 'status' | 'endReason' | 'endedAt'>): void {
   const d = decide(sessionMachine, session.status, { endReason: session.endReason ?? null }, { type: 'ACTIVITY' });
   if (!d.ok) {
-    throw new AppError(
-      'session-ended',
-      `Your session on this wall ended (${session.endReason ?? 'ended'}${session.endedAt ? ` at ${session.endedAt.toISOString()}` : ''}); connect to the wall again.`,
-    );
+    const at = session.endedAt ? ` at ${new Date(session.endedAt).toISOString()}` : '';
+    throw new AppError('session-ended', `Your session on this wall ended (${session.endReason ?? 'ended'}${at}); connect to the wall again.`);
   }
+}
+
+/** Records activity on a connected session (any scan, confirm, cancel or swap), refusing an ended one. */
+export function touchSession(session: ISorterSession, now: Date, idleTimeoutMs: number): void {
+  assertSessionActive(session);
   session.lastActivityAt = now;
   session.expiresAt = new Date(now.getTime() + idleTimeoutMs);
 }

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../../shared/errors/app-error';
-import { AppliedCommand, OutboxEvent, Wall, type IWall } from '../../shared/db/entities';
+import type { IWall } from '../../shared/db/entities';
 import type { Orm } from '../../shared/db/orm';
 import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-job';
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 
+/** The wall as a command sees it: read under its row lock. */
+export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
+
 export interface WallCommandContext {
   tx: EntityManager;
   /** The wall, locked FOR UPDATE for the whole transaction. */
-  wall: IWall;
+  wall: LockedWall;
   now: Date;
   /** Adds an outbox event to this transaction (contract 8): committed with the change or not at all. */
   emit(type: string, data: Record<string, unknown>): void;
@@ -33,6 +35,35 @@ function isRetryable(err: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_PG_CODES.has(code);
 }
 
+// Locks the wall and, in the same round trip, looks for this command's earlier answer: a job handed
+// out again while its first run is still going waits on the lock for that run to commit, then finds
+// the answer instead of applying twice.
+const LOCK_WALL_SQL = `
+select w.id, w.client_id, w.name, w.is_active, w.max_sorters, w.warehouse_id, w.workflow,
+       (select ac.result from applied_command ac where ac.command_id = ?) as prior
+  from wall w where w.id = ? and w.client_id = ? for update of w`;
+
+// The outbox events and the applied-command record, in one statement.
+const RECORD_SQL = `
+with events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
+    from jsonb_to_recordset(?::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)
+  returning 1)
+insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`;
+
+interface WallRow {
+  id: number;
+  client_id: number;
+  name: string;
+  is_active: boolean;
+  max_sorters: number;
+  warehouse_id: number | null;
+  workflow: IWall['workflow'];
+  prior: unknown;
+}
+
 /**
  * Runs one workflow command as one PostgreSQL transaction: lock the wall row, let the use-case
  * decide (with its machines), write the changes, the outbox events and the applied-command record,
@@ -49,27 +80,30 @@ export async function runWallCommand<N extends CommandName>(
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await em.fork().transactional(async (tx) => {
-        const wall = await tx.findOne(Wall, { id: target.wallId, clientId: target.clientId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!wall) throw notFound(`Wall ${target.wallId}`);
-        // Checked under the wall lock: a job handed out again while its first run is still going
-        // waits here for that run to commit, then finds its answer instead of applying twice.
-        const prior = await tx.findOne(AppliedCommand, { commandId: job.commandId });
-        if (prior) return prior.result as CommandResults[N];
+        const [row] = await tx.execute<WallRow[]>(LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
+        if (!row) throw notFound(`Wall ${target.wallId}`);
+        if (row.prior !== null && row.prior !== undefined) return row.prior as CommandResults[N];
+        const wall: LockedWall = {
+          id: row.id,
+          clientId: row.client_id,
+          name: row.name,
+          isActive: row.is_active,
+          maxSorters: row.max_sorters,
+          warehouseId: row.warehouse_id,
+          workflow: row.workflow,
+        };
         const now = new Date();
+        const events: { event_id: string; client_id: number; wall_id: number; type: string; occurred_at: string; data: unknown }[] = [];
         const emit = (type: string, data: Record<string, unknown>) => {
-          tx.create(OutboxEvent, { eventId: randomUUID(), clientId: target.clientId, wallId: wall.id, type, occurredAt: now, data });
+          events.push({ event_id: randomUUID(), client_id: target.clientId, wall_id: wall.id, type, occurred_at: now.toISOString(), data });
         };
         const result = await useCase({ tx, wall, now, emit });
-        tx.create(AppliedCommand, {
-          commandId: job.commandId,
-          clientId: target.clientId,
-          wallId: target.wallId,
-          name,
-          partition: job.partition,
-          jobId: job.jobId,
-          result: result as unknown,
-          appliedAt: now,
-        });
+        // Entities the use-case changed through the ORM are written first; then the record.
+        await tx.flush();
+        await tx.execute(RECORD_SQL, [
+          JSON.stringify(events),
+          job.commandId, target.clientId, target.wallId, name, job.partition, job.jobId, JSON.stringify(result ?? null), now,
+        ]);
         return result;
       });
       return { ok: true, value };

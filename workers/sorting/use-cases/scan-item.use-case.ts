@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
-import { IdempotencyRecord, SortBox, SortBoxItem, Warehouse, type ISortBox } from '../../../shared/db/entities';
+import { IdempotencyRecord, SortBox, Warehouse, type ISorterSession } from '../../../shared/db/entities';
 import { chooseOrder, type OrderCandidate } from '../../../shared/domain/order-choice';
-import { chooseSlot } from '../../../shared/domain/slot-choice';
+import { chooseSlot, type SlotStatus } from '../../../shared/domain/slot-choice';
 import type { OrderPriority } from '../../../shared/domain/priority';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
-import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { sessionByToken, touchSession } from '../session-access';
+import { toItemDto } from '../../../shared/dto/sorting.mappers';
+import { assertSessionActive } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
 interface CandidateRow {
@@ -21,9 +21,28 @@ interface CandidateRow {
   confirmed_qty: number;
   pending_qty: number;
   slot_id: number | null;
+  slot_crc: string | null;
+  slot_position: number | null;
 }
 
-type Candidate = OrderCandidate & { orderItemId: number; qty: number; confirmedQty: number; pendingQty: number };
+interface SlotRow {
+  id: number;
+  crc: string;
+  position: number;
+  status: SlotStatus;
+}
+
+interface SessionRow {
+  id: number;
+  user_id: number;
+  picklist_id: number | null;
+  color: string;
+  status: ISorterSession['status'];
+  end_reason: ISorterSession['endReason'];
+  ended_at: Date | null;
+}
+
+type Candidate = OrderCandidate & { orderItemId: number; qty: number; confirmedQty: number; pendingQty: number; slot: SlotRow | null };
 
 // How many candidates the database preselects, in the same order as the pure rule; the rule decides.
 const CANDIDATE_LIMIT = 20;
@@ -34,7 +53,7 @@ const CANDIDATE_LIMIT = 20;
  */
 const CANDIDATES_SQL = `
 select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qty, oi.confirmed_qty, oi.pending_qty,
-       sb.id as slot_id
+       sb.id as slot_id, sb.crc as slot_crc, sb.position as slot_position
   from order_item oi
   join orders o on o.client_id = oi.client_id and o.id = oi.order_id
   left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id
@@ -51,9 +70,36 @@ export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'session
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
+const SESSION_SQL = `
+select id, user_id, picklist_id, color, status, end_reason, ended_at
+  from sorter_session where token = ? and client_id = ? and wall_id = ?`;
+
+const PRODUCT_SQL = `
+select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+ where pc.client_id = ? and pc.code = ? order by pc.kind, pc.product_id limit 1`;
+
+// Reserves one unit; matches nothing if another wall took the last one since the candidates were read.
+const RESERVE_SQL = `
+update order_item set pending_qty = pending_qty + 1
+ where id = ? and qty > confirmed_qty + pending_qty returning qty, confirmed_qty, pending_qty`;
+
+// The scan's writes in one statement: the slot takes the order (when it was Empty), the session
+// records activity, the item is created.
+const WRITE_SQL = `
+with slot as (
+  update sort_box set status = ?, order_id = ?, assigned_at = ? where id = ? and ?::boolean returning 1
+), session as (
+  update sorter_session set last_activity_at = ?, expires_at = ? where id = ? returning 1
+)
+insert into sort_box_item (client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                           barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, 'PendingConfirmation', ?)
+returning id`;
+
 /**
  * POST /sort-box-items (contract 7): resolve the barcode to a product, choose the order, choose the
  * slot, reserve one unit of the order line and light the slot in the sorter's color.
+ * The busiest command of the floor, so its reads and writes are plain SQL, a few round trips.
  */
 export async function scanItem(
   { tx, wall, now, emit }: WallCommandContext,
@@ -71,21 +117,19 @@ export async function scanItem(
     }
   }
 
-  const session = await sessionByToken(tx, cmd.clientId, wall.id, cmd.sessionToken);
-  if (session.userId !== cmd.userId) {
+  const barcode = cmd.barcode.trim();
+  const [[session], [code]] = await Promise.all([
+    tx.execute<SessionRow[]>(SESSION_SQL, [cmd.sessionToken, cmd.clientId, wall.id]),
+    tx.execute<{ product_id: number; sku: string }[]>(PRODUCT_SQL, [cmd.clientId, barcode.toUpperCase()]),
+  ]);
+  if (!session) throw new AppError('not-found', 'This session token is not known on this wall; connect to the wall again.');
+  if (session.user_id !== cmd.userId) {
     throw new AppError('forbidden', 'This session token belongs to another sorter; connect to the wall with your own account.');
   }
-  touchSession(session, now, idleTimeoutMs);
+  assertSessionActive({ status: session.status, endReason: session.end_reason, endedAt: session.ended_at });
   if (!wall.isActive) {
     throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
   }
-
-  const barcode = cmd.barcode.trim();
-  const [code] = await tx.execute<{ product_id: number; sku: string }[]>(
-    `select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
-      where pc.client_id = ? and pc.code = ? order by pc.kind, pc.product_id limit 1`,
-    [cmd.clientId, barcode.toUpperCase()],
-  );
   if (!code) {
     throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);
   }
@@ -94,7 +138,7 @@ export async function scanItem(
   // then matches nothing and we choose again from fresh rows.
   for (let round = 0; round < 5; round++) {
     const rows = await tx.execute<CandidateRow[]>(CANDIDATES_SQL, [
-      cmd.clientId, code.sku, wall.warehouseId ?? null, wall.warehouseId ?? null, session.picklistId ?? null, session.picklistId ?? null, wall.id,
+      cmd.clientId, code.sku, wall.warehouseId ?? null, wall.warehouseId ?? null, session.picklist_id, session.picklist_id, wall.id,
     ]);
     const candidates: Candidate[] = rows.map((r) => ({
       orderId: r.order_id,
@@ -106,60 +150,49 @@ export async function scanItem(
       qty: r.qty,
       confirmedQty: r.confirmed_qty,
       pendingQty: r.pending_qty,
+      slot: r.slot_id === null ? null : { id: r.slot_id, crc: r.slot_crc!, position: r.slot_position!, status: 'Sorting' },
     }));
     const order = chooseOrder(candidates);
-    if (!order) throw await noFulfillableOrder(tx, wall, cmd.clientId, code.sku, barcode, session.picklistId ?? null);
+    if (!order) throw await noFulfillableOrder(tx, wall, cmd.clientId, code.sku, barcode, session.picklist_id);
 
-    let slot: ISortBox | null;
-    if (order.slotId !== null) {
-      slot = await tx.findOne(SortBox, { id: order.slotId });
-    } else {
-      const empty = await tx.find(SortBox, { wallId: wall.id, status: 'Empty' }, { orderBy: { position: 'asc' }, limit: 1 });
+    let slot = order.slot;
+    if (!slot) {
+      const empty = await tx.execute<SlotRow[]>(
+        `select id, crc, position, status from sort_box where wall_id = ? and status = 'Empty' order by position limit 1`,
+        [wall.id],
+      );
       slot = chooseSlot(null, empty);
       if (!slot) throw await noEmptySlot(tx, wall);
     }
-    if (!slot) continue;
 
-    const reserved = await tx.execute<{ qty: number; confirmed_qty: number; pending_qty: number }[]>(
-      `update order_item set pending_qty = pending_qty + 1
-        where id = ? and qty > confirmed_qty + pending_qty returning qty, confirmed_qty, pending_qty`,
-      [order.orderItemId],
-    );
-    if (reserved.length === 0) continue;
+    const [line] = await tx.execute<{ qty: number; confirmed_qty: number; pending_qty: number }[]>(RESERVE_SQL, [order.orderItemId]);
+    if (!line) continue;
 
+    let slotStatus = slot.status;
     if (slot.status === 'Empty') {
       const d = decide(slotMachine, slot.status, {}, { type: 'ASSIGN' });
       if (!d.ok) throw new AppError('slot-not-empty', d.detail ?? `Slot ${slot.crc} is not empty.`);
-      slot.status = d.value as ISortBox['status'];
-      slot.orderId = order.orderId;
-      slot.assignedAt = now;
+      slotStatus = d.value as SlotStatus;
     }
-    const item = tx.create(SortBoxItem, {
-      clientId: cmd.clientId,
-      wallId: wall.id,
-      sortBoxId: slot.id,
-      crc: slot.crc,
-      orderId: order.orderId,
-      orderItemId: order.orderItemId,
-      productId: code.product_id,
-      sku: code.sku,
-      barcode,
-      barcodeInputMethod: cmd.barcodeInputMethod,
-      userId: cmd.userId,
-      sessionId: session.id,
-      color: session.color,
-      units: 1,
-      confirmedUnits: 0,
-      status: 'PendingConfirmation',
-      createdAt: now,
-      confirmedAt: null,
-      cancelledAt: null,
-    });
-    await tx.flush();
-    const line = reserved[0];
-    const dto = toItemDto(item, slot, { qty: line.qty, confirmedQty: line.confirmed_qty, pendingQty: line.pending_qty });
+    const expiresAt = new Date(now.getTime() + idleTimeoutMs);
+    const [created] = await tx.execute<{ id: number }[]>(WRITE_SQL, [
+      slotStatus, order.orderId, now, slot.id, slot.status === 'Empty',
+      now, expiresAt, session.id,
+      cmd.clientId, wall.id, slot.id, slot.crc, order.orderId, order.orderItemId, code.product_id, code.sku, barcode,
+      cmd.barcodeInputMethod, cmd.userId, session.id, session.color, now,
+    ]);
+    const dto = toItemDto(
+      {
+        id: created.id, wallId: wall.id, status: 'PendingConfirmation', units: 1, confirmedUnits: 0, orderId: order.orderId,
+        sku: code.sku, barcode, barcodeInputMethod: cmd.barcodeInputMethod, userId: cmd.userId, color: session.color,
+        createdAt: now, confirmedAt: null, cancelledAt: null,
+      },
+      slot,
+      { qty: line.qty, confirmedQty: line.confirmed_qty, pendingQty: line.pending_qty },
+    );
+    const sortBox = { id: slot.id, wallId: wall.id, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId };
     // What the hub needs to light the slot: its crc and position, the sorter's color.
-    emit('sort-box-item.created', { item: dto, sortBox: toSortBoxDto(slot), color: dto.color, colorHex: dto.colorHex });
+    emit('sort-box-item.created', { item: dto, sortBox: { ...sortBox, sorterBarcode: dto.sorterBarcode, shipperBarcode: `B-${slot.crc}` }, color: dto.color, colorHex: dto.colorHex });
     if (cmd.idempotencyKey) {
       tx.create(IdempotencyRecord, {
         clientId: cmd.clientId,
