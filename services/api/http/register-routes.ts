@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
 import { hasAnyRole, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
+import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { RouteDef } from './route';
 import { parseInput } from './validation';
 
@@ -59,8 +60,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           : undefined;
         const em = deps.orm.em.fork();
         if (route.requiresSubscription) {
-          const [settings] = await em.execute<{ sorting_enabled: boolean }[]>('select sorting_enabled from client_settings where client_id = ?', [auth.clientId]);
-          if (settings && !settings.sorting_enabled) {
+          if (!(await sortingAllowed(em, auth.clientId))) {
             throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
           }
         }

@@ -2,6 +2,22 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ClientSettings } from '../../../../shared/db/entities';
 import { loadSettingsForUpdate } from './client-settings';
 
+// Every sorting request checks the subscription; remembering the answer a few seconds saves a query
+// on the scan path. A change made through this process is seen at once, through another within the TTL.
+const GATE_TTL_MS = 5000;
+const gate = new Map<number, { enabled: boolean; until: number }>();
+
+/** The check before every sorting operation (403 subscription-disabled), cached per process. */
+export async function sortingAllowed(em: EntityManager, clientId: number): Promise<boolean> {
+  const hit = gate.get(clientId);
+  if (hit && hit.until > Date.now()) return hit.enabled;
+  const [row] = await em.execute<{ sorting_enabled: boolean }[]>('select sorting_enabled from client_settings where client_id = ?', [clientId]);
+  const enabled = row?.sorting_enabled ?? true;
+  if (gate.size > 10_000) gate.clear();
+  gate.set(clientId, { enabled, until: Date.now() + GATE_TTL_MS });
+  return enabled;
+}
+
 /** GET /subscriptions/sorting: a client without a settings row has the default, enabled. */
 export async function isSortingEnabled(em: EntityManager, clientId: number): Promise<boolean> {
   const settings = await em.findOne(ClientSettings, { clientId });
@@ -10,10 +26,12 @@ export async function isSortingEnabled(em: EntityManager, clientId: number): Pro
 
 /** PUT /admin/subscriptions/sorting: enabling is free; disabling refuses sorting operations (403 subscription-disabled). */
 export async function setSortingEnabled(em: EntityManager, clientId: number, enabled: boolean): Promise<{ enabled: boolean }> {
-  return em.transactional(async (tx) => {
+  const result = await em.transactional(async (tx) => {
     const settings = await loadSettingsForUpdate(tx, clientId);
     settings.sortingEnabled = enabled;
     await tx.flush();
     return { enabled: settings.sortingEnabled };
   });
+  gate.delete(clientId); // after the commit, so no request re-reads the old value into the cache
+  return result;
 }
