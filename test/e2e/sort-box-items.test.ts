@@ -72,6 +72,12 @@ describe('sort box items (contract 7)', () => {
     const reused = await scan(api, a.auth, s.token, 'SKU-B', { 'Idempotency-Key': 'scan-1' });
     expect(reused.status).toBe(409);
     expect(reused.body.code).toBe('idempotency-key-reused');
+    // Keys belong to their sorter: another sorter's 'scan-1' is a new scan.
+    const b = await floor.sorter(2);
+    const { body: sb } = await connect(api, floor, b.auth);
+    const theirs = await scan(api, b.auth, sb.token, 'SKU-A', { 'Idempotency-Key': 'scan-1' });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.id).not.toBe(first.body.id);
   });
 
   it('cancels a pending scan once, gives its unit back and frees a slot left with nothing; PIN enforced server-side', async () => {

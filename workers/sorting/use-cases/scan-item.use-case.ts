@@ -107,8 +107,10 @@ export async function scanItem(
   idleTimeoutMs: number,
 ): Promise<SortBoxItemDto> {
   const requestHash = scanRequestHash(cmd);
-  if (cmd.idempotencyKey) {
-    const prior = await tx.findOne(IdempotencyRecord, { clientId: cmd.clientId, idempotencyKey: cmd.idempotencyKey });
+  // Keys are the sorter's own: two sorters' devices may well both count 1, 2, 3…
+  const idempotencyKey = cmd.idempotencyKey ? `${cmd.userId}:${cmd.idempotencyKey}` : null;
+  if (idempotencyKey) {
+    const prior = await tx.findOne(IdempotencyRecord, { clientId: cmd.clientId, idempotencyKey });
     if (prior) {
       if (prior.operation !== 'item.scan' || prior.requestHash !== requestHash) {
         throw new AppError('idempotency-key-reused', `Idempotency-Key '${cmd.idempotencyKey}' was already used for a different request; use a new key for a new scan.`);
@@ -193,10 +195,10 @@ export async function scanItem(
     const sortBox = { id: slot.id, wallId: wall.id, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId };
     // What the hub needs to light the slot: its crc and position, the sorter's color.
     emit('sort-box-item.created', { item: dto, sortBox: { ...sortBox, sorterBarcode: dto.sorterBarcode, shipperBarcode: `B-${slot.crc}` }, color: dto.color, colorHex: dto.colorHex });
-    if (cmd.idempotencyKey) {
+    if (idempotencyKey) {
       tx.create(IdempotencyRecord, {
         clientId: cmd.clientId,
-        idempotencyKey: cmd.idempotencyKey,
+        idempotencyKey,
         operation: 'item.scan',
         requestHash,
         status: 200,
