@@ -122,6 +122,8 @@ export async function seed(s: BenchSettings): Promise<Seeded> {
     await e.flush();
 
     const floor = await seedFloorWall(orm.em.fork(), clientId, s.qtyPerLine * 1000);
+    // Fresh tables have no statistics; without them the planner picks poor plans a live database would not.
+    await orm.em.fork().execute('analyze');
     return { clientId, walls, sorters, floor };
   } finally {
     await orm.close();

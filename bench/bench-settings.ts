@@ -31,6 +31,8 @@ export interface BenchSettings {
   countQueries: boolean;
   /** Run both services with --cpu-prof (profiles in bench/results/profiles). */
   cpuProf: boolean;
+  /** tsx (as `npm start` does, the default) or node on a tsc build in bench/results/dist (the production shape). */
+  runtime: 'tsx' | 'node';
   resultsDir: string;
 }
 
@@ -56,6 +58,12 @@ function list(name: string, fallback: number[]): number[] {
 
 function flag(name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
+}
+
+function runtime(): 'tsx' | 'node' {
+  const raw = process.env.BENCH_RUNTIME ?? 'tsx';
+  if (raw !== 'tsx' && raw !== 'node') throw new Error(`BENCH_RUNTIME must be tsx or node; got '${raw}'.`);
+  return raw;
 }
 
 function withDatabase(url: string, database: string): string {
@@ -87,6 +95,7 @@ export function loadBenchSettings(): BenchSettings {
     qtyPerLine: 10_000,
     countQueries: flag('BENCH_COUNT_QUERIES'),
     cpuProf: flag('BENCH_CPU_PROF'),
+    runtime: runtime(),
     resultsDir: path.join(root, 'bench', 'results'),
   };
   const maxSorters = settings.walls * settings.sortersPerWall;
@@ -112,5 +121,7 @@ export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
   };
   // One port for everything: a CATALOG_PORT from the caller's shell would start a second server.
   delete env.CATALOG_PORT;
+  // Node flags for the services only (e.g. heap limits), not for the bench process.
+  if (process.env.BENCH_SERVICE_NODE_OPTIONS !== undefined) env.NODE_OPTIONS = process.env.BENCH_SERVICE_NODE_OPTIONS;
   return env;
 }

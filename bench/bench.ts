@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
@@ -6,14 +7,15 @@ import { loadConfig } from '../shared/config/config';
 import { commandWorkersListening, measureQueueRoundTrip } from '../shared/queue/queue-probe';
 import { createRedis } from '../shared/redis/redis';
 import { BENCH_DATABASE, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
-import { CpuMeter } from './cpu-usage';
+import { CpuMeter, cpuMs } from './cpu-usage';
 import { SORTER_PASSWORD, resetDatabase, resetRedis, seed, type Seeded } from './bench-seed';
 import { monotonicUs, printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { BenchHttp } from './http-client';
-import { censusCycle, closedLoop, openLoop, type BenchSorter, type StepFigures } from './load';
+import { closedLoop, openLoop, type BenchSorter, type StepFigures } from './load';
+import { runCensus, type Census } from './query-census';
 import { measurePgFloor } from './pg-floor';
 import { checkTargets, printSummary, toMb, type FloorFigures, type MemoryFigures } from './report';
-import { RssSampler, ServiceProcess, pollUntil } from './service-processes';
+import { RssSampler, ServiceProcess, pollUntil, type ServiceCommand } from './service-processes';
 import { summarize } from './stats';
 
 /*
@@ -54,50 +56,57 @@ async function signInAndConnect(http: BenchHttp, seeded: Seeded): Promise<BenchS
   return sorters;
 }
 
-interface QueryCounts {
-  writtenAt: number;
-  total: number;
-  statements: Record<string, number>;
+/** The API's own view of its memory (prom-client default metrics on /metrics), MB: is the RSS heap or not? */
+async function apiHeap(http: BenchHttp): Promise<Record<string, number> | null> {
+  const res = await http.request('GET', '/metrics', { timeoutMs: 5000 });
+  if (res.status !== 200 || typeof res.body !== 'string') return null;
+  const text = res.body;
+  const read = (metric: string) => {
+    const m = new RegExp(`^${metric}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text);
+    return m ? Math.round((Number(m[1]) / 2 ** 20) * 10) / 10 : NaN;
+  };
+  return {
+    heapUsed: read('nodejs_heap_size_used_bytes'),
+    heapTotal: read('nodejs_heap_size_total_bytes'),
+    external: read('nodejs_external_memory_bytes'),
+    rss: read('process_resident_memory_bytes'),
+  };
 }
 
-/** Asks a service's query counter (bench/query-counter.cjs) for its totals and waits for them. */
-async function readQueryCounts(dir: string, pid: number | undefined): Promise<QueryCounts> {
-  if (!pid) throw new Error('no process to count the queries of');
-  const file = path.join(dir, `queries-${pid}.json`);
-  const asked = Date.now();
-  process.kill(pid, 'SIGUSR2');
-  return pollUntil(
-    `the query counts of process ${pid}`,
-    async () => {
-      if (!existsSync(file)) return undefined;
-      const counts = JSON.parse(readFileSync(file, 'utf8')) as QueryCounts;
-      return counts.writtenAt >= asked ? counts : undefined;
-    },
-    { timeoutMs: 10_000, intervalMs: 20 },
-  );
-}
-
-function perCommand(before: QueryCounts, after: QueryCounts, n: number): { total: number; statements: Record<string, number> } {
-  const statements: Record<string, number> = {};
-  for (const [text, count] of Object.entries(after.statements)) {
-    const d = count - (before.statements[text] ?? 0);
-    if (d > 0) statements[text] = Math.round((d / n) * 100) / 100;
-  }
-  return { total: Math.round(((after.total - before.total) / n) * 100) / 100, statements };
-}
-
-async function serverVersions(s: BenchSettings): Promise<{ postgres: string; redis: string }> {
+async function serverVersions(s: BenchSettings): Promise<{ postgres: string; redis: string; redisPid: number | undefined }> {
   const pg = new PgClient({ connectionString: s.databaseUrl });
   await pg.connect();
   const redis = createRedis(s.redisUrl);
   try {
     const { rows } = await pg.query<{ server_version: string }>('show server_version');
     const info = await redis.info('server');
-    return { postgres: rows[0].server_version, redis: /redis_version:(\S+)/.exec(info)?.[1] ?? '?' };
+    const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+    return { postgres: rows[0].server_version, redis: /redis_version:(\S+)/.exec(info)?.[1] ?? '?', redisPid: Number.isInteger(pid) ? pid : undefined };
   } finally {
     await pg.end();
     redis.disconnect();
   }
+}
+
+/**
+ * How to start a service: `tsx <script.ts>` as the brief and `npm start` do, or `node <script.js>` on a
+ * tsc build (BENCH_RUNTIME=node), which is what a production image runs: no TypeScript loader in memory.
+ */
+function serviceCommand(s: BenchSettings, script: string, args: string[], nodeArgs: string[]): ServiceCommand {
+  if (s.runtime === 'tsx') return { command: path.join(s.root, 'node_modules/.bin/tsx'), args: [...nodeArgs, script, ...args], wrapped: true };
+  const built = path.join(s.resultsDir, 'dist', script.replace(/\.ts$/, '.js'));
+  return { command: process.execPath, args: [...nodeArgs, built, ...args], wrapped: false };
+}
+
+/** tsc -p tsconfig.build.json into bench/results/dist; type errors in files others are editing do not stop the emit. */
+function buildServices(s: BenchSettings): void {
+  const outDir = path.join(s.resultsDir, 'dist');
+  rmSync(outDir, { recursive: true, force: true });
+  const run = spawnSync(path.join(s.root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: s.root, encoding: 'utf8' });
+  for (const script of ['services/api/main.js', 'workers/main.js']) {
+    if (!existsSync(path.join(outDir, script))) throw new Error(`the build produced no ${script}:\n${run.stdout}${run.stderr}`);
+  }
+  if (run.status !== 0) say(`[setup] tsc reported errors (built anyway):\n${run.stdout.split('\n').slice(0, 5).join('\n')}`);
 }
 
 async function main(): Promise<void> {
@@ -120,7 +129,7 @@ async function main(): Promise<void> {
   const sampler = new RssSampler(() => [
     { name: 'api', pid: api?.nodePid() },
     { name: 'worker', pid: worker?.nodePid() },
-    { name: 'api-wrapper', pid: api?.running ? api.proc.pid : undefined },
+    { name: 'api-wrapper', pid: api?.wrapperPid() },
   ]);
   let stopping: Promise<void> | undefined;
   const stopServices = () =>
@@ -162,10 +171,14 @@ async function main(): Promise<void> {
       env.BENCH_QUERY_COUNT_DIR = queryDir;
     }
     if (s.cpuProf) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profileDir);
-    say(`[setup] starting the API on port ${s.port} and the sorting worker${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ''}`);
-    api = new ServiceProcess('api', s.root, ['services/api/main.ts'], env, path.join(s.resultsDir, 'api.log'), nodeArgs);
+    if (s.runtime === 'node') {
+      say('[setup] building the services with tsc into bench/results/dist (BENCH_RUNTIME=node)');
+      buildServices(s);
+    }
+    say(`[setup] starting the API on port ${s.port} and the sorting worker with ${s.runtime}${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ''}`);
+    api = new ServiceProcess('api', s.root, serviceCommand(s, 'services/api/main.ts', [], nodeArgs), env, path.join(s.resultsDir, 'api.log'));
     services.push(api);
-    worker = new ServiceProcess('worker', s.root, ['workers/main.ts', 'sorting'], env, path.join(s.resultsDir, 'worker.log'), nodeArgs);
+    worker = new ServiceProcess('worker', s.root, serviceCommand(s, 'workers/main.ts', ['sorting'], nodeArgs), env, path.join(s.resultsDir, 'worker.log'));
     services.push(worker);
     const startedAt = Date.now();
     const apiRef = api;
@@ -186,10 +199,28 @@ async function main(): Promise<void> {
     say(`[setup] ${sorters.length} sorters signed in and connected to their walls`);
 
     say(`[floor] bare PostgreSQL: ${s.floorN} scan-shaped transactions, one after the other`);
-    const pgFloor = summarize(await measurePgFloor(s.databaseUrl, seeded.floor, s.floorN));
+    const pgRun = await measurePgFloor(s.databaseUrl, seeded.floor, s.floorN);
+    const pgFloor = summarize(pgRun.samples);
+    say(`[floor] bare PostgreSQL, prepared statements: ${s.floorN} transactions (what skipping parse and plan would save)`);
+    const preparedRun = await measurePgFloor(s.databaseUrl, seeded.floor, s.floorN, { prepared: true });
     say(`[floor] bare queue: ${s.queueN} add → reply round trips, one after the other`);
+    const redisBefore = cpuMs(versions.redisPid);
+    const benchBefore = process.cpuUsage();
     const queueFloor = summarize((await measureQueueRoundTrip({ redisUrl: s.redisUrl, prefix: s.queuePrefix }, s.queueN)).samples);
-    const floor: FloorFigures = { pg: pgFloor, queue: queueFloor, p50Sum: Math.round((pgFloor.p50 + queueFloor.p50) * 100) / 100 };
+    const benchCpu = process.cpuUsage(benchBefore);
+    const redisCpu = (cpuMs(versions.redisPid) ?? NaN) - (redisBefore ?? NaN);
+    const floor: FloorFigures = {
+      pg: pgFloor,
+      queue: queueFloor,
+      p50Sum: Math.round((pgFloor.p50 + queueFloor.p50) * 100) / 100,
+      pgPrepared: summarize(preparedRun.samples),
+      cpuMs: {
+        pgTransaction: pgRun.cpuPerTxMs,
+        pgTransactionPrepared: preparedRun.cpuPerTxMs,
+        // Producer, worker and subscriber all run in this process during the probe.
+        queueRoundTrip: { redis: Math.round((redisCpu / s.queueN) * 1000) / 1000, client: Math.round(((benchCpu.user + benchCpu.system) / 1000 / s.queueN) * 1000) / 1000 },
+      },
+    };
     say(`[floor] PG p50 ${pgFloor.p50} ms · queue p50 ${queueFloor.p50} ms`);
 
     if (s.warmupSeconds > 0) {
@@ -197,35 +228,11 @@ async function main(): Promise<void> {
       await closedLoop(http, sorters, s.warmupSeconds * 1000, 'warm-up');
     }
 
-    let census: Record<string, unknown> | undefined;
-    if (s.countQueries) {
-      const n = 50;
-      say(`[census] counting statements: ${n} scans, then their confirms, by one sorter`);
-      const pids = { api: api.nodePid(), worker: worker.nodePid() };
-      const read = async () => ({ api: await readQueryCounts(queryDir, pids.api), worker: await readQueryCounts(queryDir, pids.worker) });
-      const before = await read();
-      let mid = before;
-      const done = await censusCycle(http, sorters[0], n, async () => {
-        mid = await read();
-      });
-      const after = await read();
-      census = {
-        scans: done.scans,
-        confirms: done.confirms,
-        perScan: { api: perCommand(before.api, mid.api, done.scans), worker: perCommand(before.worker, mid.worker, done.scans) },
-        perConfirm: { api: perCommand(mid.api, after.api, done.confirms), worker: perCommand(mid.worker, after.worker, done.confirms) },
-      };
-      const ps = census.perScan as Record<string, { total: number }>;
-      const pc = census.perConfirm as Record<string, { total: number }>;
-      say(`[census] statements per scan: API ${ps.api.total}, worker ${ps.worker.total} · per confirm: API ${pc.api.total}, worker ${pc.worker.total}`);
-      for (const [label, per] of [['scan', census.perScan], ['confirm', census.perConfirm]] as const) {
-        for (const [role, counts] of Object.entries(per as Record<string, { statements: Record<string, number> }>)) {
-          for (const [text, count] of Object.entries(counts.statements)) say(`  ${label} ${role.padEnd(6)} ${String(count).padStart(5)} × ${text.slice(0, 120)}`);
-        }
-      }
-    }
+    let census: Census | undefined;
+    if (s.countQueries) census = await runCensus(http, sorters[0], queryDir, { api: api.nodePid(), worker: worker.nodePid() }, say);
 
-    const meter = new CpuMeter(s.databaseUrl, BENCH_DATABASE, () => ({ api: api?.nodePid(), worker: worker?.nodePid() }));
+    // Redis is shared with whatever else runs (its CPU is only a bound); bench = this load generator.
+    const meter = new CpuMeter(s.databaseUrl, BENCH_DATABASE, () => ({ api: api?.nodePid(), worker: worker?.nodePid(), redis: versions.redisPid, bench: process.pid }));
     const steps: StepFigures[] = [];
     const durationMs = s.seconds * 1000;
     const plan = [
@@ -237,10 +244,18 @@ async function main(): Promise<void> {
       if (!api.running || !worker.running) throw new Error(`a service stopped during the run:\n${(api.running ? worker : api).lastLines()}`);
       say(`[step ${i + 1}/${plan.length}] ${step.name}, ${s.seconds} s`);
       const cpuBefore = await meter.snapshot();
+      sampler.resetStep();
       const run = await step.run();
+      sampler.sample();
       const totalMs = CpuMeter.used(cpuBefore, await meter.snapshot());
       const perScanMs = Object.fromEntries(Object.entries(totalMs).map(([k, v]) => [k, run.scan.ok ? Math.round((v / run.scan.ok) * 100) / 100 : NaN]));
-      const figures: StepFigures = { ...run, loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100, cpu: { totalMs, perScanMs } };
+      const figures: StepFigures = {
+        ...run,
+        loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
+        cpu: { totalMs, perScanMs },
+        rssPeakMb: { api: toMb(sampler.stepPeak.get('api')), worker: toMb(sampler.stepPeak.get('worker')) },
+        apiMemoryAtEndMb: await apiHeap(http),
+      };
       steps.push(figures);
       say(
         `[step ${i + 1}/${plan.length}] ${step.name}: scans ${figures.scan.throughput}/s p50 ${figures.scan.latency.p50} p99 ${figures.scan.latency.p99} ms · confirms ${figures.confirm.throughput}/s p99 ${figures.confirm.latency.p99} ms · errors ${JSON.stringify({ ...figures.scan.errors, ...figures.confirm.errors })} · CPU ms per scan+confirm ${JSON.stringify(perScanMs)}`,
@@ -275,7 +290,15 @@ async function main(): Promise<void> {
     printSummary(floor, steps, memory, targets);
     const results = {
       generatedAt: new Date().toISOString(),
-      machine: { loadAvgAtEnd: os.loadavg().map((v) => Math.round(v * 100) / 100), cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, ...versions },
+      machine: {
+        loadAvgAtEnd: os.loadavg().map((v) => Math.round(v * 100) / 100),
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model,
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        postgres: versions.postgres,
+        redis: versions.redis,
+      },
       settings: {
         seconds: s.seconds,
         warmupSeconds: s.warmupSeconds,
@@ -291,6 +314,8 @@ async function main(): Promise<void> {
         databasePoolMax: config.DATABASE_POOL_MAX,
         countQueries: s.countQueries,
         cpuProf: s.cpuProf,
+        runtime: s.runtime,
+        serviceNodeOptions: process.env.BENCH_SERVICE_NODE_OPTIONS ?? null,
       },
       floor,
       steps,

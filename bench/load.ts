@@ -40,6 +40,10 @@ export interface StepFigures {
    * with its confirm): what a scan costs whatever else runs on the machine.
    */
   cpu?: { totalMs: Record<string, number>; perScanMs: Record<string, number> };
+  /** Peak resident memory during the step, MB (set by bench.ts). */
+  rssPeakMb?: { api: number | null; worker: number | null };
+  /** The API's heap and RSS by its own /metrics at the end of the step, MB (set by bench.ts). */
+  apiMemoryAtEndMb?: Record<string, number> | null;
 }
 
 class Recorder {

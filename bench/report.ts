@@ -6,6 +6,14 @@ export interface FloorFigures {
   queue: LatencySummary;
   /** pg.p50 + queue.p50: what a scan through this design cannot beat. */
   p50Sum: number;
+  /** The same PG transaction with named (prepared) statements: not part of the floor, a what-if. */
+  pgPrepared: LatencySummary;
+  /** CPU ms per floor operation: what the same work costs without the service's layers. */
+  cpuMs: {
+    pgTransaction: { postgres: number; client: number };
+    pgTransactionPrepared: { postgres: number; client: number };
+    queueRoundTrip: { redis: number; client: number };
+  };
 }
 
 export interface TargetCheck {
@@ -69,6 +77,11 @@ export function printSummary(floor: FloorFigures, steps: StepFigures[], memory: 
   console.log(`  bare PG scan-shaped transaction   p50 ${f(floor.pg.p50)}  p95 ${f(floor.pg.p95)}  p99 ${f(floor.pg.p99)} ms  (n=${floor.pg.n})`);
   console.log(`  bare BullMQ add → reply           p50 ${f(floor.queue.p50)}  p95 ${f(floor.queue.p95)}  p99 ${f(floor.queue.p99)} ms  (n=${floor.queue.n})`);
   console.log(`  floor p50 (sum)                   ${f(floor.p50Sum)} ms`);
+  console.log(`  (what-if) PG, prepared statements p50 ${f(floor.pgPrepared.p50)}  p95 ${f(floor.pgPrepared.p95)}  p99 ${f(floor.pgPrepared.p99)} ms`);
+  const c = floor.cpuMs;
+  console.log(
+    `  CPU per operation: PG transaction ${c.pgTransaction.postgres} ms in PostgreSQL + ${c.pgTransaction.client} ms in node-postgres (prepared: ${c.pgTransactionPrepared.postgres} + ${c.pgTransactionPrepared.client}); queue round trip ${c.queueRoundTrip.redis} ms in Redis + ${c.queueRoundTrip.client} ms in BullMQ/ioredis`,
+  );
 
   const header = `${'step'.padEnd(12)}${'sorters'.padStart(8)}${'offered'.padStart(8)} │${'scans/s'.padStart(9)}${'p50'.padStart(7)}${'p95'.padStart(7)}${'p99'.padStart(7)}${'p99*'.padStart(7)} │${'conf/s'.padStart(8)}${'p50'.padStart(7)}${'p95'.padStart(7)}${'p99'.padStart(7)} │${'load'.padStart(6)} │ errors`;
   console.log(`\n${header}\n${'─'.repeat(header.length + 10)}`);
@@ -79,12 +92,12 @@ export function printSummary(floor: FloorFigures, steps: StepFigures[], memory: 
     );
   }
   console.log('  (ms; p99* = scan p99 over every answer, failures included; open-loop scan latency counts from the planned send time;\n   load = the machine’s 1-minute load average at the end of the step)');
-  console.log('\nCPU time per scan (with its confirm), ms:');
+  console.log('\nCPU time per scan (with its confirm), ms, and memory per step:');
   for (const st of steps) {
     if (!st.cpu) continue;
     const per = Object.entries(st.cpu.perScanMs).map(([k, v]) => `${k} ${f(v)}`).join(' · ');
-    const cores = Object.values(st.cpu.totalMs).reduce((a, b) => a + b, 0) / 1000 / st.seconds;
-    console.log(`  ${st.step.padEnd(12)} ${per} · ${cores.toFixed(2)} cores busy`);
+    const cores = Object.entries(st.cpu.totalMs).reduce((a, [k, v]) => a + (k === 'bench' ? 0 : v), 0) / 1000 / st.seconds;
+    console.log(`  ${st.step.padEnd(12)} ${per} · service ${cores.toFixed(2)} cores busy · RSS peak API ${st.rssPeakMb?.api ?? '-'} MB (heap ${st.apiMemoryAtEndMb?.heapUsed ?? '-'} used of ${st.apiMemoryAtEndMb?.heapTotal ?? '-'} at the end), worker ${st.rssPeakMb?.worker ?? '-'} MB`);
   }
   console.log(
     `\nMemory (VmRSS peak / end): API ${memory.apiPeakMb ?? '-'} / ${memory.apiEndMb ?? '-'} MB · worker ${memory.workerPeakMb ?? '-'} / ${memory.workerEndMb ?? '-'} MB · tsx wrapper ${memory.wrapperPeakMb ?? '-'} MB`,

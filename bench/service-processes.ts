@@ -1,10 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
-import path from 'node:path';
+
+export interface ServiceCommand {
+  /** The executable: node_modules/.bin/tsx, or node for a built service. */
+  command: string;
+  /** Node flags, then the script and its arguments. */
+  args: string[];
+  /** True for tsx, which runs the script in a child node process of its own. */
+  wrapped: boolean;
+}
 
 /**
- * One service started as `tsx <script>`. tsx runs the script in a child node process of its own,
- * so `nodePid` (the process that serves) differs from the wrapper's pid; memory is read from it.
+ * One service process. Under tsx the script runs in a child node process of the tsx wrapper, so
+ * `nodePid` (the process that serves) differs from the wrapper's pid; memory and CPU are read from it.
  */
 export class ServiceProcess {
   readonly proc: ChildProcess;
@@ -18,13 +26,12 @@ export class ServiceProcess {
   constructor(
     readonly name: string,
     root: string,
-    args: string[],
+    private readonly cmd: ServiceCommand,
     env: NodeJS.ProcessEnv,
     logFile: string,
-    nodeArgs: string[] = [],
   ) {
     this.log = createWriteStream(logFile, { flags: 'w' });
-    this.proc = spawn(path.join(root, 'node_modules/.bin/tsx'), [...nodeArgs, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(cmd.command, cmd.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => {
       this.proc.once('exit', (code, signal) => {
         this.exitCode = code ?? (signal ? -1 : null);
@@ -61,16 +68,21 @@ export class ServiceProcess {
     return this.tail.join('\n');
   }
 
-  /** The node process tsx started (its only child); undefined until it exists. */
+  /** The node process that serves: the process itself, or under tsx its only child (undefined until it exists). */
   nodePid(): number | undefined {
     const pid = this.proc.pid;
-    if (!pid) return undefined;
+    if (!pid || !this.cmd.wrapped) return pid;
     try {
       const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
       return children[0];
     } catch {
       return undefined;
     }
+  }
+
+  /** The tsx wrapper's pid, if any. */
+  wrapperPid(): number | undefined {
+    return this.cmd.wrapped && this.running ? this.proc.pid : undefined;
   }
 
   /** SIGTERM (tsx relays it; the service shuts down in order), then SIGKILL both after graceMs. */
@@ -119,6 +131,8 @@ export function residentBytes(pid: number | undefined): number | undefined {
 export class RssSampler {
   private timer: NodeJS.Timeout | undefined;
   readonly peak = new Map<string, number>();
+  /** Peak since the last resetStep(). */
+  readonly stepPeak = new Map<string, number>();
   readonly last = new Map<string, number>();
 
   constructor(private readonly targets: () => { name: string; pid: number | undefined }[]) {}
@@ -134,7 +148,13 @@ export class RssSampler {
       if (rss === undefined) continue;
       this.last.set(name, rss);
       if (rss > (this.peak.get(name) ?? 0)) this.peak.set(name, rss);
+      if (rss > (this.stepPeak.get(name) ?? 0)) this.stepPeak.set(name, rss);
     }
+  }
+
+  resetStep(): void {
+    this.stepPeak.clear();
+    this.sample();
   }
 
   stop(): void {

@@ -6,6 +6,7 @@ import type { Orm } from '../../shared/db/orm';
 import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-job';
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
+import { PreparedSql, runPrepared } from './prepared-sql';
 
 /** The wall as a command sees it: read under its row lock. */
 export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
@@ -38,20 +39,20 @@ function isRetryable(err: unknown): boolean {
 // Locks the wall and, in the same round trip, looks for this command's earlier answer: a job handed
 // out again while its first run is still going waits on the lock for that run to commit, then finds
 // the answer instead of applying twice.
-const LOCK_WALL_SQL = `
+const LOCK_WALL_SQL = new PreparedSql('lock-wall', `
 select w.id, w.client_id, w.name, w.is_active, w.max_sorters, w.warehouse_id, w.workflow,
        (select ac.result from applied_command ac where ac.command_id = ?) as prior
-  from wall w where w.id = ? and w.client_id = ? for update of w`;
+  from wall w where w.id = ? and w.client_id = ? for update of w`);
 
 // The outbox events and the applied-command record, in one statement.
-const RECORD_SQL = `
+const RECORD_SQL = new PreparedSql('record-command', `
 with events as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
   select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
     from jsonb_to_recordset(?::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)
   returning 1)
 insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`;
+values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`);
 
 interface WallRow {
   id: number;
@@ -80,7 +81,7 @@ export async function runWallCommand<N extends CommandName>(
   for (let attempt = 1; ; attempt++) {
     try {
       const value = await em.fork().transactional(async (tx) => {
-        const [row] = await tx.execute<WallRow[]>(LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
+        const [row] = await runPrepared<WallRow>(tx, LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
         if (!row) throw notFound(`Wall ${target.wallId}`);
         if (row.prior !== null && row.prior !== undefined) return row.prior as CommandResults[N];
         const wall: LockedWall = {
@@ -100,7 +101,7 @@ export async function runWallCommand<N extends CommandName>(
         const result = await useCase({ tx, wall, now, emit });
         // Entities the use-case changed through the ORM are written first; then the record.
         await tx.flush();
-        await tx.execute(RECORD_SQL, [
+        await runPrepared(tx, RECORD_SQL, [
           JSON.stringify(events),
           job.commandId, target.clientId, target.wallId, name, job.partition, job.jobId, JSON.stringify(result ?? null), now,
         ]);

@@ -8,7 +8,7 @@ import type { RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam, queryBool } from '../http/validation';
 import { assertPin } from '../use-cases/security/assert-pin.use-case';
-import { wallOfItem, wallOfSession, wallOfSlot } from '../use-cases/sorting/wall-resolver';
+import { rememberItemWall, wallOfItem, wallOfSession, wallOfSlot } from '../use-cases/sorting/wall-resolver';
 
 const itemParams = z.object({ id: idParam.describe('Sort box item id') });
 const COMMAND_ERRORS = ['service-unavailable', 'command-timeout'];
@@ -52,7 +52,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       }
       if (body.barcodeInputMethod === 'KeyedIn') await assertPin(em, deps, auth, pinHeader(req));
       const wallId = await wallOfSession(em, auth.clientId, body.sessionToken);
-      return deps.commands.execute('item.scan', {
+      const item = await deps.commands.execute('item.scan', {
         clientId: auth.clientId,
         wallId,
         userId: auth.employeeId,
@@ -62,6 +62,8 @@ export const sortBoxItemsRoutes: RouteDef[] = [
         barcodeInputMethod: body.barcodeInputMethod,
         idempotencyKey: key ?? null,
       });
+      rememberItemWall(auth.clientId, item.id, wallId);
+      return item;
     },
   }),
   defineRoute({

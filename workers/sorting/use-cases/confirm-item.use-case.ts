@@ -10,6 +10,7 @@ import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto } from '../../../shared/dto/sorting.mappers';
 import { isManager } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
+import { PreparedSql, runPrepared } from '../prepared-sql';
 
 interface ItemRow {
   id: number;
@@ -38,7 +39,7 @@ interface ItemRow {
 }
 
 // The item, its slot and its order line, the line locked: another wall's scan may reserve from it.
-const ITEM_SQL = `
+const ITEM_SQL = new PreparedSql('confirm-item', `
 select i.id, i.wall_id, i.status, i.units, i.confirmed_units, i.order_id, i.order_item_id, i.sku, i.barcode,
        i.barcode_input_method, i.user_id, i.color, i.created_at, i.confirmed_at, i.cancelled_at, i.crc as item_crc,
        sb.id as slot_id, sb.crc, sb.position, sb.status as slot_status, oi.qty, oi.confirmed_qty, oi.pending_qty
@@ -46,11 +47,11 @@ select i.id, i.wall_id, i.status, i.units, i.confirmed_units, i.order_id, i.orde
   join order_item oi on oi.id = i.order_item_id
   left join sort_box sb on sb.id = i.sort_box_id
  where i.id = ? and i.client_id = ? and i.wall_id = ?
-   for update of oi`;
+   for update of oi`);
 
 // The confirmation's writes in one statement; answers the line's new figures and whether any line
 // of the order still waits for units.
-const CONFIRM_SQL = `
+const CONFIRM_SQL = new PreparedSql('confirm-write', `
 with item as (
   update sort_box_item set status = 'Confirmed', confirmed_units = ?, confirmed_at = ? where id = ? returning 1
 ), line as (
@@ -62,7 +63,9 @@ with item as (
 select line.qty, line.confirmed_qty, line.pending_qty,
        line.confirmed_qty < line.qty
        or exists (select 1 from order_item o where o.client_id = ? and o.order_id = ? and o.id <> ? and o.confirmed_qty < o.qty) as order_open
-  from line`;
+  from line`);
+
+const COMPLETE_SLOT_SQL = new PreparedSql('confirm-complete-slot', 'update sort_box set status = ? where id = ?');
 
 /** Checks the scanned slot barcode, if one was sent, against the item's own slot. */
 function assertRightSlot(barcode: string | null, slot: { crc: string; position: number }): void {
@@ -101,7 +104,7 @@ function refusal(code: string, row: ItemRow, units: number, remainingUnits: numb
  * With the scan, the floor's busiest command: plain SQL, three round trips.
  */
 export async function confirmItem({ tx, now, emit }: WallCommandContext, cmd: CommandPayloads['item.confirm'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
-  const [row] = await tx.execute<ItemRow[]>(ITEM_SQL, [cmd.itemId, cmd.clientId, cmd.wallId]);
+  const [row] = await runPrepared<ItemRow>(tx, ITEM_SQL, [cmd.itemId, cmd.clientId, cmd.wallId]);
   if (!row) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
   if (row.user_id !== cmd.userId && !isManager(cmd.roles)) {
     throw new AppError('forbidden', `Sort box item ${cmd.itemId} was scanned by another sorter; only they or a Manager may change it.`);
@@ -116,7 +119,7 @@ export async function confirmItem({ tx, now, emit }: WallCommandContext, cmd: Co
   const d = decide(sortBoxItemMachine, row.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits });
   if (!d.ok) throw refusal(d.code, row, cmd.units, remainingUnits, d.detail);
 
-  const [after] = await tx.execute<{ qty: number; confirmed_qty: number; pending_qty: number; order_open: boolean }[]>(CONFIRM_SQL, [
+  const [after] = await runPrepared<{ qty: number; confirmed_qty: number; pending_qty: number; order_open: boolean }>(tx, CONFIRM_SQL, [
     cmd.units, now, row.id,
     cmd.units, row.units, row.order_item_id,
     now, new Date(now.getTime() + idleTimeoutMs), cmd.wallId, cmd.userId,
@@ -134,7 +137,7 @@ export async function confirmItem({ tx, now, emit }: WallCommandContext, cmd: Co
   if (!after.order_open && slot.status === 'Sorting') {
     const s = decide(slotMachine, slot.status, {}, { type: 'COMPLETE' });
     if (s.ok) {
-      await tx.execute('update sort_box set status = ? where id = ?', [s.value, slot.id]);
+      await runPrepared(tx, COMPLETE_SLOT_SQL, [s.value, slot.id]);
       slot.status = s.value as SlotStatus;
       for (const e of s.emits) emit(e, { sortBox: sortBox(), orderId: row.order_id });
     }

@@ -11,6 +11,7 @@ import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto } from '../../../shared/dto/sorting.mappers';
 import { assertSessionActive } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
+import { PreparedSql, runPrepared } from '../prepared-sql';
 
 interface CandidateRow {
   order_item_id: number;
@@ -51,7 +52,7 @@ const CANDIDATE_LIMIT = 20;
  * Lines of the sku that still need units, of unshipped, non-drop-ship orders of the wall's
  * warehouse (and the session's picklist), that are in no slot or in a slot of this wall.
  */
-const CANDIDATES_SQL = `
+const CANDIDATES_SQL = new PreparedSql('scan-candidates', `
 select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qty, oi.confirmed_qty, oi.pending_qty,
        sb.id as slot_id, sb.crc as slot_crc, sb.position as slot_position
   from order_item oi
@@ -64,28 +65,33 @@ select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qt
                                    where po.client_id = o.client_id and po.picklist_id = ?::int and po.order_id = o.id))
    and (sb.id is null or (sb.wall_id = ? and sb.status = 'Sorting'))
  order by (sb.id is not null) desc, o.priority_rank desc, o.order_date asc, o.id asc
- limit ${CANDIDATE_LIMIT}`;
+ limit ${CANDIDATE_LIMIT}`);
 
 export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
-const SESSION_SQL = `
+const SESSION_SQL = new PreparedSql('scan-session', `
 select id, user_id, picklist_id, color, status, end_reason, ended_at
-  from sorter_session where token = ? and client_id = ? and wall_id = ?`;
+  from sorter_session where token = ? and client_id = ? and wall_id = ?`);
 
-const PRODUCT_SQL = `
+const PRODUCT_SQL = new PreparedSql('scan-product', `
 select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
- where pc.client_id = ? and pc.code = ? order by pc.kind, pc.product_id limit 1`;
+ where pc.client_id = ? and pc.code = ? order by pc.kind, pc.product_id limit 1`);
+
+const EMPTY_SLOT_SQL = new PreparedSql(
+  'scan-empty-slot',
+  `select id, crc, position, status from sort_box where wall_id = ? and status = 'Empty' order by position limit 1`,
+);
 
 // Reserves one unit; matches nothing if another wall took the last one since the candidates were read.
-const RESERVE_SQL = `
+const RESERVE_SQL = new PreparedSql('scan-reserve', `
 update order_item set pending_qty = pending_qty + 1
- where id = ? and qty > confirmed_qty + pending_qty returning qty, confirmed_qty, pending_qty`;
+ where id = ? and qty > confirmed_qty + pending_qty returning qty, confirmed_qty, pending_qty`);
 
 // The scan's writes in one statement: the slot takes the order (when it was Empty), the session
 // records activity, the item is created.
-const WRITE_SQL = `
+const WRITE_SQL = new PreparedSql('scan-write', `
 with slot as (
   update sort_box set status = ?, order_id = ?, assigned_at = ? where id = ? and ?::boolean returning 1
 ), session as (
@@ -94,7 +100,7 @@ with slot as (
 insert into sort_box_item (client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
                            barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
 values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, 'PendingConfirmation', ?)
-returning id`;
+returning id`);
 
 /**
  * POST /sort-box-items (contract 7): resolve the barcode to a product, choose the order, choose the
@@ -121,8 +127,8 @@ export async function scanItem(
 
   const barcode = cmd.barcode.trim();
   const [[session], [code]] = await Promise.all([
-    tx.execute<SessionRow[]>(SESSION_SQL, [cmd.sessionToken, cmd.clientId, wall.id]),
-    tx.execute<{ product_id: number; sku: string }[]>(PRODUCT_SQL, [cmd.clientId, barcode.toUpperCase()]),
+    runPrepared<SessionRow>(tx, SESSION_SQL, [cmd.sessionToken, cmd.clientId, wall.id]),
+    runPrepared<{ product_id: number; sku: string }>(tx, PRODUCT_SQL, [cmd.clientId, barcode.toUpperCase()]),
   ]);
   if (!session) throw new AppError('not-found', 'This session token is not known on this wall; connect to the wall again.');
   if (session.user_id !== cmd.userId) {
@@ -139,7 +145,7 @@ export async function scanItem(
   // Another wall may reserve the same line between our read and our update; the guarded update
   // then matches nothing and we choose again from fresh rows.
   for (let round = 0; round < 5; round++) {
-    const rows = await tx.execute<CandidateRow[]>(CANDIDATES_SQL, [
+    const rows = await runPrepared<CandidateRow>(tx, CANDIDATES_SQL, [
       cmd.clientId, code.sku, wall.warehouseId ?? null, wall.warehouseId ?? null, session.picklist_id, session.picklist_id, wall.id,
     ]);
     const candidates: Candidate[] = rows.map((r) => ({
@@ -159,15 +165,12 @@ export async function scanItem(
 
     let slot = order.slot;
     if (!slot) {
-      const empty = await tx.execute<SlotRow[]>(
-        `select id, crc, position, status from sort_box where wall_id = ? and status = 'Empty' order by position limit 1`,
-        [wall.id],
-      );
+      const empty = await runPrepared<SlotRow>(tx, EMPTY_SLOT_SQL, [wall.id]);
       slot = chooseSlot(null, empty);
       if (!slot) throw await noEmptySlot(tx, wall);
     }
 
-    const [line] = await tx.execute<{ qty: number; confirmed_qty: number; pending_qty: number }[]>(RESERVE_SQL, [order.orderItemId]);
+    const [line] = await runPrepared<{ qty: number; confirmed_qty: number; pending_qty: number }>(tx, RESERVE_SQL, [order.orderItemId]);
     if (!line) continue;
 
     let slotStatus = slot.status;
@@ -177,7 +180,7 @@ export async function scanItem(
       slotStatus = d.value as SlotStatus;
     }
     const expiresAt = new Date(now.getTime() + idleTimeoutMs);
-    const [created] = await tx.execute<{ id: number }[]>(WRITE_SQL, [
+    const [created] = await runPrepared<{ id: number }>(tx, WRITE_SQL, [
       slotStatus, order.orderId, now, slot.id, slot.status === 'Empty',
       now, expiresAt, session.id,
       cmd.clientId, wall.id, slot.id, slot.crc, order.orderId, order.orderItemId, code.product_id, code.sku, barcode,

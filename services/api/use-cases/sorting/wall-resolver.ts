@@ -30,6 +30,11 @@ export async function wallOfSession(em: EntityManager, clientId: number, token: 
   return row.wall_id;
 }
 
+/** A scan's answer names its new item: its confirm then needs no lookup. */
+export function rememberItemWall(clientId: number, itemId: number, wallId: number): void {
+  byItem.set(`${clientId}:${itemId}`, wallId);
+}
+
 export async function wallOfItem(em: EntityManager, clientId: number, itemId: number): Promise<number> {
   const key = `${clientId}:${itemId}`;
   const cached = byItem.get(key);
