@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Express, Router } from 'express';
+import express, { type Express, type RequestHandler, Router } from 'express';
 import pinoHttp from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { ApiDeps } from './api-deps';
@@ -37,22 +37,28 @@ function baseApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
-  app.use(
-    pinoHttp({
-      logger: deps.log,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  const requestId: RequestHandler = (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
+    (req as { id?: string }).id = id;
+    res.setHeader('X-Request-Id', id);
+    next();
+  };
+  app.use(requestId);
+  // A logger per request costs CPU on every scan; it is only worth it when requests are logged.
+  if (deps.log.isLevelEnabled('info')) {
+    app.use(
+      pinoHttp({
+        logger: deps.log,
+        genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
+        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+        serializers: {
+          req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+          res: (res) => ({ statusCode: res.statusCode }),
+        },
+      }),
+    );
+  }
   app.use(httpMetrics);
   app.use(express.json({ type: JSON_TYPES, limit: '10mb', strict: false }));
   return app;

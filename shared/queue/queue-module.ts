@@ -14,6 +14,8 @@ export interface QueueSettings {
   prefix: string;
   partitions: number;
   commandTimeoutMs: number;
+  /** Commands one API process waits for at most; beyond, 503 at once instead of a growing backlog. */
+  maxInFlight?: number;
 }
 
 /**
@@ -92,6 +94,11 @@ class RedisCommandBus implements CommandBus {
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
     await this.ready;
+    if (this.pending.size >= (this.settings.maxInFlight ?? Infinity)) {
+      throw new AppError('service-unavailable', `The sorting service is at capacity (${this.pending.size} commands waiting); nothing was changed. Retry in a moment.`, {
+        headers: { 'Retry-After': '1' },
+      });
+    }
     const payload = COMMAND_SCHEMAS[name].parse(data) as CommandPayloads[N];
     const partition = partitionOf(payload.wallId, this.settings.partitions);
     const commandId = randomUUID();

@@ -41,6 +41,7 @@ export async function createRuntime(
       prefix: config.QUEUE_PREFIX,
       partitions: config.QUEUE_PARTITIONS,
       commandTimeoutMs: config.COMMAND_TIMEOUT_MS,
+      maxInFlight: config.COMMAND_MAX_IN_FLIGHT,
     },
     onClose(name, fn) {
       closers.push({ name, fn });

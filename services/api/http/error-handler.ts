@@ -26,7 +26,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
     if (appError.status >= 500) {
-      (req.log ?? log).error({ err }, 'request failed');
+      (req.log ?? log).error({ err, requestId: (req as { id?: string }).id, method: req.method, url: req.originalUrl }, 'request failed');
     }
     if (res.headersSent) {
       res.end();
