@@ -28,10 +28,16 @@ describe('outbox: every state change is an event, relayed to the wall channel af
         wallId: floor.wallId,
         data: { color: 'Red', colorHex: '#E53935', sortBox: { crc: item.body.crc, position: 1 }, item: { id: item.body.id } },
       });
-      const [{ unpublished }] = await api.runtime.orm.em
-        .fork()
-        .execute<{ unpublished: string }[]>('select count(*) as unpublished from outbox_event where client_id = ? and published_at is null', [floor.tenant.clientId]);
-      expect(Number(unpublished)).toBe(0);
+      // Published inside the relay's transaction, marked at its commit: wait for the commit.
+      await waitFor(
+        async () => {
+          const [{ unpublished }] = await api.runtime.orm.em
+            .fork()
+            .execute<{ unpublished: string }[]>('select count(*) as unpublished from outbox_event where client_id = ? and published_at is null', [floor.tenant.clientId]);
+          return Number(unpublished) === 0;
+        },
+        { what: 'every event marked published' },
+      );
       expect(new Set(received.map((e) => e.id)).size).toBe(received.length);
     } finally {
       sub.disconnect();

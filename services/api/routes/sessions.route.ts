@@ -5,6 +5,7 @@ import { toSessionDto } from '../../../shared/dto/sorting.mappers';
 import type { RouteContext, RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
+import { commandActor } from '../use-cases/sorting/command-actor';
 import { assertWallExists } from '../use-cases/sorting/wall-resolver';
 
 const wallParams = z.object({ id: idParam.describe('Wall id') });
@@ -17,7 +18,7 @@ async function sessionCommand(
   { params, auth, em, deps }: RouteContext<z.infer<typeof sessionParams>, unknown, unknown>,
 ): Promise<SessionDto> {
   await assertWallExists(em, auth.clientId, params.id);
-  return deps.commands.execute(name, { clientId: auth.clientId, wallId: params.id, userId: auth.employeeId, roles: auth.roles, token: params.token });
+  return deps.commands.execute(name, { ...commandActor(auth, params.id), token: params.token });
 }
 
 export const sessionsRoutes: RouteDef[] = [
@@ -39,10 +40,7 @@ export const sessionsRoutes: RouteDef[] = [
     handler: async ({ params, body, auth, em, deps }) => {
       await assertWallExists(em, auth.clientId, params.id);
       return deps.commands.execute('session.start', {
-        clientId: auth.clientId,
-        wallId: params.id,
-        userId: auth.employeeId,
-        roles: auth.roles,
+        ...commandActor(auth, params.id),
         picklistId: body?.picklistId ?? null,
       });
     },

@@ -7,6 +7,7 @@ import { toItemDto } from '../../../shared/dto/sorting.mappers';
 import type { RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam, queryBool } from '../http/validation';
+import { commandActor } from '../use-cases/sorting/command-actor';
 import { assertPin } from '../use-cases/security/assert-pin.use-case';
 import { rememberItemWall, wallOfItem, wallOfSession, wallOfSlot } from '../use-cases/sorting/wall-resolver';
 
@@ -53,10 +54,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       if (body.barcodeInputMethod === 'KeyedIn') await assertPin(em, deps, auth, pinHeader(req));
       const wallId = await wallOfSession(em, auth.clientId, body.sessionToken);
       const item = await deps.commands.execute('item.scan', {
-        clientId: auth.clientId,
-        wallId,
-        userId: auth.employeeId,
-        roles: auth.roles,
+        ...commandActor(auth, wallId),
         sessionToken: body.sessionToken,
         barcode: body.barcode,
         barcodeInputMethod: body.barcodeInputMethod,
@@ -106,10 +104,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     handler: async ({ params, query, body, auth, em, deps }) => {
       const wallId = await wallOfItem(em, auth.clientId, params.id);
       return deps.commands.execute('item.confirm', {
-        clientId: auth.clientId,
-        wallId,
-        userId: auth.employeeId,
-        roles: auth.roles,
+        ...commandActor(auth, wallId),
         itemId: params.id,
         units: query.units,
         barcode: body?.barcode ?? null,
@@ -132,7 +127,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     handler: async ({ req, params, auth, em, deps }) => {
       const wallId = await wallOfItem(em, auth.clientId, params.id);
       await assertPin(em, deps, auth, pinHeader(req));
-      return deps.commands.execute('item.cancel', { clientId: auth.clientId, wallId, userId: auth.employeeId, roles: auth.roles, itemId: params.id });
+      return deps.commands.execute('item.cancel', { ...commandActor(auth, wallId), itemId: params.id });
     },
   }),
   defineRoute({
@@ -151,10 +146,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     handler: async ({ params, body, auth, em, deps }) => {
       const wallId = await wallOfItem(em, auth.clientId, params.id);
       return deps.commands.execute('item.swap', {
-        clientId: auth.clientId,
-        wallId,
-        userId: auth.employeeId,
-        roles: auth.roles,
+        ...commandActor(auth, wallId),
         itemId: params.id,
         sessionToken: body.sessionToken,
         barcode: body.barcode,
@@ -186,10 +178,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       }
       const wallId = await wallOfSlot(em, auth.clientId, parsed.crc);
       return deps.commands.execute('slot.release', {
-        clientId: auth.clientId,
-        wallId,
-        userId: auth.employeeId,
-        roles: auth.roles,
+        ...commandActor(auth, wallId),
         crc: parsed.crc,
         force: query.force,
       });
