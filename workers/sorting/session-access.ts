@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors/app-error';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Employee, SorterSession, type ISorterSession, type Role } from '../../shared/db/entities';
+import { SorterSession, type ISorterSession, type Role } from '../../shared/db/entities';
 import { decide } from '../../machines/decide';
 import { sessionMachine } from '../../machines/session.machine';
 
@@ -31,9 +31,4 @@ export function touchSession(session: ISorterSession, now: Date, idleTimeoutMs: 
   assertSessionActive(session);
   session.lastActivityAt = now;
   session.expiresAt = new Date(now.getTime() + idleTimeoutMs);
-}
-
-export async function employeeName(tx: EntityManager, userId: number): Promise<string> {
-  const e = await tx.findOne(Employee, { id: userId }, { fields: ['firstName', 'lastName'] });
-  return e ? `${e.firstName} ${e.lastName}`.trim() : `employee ${userId}`;
 }
