@@ -71,13 +71,16 @@ export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'session
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
-const SESSION_SQL = new PreparedSql('scan-session', `
-select id, user_id, picklist_id, color, status, end_reason, ended_at
-  from sorter_session where token = ? and client_id = ? and wall_id = ?`);
-
-const PRODUCT_SQL = new PreparedSql('scan-product', `
-select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
- where pc.client_id = ? and pc.code = ? order by pc.kind, pc.product_id limit 1`);
+// The session and the product the barcode names, in one round trip (a left join: an unknown
+// barcode still answers the session, so the refusal can say which is wrong).
+const SESSION_AND_PRODUCT_SQL = new PreparedSql('scan-session-product', `
+select s.id, s.user_id, s.picklist_id, s.color, s.status, s.end_reason, s.ended_at, code.product_id, code.sku
+  from sorter_session s
+  left join lateral (
+    select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+     where pc.client_id = s.client_id and pc.code = ? order by pc.kind, pc.product_id limit 1
+  ) code on true
+ where s.token = ? and s.client_id = ? and s.wall_id = ?`);
 
 const EMPTY_SLOT_SQL = new PreparedSql(
   'scan-empty-slot',
@@ -126,9 +129,8 @@ export async function scanItem(
   }
 
   const barcode = cmd.barcode.trim();
-  const [[session], [code]] = await Promise.all([
-    runPrepared<SessionRow>(tx, SESSION_SQL, [cmd.sessionToken, cmd.clientId, wall.id]),
-    runPrepared<{ product_id: number; sku: string }>(tx, PRODUCT_SQL, [cmd.clientId, barcode.toUpperCase()]),
+  const [session] = await runPrepared<SessionRow & { product_id: number | null; sku: string | null }>(tx, SESSION_AND_PRODUCT_SQL, [
+    barcode.toUpperCase(), cmd.sessionToken, cmd.clientId, wall.id,
   ]);
   if (!session) throw new AppError('not-found', 'This session token is not known on this wall; connect to the wall again.');
   if (session.user_id !== cmd.userId) {
@@ -138,6 +140,7 @@ export async function scanItem(
   if (!wall.isActive) {
     throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
   }
+  const code = session.product_id === null ? null : { product_id: session.product_id, sku: session.sku! };
   if (!code) {
     throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);
   }
