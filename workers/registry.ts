@@ -2,12 +2,14 @@ import type { Runtime } from '../shared/runtime/runtime';
 import { startSortingWorker } from './sorting/sorting.worker';
 import { startSweeperWorker } from './sweeper/sweeper.worker';
 import { startOutboxWorker } from './outbox/outbox.worker';
+import { startNotificationsWorker } from './notifications/notifications.worker';
 
 /** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
 export const WORKER_KINDS = {
   sorting: startSortingWorker,
   sweeper: startSweeperWorker,
   outbox: startOutboxWorker,
+  notifications: startNotificationsWorker,
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;

@@ -27,6 +27,7 @@ export const configSchema = z.object({
   RECENT_ORDER_DAYS: z.coerce.number().int().min(1).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),

@@ -14,6 +14,7 @@ import { sortBoxesRoutes } from './sort-boxes.route';
 import { subscriptionsRoutes } from './subscriptions.route';
 import { tokenRoute } from './token.route';
 import { wallsRoutes } from './walls.route';
+import { webhooksRoutes } from './webhooks.route';
 
 /** Routes outside /api/v1 (the token service). */
 export const rootRoutes: RouteDef[] = [tokenRoute];
@@ -33,6 +34,7 @@ export const apiRoutes: RouteDef[] = [
   ...sessionsRoutes,
   ...sortBoxItemsRoutes,
   ...eventsRoutes,
+  ...webhooksRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

@@ -13,6 +13,8 @@ export * from './outbox-event.entity';
 export * from './audit-log.entity';
 export * from './idempotency-record.entity';
 export * from './applied-command.entity';
+export * from './webhook-subscription.entity';
+export * from './webhook-delivery.entity';
 
 import { Client } from './client.entity';
 import { ClientSettings } from './client-settings.entity';
@@ -29,8 +31,11 @@ import { OutboxEvent } from './outbox-event.entity';
 import { AuditLog } from './audit-log.entity';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { AppliedCommand } from './applied-command.entity';
+import { WebhookSubscription } from './webhook-subscription.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
 
 export const ALL_ENTITIES = [
   Client, ClientSettings, Employee, Warehouse, Product, ProductCode, Order, OrderItem, Picklist, PicklistOrder,
   Wall, SortBox, SorterSession, SortBoxItem, OutboxEvent, AuditLog, IdempotencyRecord, AppliedCommand,
+  WebhookSubscription, WebhookDelivery,
 ];

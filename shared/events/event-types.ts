@@ -1,0 +1,14 @@
+/** Every event type of contract 8, in the contract's order. */
+export const EVENT_TYPES = [
+  'session.started',
+  'session.renewed',
+  'session.ended',
+  'sort-box-item.created',
+  'sort-box-item.confirmed',
+  'sort-box-item.cancelled',
+  'sort-box-item.swapped',
+  'sort-box.completed',
+  'sort-box.released',
+  'wall.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

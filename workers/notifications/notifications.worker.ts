@@ -1,0 +1,19 @@
+import type { Runtime } from '../../shared/runtime/runtime';
+import { startWebhookWorker } from '../../shared/queue/notification-queue';
+import { deliverWebhook } from './deliver-webhook.use-case';
+
+/**
+ * Worker kind `notifications`: sends the webhook deliveries the outbox relay enqueued (contract 8),
+ * retried by the queue with exponential backoff; every attempt is a webhook_delivery row.
+ */
+export async function startNotificationsWorker(runtime: Runtime): Promise<void> {
+  const { config, log, orm } = runtime;
+  const worker = await startWebhookWorker(
+    runtime.queueSettings,
+    config.WEBHOOK_RETRY_BASE_MS,
+    (job, attempt) => deliverWebhook(orm.em.fork(), job, attempt, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
+    log,
+  );
+  log.info({ allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }, 'webhook deliveries started');
+  runtime.onClose('webhook deliveries', () => worker.close());
+}
