@@ -1,7 +1,9 @@
 // Which slot a scanned unit goes to (contract section 7, "Slot choice"). The caller passes the
 // wall's active slots only.
 
-export type SlotStatus = 'Empty' | 'Sorting' | 'Complete';
+import type { SlotMachineStatus as SlotStatus } from '../../machines/slot.machine';
+
+export type { SlotStatus };
 
 export interface SlotCandidate {
   id: number;

@@ -77,10 +77,10 @@ export async function runWallCommand<N extends CommandName>(
   target: { clientId: number; wallId: number },
   useCase: (ctx: WallCommandContext) => Promise<CommandResults[N]>,
 ): Promise<CommandOutcome<N>> {
-  const em = deps.orm.em.fork();
   for (let attempt = 1; ; attempt++) {
     try {
-      const value = await em.fork().transactional(async (tx) => {
+      // A fresh entity manager per attempt: nothing of a rolled-back attempt may carry over.
+      const value = await deps.orm.em.fork().transactional(async (tx) => {
         const [row] = await runPrepared<WallRow>(tx, LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
         if (!row) throw notFound(`Wall ${target.wallId}`);
         if (row.prior !== null && row.prior !== undefined) return row.prior as CommandResults[N];

@@ -31,10 +31,7 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, location: In
 }
 
 // Reusable field schemas. Query strings arrive as text, so numbers and booleans are coerced.
-export const int32 = z.number().int().min(-2147483648).max(2147483647);
 export const idParam = z.coerce.number().int().min(1).max(2147483647);
 export const queryBool = z
   .enum(['true', 'false', '1', '0', 'True', 'False'])
   .transform((v) => v === 'true' || v === '1' || v === 'True');
-export const isoDateTime = z.iso.datetime({ offset: true });
-export const isoDateTimeQuery = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => new Date(s));

@@ -1,7 +1,9 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-export const ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
-export type ItemStatus = (typeof ITEM_STATUSES)[number];
+import type { SortBoxItemStatus as ItemStatus } from '../../../machines/sort-box-item.machine';
+
+// The sort box item machine owns the states; the table stores them.
+export { SORT_BOX_ITEM_STATUSES as ITEM_STATUSES, type SortBoxItemStatus as ItemStatus } from '../../../machines/sort-box-item.machine';
 export const BARCODE_INPUT_METHODS = ['Scanned', 'Typed', 'KeyedIn', 'EmbeddedScanner', 'Camera'] as const;
 export type BarcodeInputMethod = (typeof BARCODE_INPUT_METHODS)[number];
 

@@ -1,7 +1,9 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-export const SLOT_STATUSES = ['Empty', 'Sorting', 'Complete'] as const;
-export type SlotStatus = (typeof SLOT_STATUSES)[number];
+import type { SlotMachineStatus as SlotStatus } from '../../../machines/slot.machine';
+
+// The slot machine owns the states; the table stores them.
+export { SLOT_STATUSES, type SlotMachineStatus as SlotStatus } from '../../../machines/slot.machine';
 
 /** A slot of a wall: one light device. orderId is set exactly when the slot is not Empty. */
 export const SortBox = defineEntity({

@@ -1,9 +1,9 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-export const SESSION_STATUSES = ['Connected', 'Ended'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
-export const SESSION_END_REASONS = ['Stopped', 'Replaced', 'Expired', 'Disconnected'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+import type { SessionEndReason, SessionStatus } from '../../../machines/session.machine';
+
+// The session machine owns the states; the table stores them.
+export { SESSION_END_REASONS, SESSION_STATUSES, type SessionEndReason, type SessionStatus } from '../../../machines/session.machine';
 
 export const SorterSession = defineEntity({
   name: 'SorterSession',
