@@ -1,4 +1,4 @@
-// A sorter's connection to a wall (contract section 6). Ended is not `type: 'final'` so that every
+// A sorter's connection to a wall (docs/api.md §6). Ended is not `type: 'final'` so that every
 // later command still gets the `session-ended` answer. The 8-hour expiry is an EXPIRE event sent by
 // a sweep or delayed job, not an `after` delay: timers do not survive a pure transition.
 

@@ -1,4 +1,4 @@
-// Lifecycle of one scan (contract section 7). Confirmed and Cancelled are not `type: 'final'`:
+// Lifecycle of one scan (docs/api.md §7). Confirmed and Cancelled are not `type: 'final'`:
 // they must keep answering confirm/cancel/swap with their own 409 codes, and a final state means
 // "done, takes no more events" to actors and readers alike.
 

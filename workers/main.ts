@@ -1,7 +1,7 @@
 import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
 import { WORKER_KINDS, isWorkerKind, startWorkers } from './registry';
 
-/** `npm run start:worker -- <kind>`: one worker kind per process, no HTTP server (STYLE 10). */
+/** `npm run start:worker -- <kind>`: one worker kind per process, no HTTP server. */
 async function main(): Promise<void> {
   const kind = process.argv[2];
   if (!kind || !isWorkerKind(kind)) {

@@ -7,7 +7,7 @@ import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
 
 /**
- * `npm run cli -- <command> [options]`: operator commands (contract 2 and 10).
+ * `npm run cli -- <command> [options]`: operator commands (docs/api.md §2 and §10).
  * stdout carries only the command's answer (one JSON line) so scripts can parse it; logs and
  * errors go to stderr. Exit codes: 0 done, 1 refused or failed, 2 bad command line.
  */

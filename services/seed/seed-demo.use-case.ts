@@ -138,7 +138,7 @@ function money(n: number): number {
 }
 
 /**
- * Seeds the demo client on a database without any client (contract 10, `SEED_DEMO`): its four
+ * Seeds the demo client on a database without any client (docs/api.md §10, `SEED_DEMO`): its four
  * employees, a warehouse, products, unshipped orders, an open picklist and a 24-slot wall, in one
  * transaction. Does nothing when any client exists. Returns the sign-in facts, or null when skipped.
  */

@@ -16,7 +16,7 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
     discovery: { warnWhenNoEntities: true },
     pool: { min: 0, max: poolMax },
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
-    // A request or job forks its own entity manager (STYLE 9); touching the global one is a bug.
+    // A request or job forks its own entity manager; touching the global one is a bug.
     allowGlobalContext: false,
     // Databases are created by ensureDatabase() (npm start, migrate, cli), never implicitly on connect.
     ensureDatabase: false,
@@ -28,7 +28,7 @@ export async function initOrm(databaseUrl: string, poolMax = 10): Promise<Orm> {
   return MikroORM.init(ormOptions(databaseUrl, poolMax));
 }
 
-/** Creates the database named in the URL when it does not exist yet (contract 10). */
+/** Creates the database named in the URL when it does not exist yet (docs/api.md §10). */
 export async function ensureDatabase(databaseUrl: string, log?: Logger): Promise<void> {
   const url = new URL(databaseUrl);
   const dbName = decodeURIComponent(url.pathname.replace(/^\//, ''));

@@ -1,4 +1,4 @@
-// Slot barcodes (contract section 5): the bare crc, the sorter's `A-` code on the front and the
+// Slot barcodes (docs/api.md §5): the bare crc, the sorter's `A-` code on the front and the
 // shipper's `B-` code on the back. Which kinds a command accepts is the caller's rule; this only
 // recognises them.
 

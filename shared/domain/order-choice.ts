@@ -1,4 +1,4 @@
-// Which order a scanned unit goes to (contract section 7, "Order choice"). The caller has already
+// Which order a scanned unit goes to (docs/api.md §7, "Order choice"). The caller has already
 // narrowed the candidates to unshipped, non-drop-ship orders of the wall's warehouse (and of the
 // session's picklist) that contain the scanned sku.
 

@@ -1,4 +1,4 @@
-// Which slot a scanned unit goes to (contract section 7, "Slot choice"). The caller passes the
+// Which slot a scanned unit goes to (docs/api.md §7, "Slot choice"). The caller passes the
 // wall's active slots only.
 
 import type { SlotMachineStatus as SlotStatus } from '../../machines/slot.machine';

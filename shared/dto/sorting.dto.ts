@@ -4,7 +4,7 @@ import { BARCODE_INPUT_METHODS, ITEM_STATUSES } from '../db/entities/sort-box-it
 import { SESSION_END_REASONS, SESSION_STATUSES } from '../db/entities/sorter-session.entity';
 import { SLOT_STATUSES } from '../db/entities/sort-box.entity';
 
-/** Response shapes of the sorting workflow (contract 5-7), shared by the API (OpenAPI) and the workers. */
+/** Response shapes of the sorting workflow (docs/api.md §5-7), shared by the API (OpenAPI) and the workers. */
 export const sessionDto = z.object({
   token: z.string(),
   wallId: z.number().int(),

@@ -36,7 +36,7 @@ export function toSortBoxDto(b: ISortBox): SortBoxDto {
   };
 }
 
-/** The order line's figures the item answer carries (contract 7: requiredUnits, remainingUnits). */
+/** The order line's figures the item answer carries (docs/api.md §7: requiredUnits, remainingUnits). */
 export interface LineFigures {
   qty: number;
   confirmedQty: number;

@@ -17,7 +17,7 @@ export interface ProblemDetails {
 }
 
 /**
- * An error as a value with a stable code (STYLE 15). Thrown by use-cases, carried back from
+ * An error as a value with a stable code. Thrown by use-cases, carried back from
  * workers as plain JSON, and turned into problem+json in exactly one place (the API error handler).
  */
 export class AppError extends Error {

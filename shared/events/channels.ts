@@ -3,7 +3,7 @@ export function wallEventsChannel(prefix: string, wallId: number | null): string
   return `${prefix}:events:wall:${wallId ?? 'none'}`;
 }
 
-/** What every hub receives for each event (contract 8). */
+/** What every hub receives for each event (docs/api.md §8). */
 export interface WallEvent {
   id: string;
   type: string;

@@ -1,4 +1,4 @@
-/** Every event type of contract 8, in the contract's order. */
+/** Every event type (docs/api.md §8), in the documented order. */
 export const EVENT_TYPES = [
   'session.started',
   'session.renewed',

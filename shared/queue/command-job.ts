@@ -27,7 +27,7 @@ export interface CommandJobInfo {
   jobId: number;
 }
 
-/** One handler per command name (STYLE 3); the worker refuses to start if one is missing. */
+/** One handler per command name; the worker refuses to start if one is missing. */
 export type CommandHandlers = {
   [N in CommandName]: (payload: CommandPayloads[N], job: CommandJobInfo) => Promise<CommandOutcome<N>>;
 };

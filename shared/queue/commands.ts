@@ -9,8 +9,8 @@ const base = { clientId: id, wallId: id };
 const actor = { userId: id, roles: z.array(z.enum(ROLES)) };
 
 /**
- * The workflow commands, one schema each (STYLE 2). The API enqueues ids and inputs, never state
- * (STYLE 4); the worker parses the payload with this schema when it takes the job.
+ * The workflow commands, one schema each. The API enqueues ids and inputs, never state;
+ * the worker parses the payload with this schema when it takes the job.
  */
 export const COMMAND_SCHEMAS = {
   'session.start': z.object({ ...base, ...actor, picklistId: id.nullable() }),

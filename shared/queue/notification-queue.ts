@@ -10,7 +10,7 @@ import type { QueueSettings } from './queue-module';
 export const WEBHOOK_QUEUE = '{webhook-deliveries}';
 
 /**
- * Retry policy of webhook deliveries (contract 8: "at least an hour"): 12 attempts, exponential
+ * Retry policy of webhook deliveries (docs/api.md §8: "at least an hour"): 12 attempts, exponential
  * backoff doubling from WEBHOOK_RETRY_BASE_MS. With the 5 s default the 11 waits are
  * 5 s, 10 s, ... 85 min: about 2 h 50 min in all. The last failure stays in webhook_delivery.
  */
@@ -43,7 +43,7 @@ export interface DeliveryAttempt {
 }
 
 /**
- * The job id decides deduplication (STYLE 7): a relay that crashed after enqueueing but before its
+ * The job id decides deduplication: a relay that crashed after enqueueing but before its
  * commit enqueues again, and BullMQ ignores a job id it still holds. BullMQ refuses ':' in ids.
  */
 export function webhookJobId(eventId: string, subscriptionId: number): string {

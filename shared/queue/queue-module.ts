@@ -19,7 +19,7 @@ export interface QueueSettings {
 }
 
 /**
- * The only module that imports bullmq (STYLE 1). Commands are never retried by BullMQ: a retry would
+ * The only module that imports bullmq. Commands are never retried by BullMQ: a retry would
  * run after later commands of the same wall. A client that got no answer retries with the same
  * Idempotency-Key instead. A crashed worker's job is handed out again after a few seconds (short
  * lock and stalled interval); the worker then finds it in applied_command and answers the same.

@@ -14,7 +14,7 @@ export interface QueueRoundTrip {
  * with the command queues' settings (global concurrency 1, the same worker tuning), answered the way
  * the command bus is answered: the worker publishes to the caller's reply channel. The handler does
  * nothing, so the figure is BullMQ + Redis + pub/sub alone. It lives here because this folder is the
- * only place that imports bullmq (STYLE 1).
+ * only place that imports bullmq.
  */
 export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, n: number): Promise<QueueRoundTrip> {
   const name = `probe-${randomUUID()}`;

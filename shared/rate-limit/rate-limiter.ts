@@ -2,7 +2,7 @@ import type { Redis } from '../redis/redis';
 
 /**
  * Counts failures per key in a fixed window, in Redis so that every API process shares the count.
- * Used for failed sign-ins and PIN attempts (contract 9: 5 failures in 5 minutes → 429).
+ * Used for failed sign-ins and PIN attempts (docs/api.md §9: 5 failures in 5 minutes → 429).
  */
 export class FailureRateLimiter {
   constructor(

@@ -4,7 +4,7 @@ import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { createRedis, type Redis } from '../redis/redis';
 import type { QueueSettings } from '../queue/queue-module';
 
-/** The outside things one process holds, built once and passed in (STYLE 1), closed in order. */
+/** The outside things one process holds, built once and passed in, closed in order. */
 export interface Runtime {
   config: AppConfig;
   log: Logger;
@@ -47,7 +47,7 @@ export async function createRuntime(
       closers.push({ name, fn });
     },
     async close() {
-      // Last registered first: stop taking requests, then workers, then queues (STYLE 11).
+      // Last registered first: stop taking requests, then workers, then queues.
       for (const { name, fn } of closers.reverse()) {
         log.info(`shutting down: ${name}`);
         try {

@@ -5,7 +5,7 @@ import { attachWebSocketEvents } from '../../services/api/events/websocket-event
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
-describe('hub events over SSE and WebSocket (contract 8)', () => {
+describe('hub events over SSE and WebSocket (docs/api.md §8)', () => {
   let api: TestApi;
   let server: Server;
   let base: string;

@@ -8,7 +8,7 @@ const PRODUCTS = [
   { sku: 'SKU-B' },
 ];
 
-describe('sort box items (contract 7)', () => {
+describe('sort box items (docs/api.md §7)', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi({ workers: ['sorting'] });

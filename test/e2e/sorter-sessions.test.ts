@@ -4,7 +4,7 @@ import { addPicklist } from '../support/fixtures';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
-describe('sorter sessions (contract 6)', () => {
+describe('sorter sessions (docs/api.md §6)', () => {
   let api: TestApi;
   beforeAll(async () => {
     process.env.SESSION_SWEEP_INTERVAL_MS = '200';

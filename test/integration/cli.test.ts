@@ -10,7 +10,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const CLI = path.join(ROOT, 'services/cli/cli.ts');
 
-// A database that does not exist yet: the cli must create and migrate it (contract 10).
+// A database that does not exist yet: the cli must create and migrate it (docs/api.md §10).
 const dbName = `sorting_test_cli_${randomUUID().slice(0, 8)}`;
 const databaseUrl = `${TEST_PG_BASE}/${dbName}`;
 

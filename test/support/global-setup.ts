@@ -2,7 +2,7 @@ import { initOrm, migrate } from '../../shared/db/orm';
 import { TEST_PG_BASE, dropDatabase, staleTestDatabases, templateDbName, withAdmin, workerDbName } from './test-db';
 
 /**
- * Migrates a template database once, then clones it for every jest worker (STYLE 14), so tests run
+ * Migrates a template database once, then clones it for every jest worker, so tests run
  * in parallel, each worker on its own database and Redis key prefix.
  */
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {

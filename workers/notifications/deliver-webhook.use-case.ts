@@ -14,11 +14,11 @@ export interface DeliverOptions {
 }
 
 /**
- * POSTs one event to one subscription, signed per Standard Webhooks (contract 8), and records the
+ * POSTs one event to one subscription, signed per Standard Webhooks (docs/api.md §8), and records the
  * attempt in webhook_delivery: `pending` while the request is under way (a row left pending means
  * the worker died mid-request), then `succeeded` or `failed`. Throws on failure so the queue retries;
  * a deleted or inactive subscription is a permanent failure. The subscription is read now, not at
- * enqueue time (STYLE 4): a changed URL or deactivation applies to pending retries.
+ * enqueue time: a changed URL or deactivation applies to pending retries.
  */
 export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
   const now = opts.now ?? (() => new Date());

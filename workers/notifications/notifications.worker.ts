@@ -3,7 +3,7 @@ import { startWebhookWorker } from '../../shared/queue/notification-queue';
 import { deliverWebhook } from './deliver-webhook.use-case';
 
 /**
- * Worker kind `notifications`: sends the webhook deliveries the outbox relay enqueued (contract 8),
+ * Worker kind `notifications`: sends the webhook deliveries the outbox relay enqueued (docs/api.md §8),
  * retried by the queue with exponential backoff; every attempt is a webhook_delivery row.
  */
 export async function startNotificationsWorker(runtime: Runtime): Promise<void> {

@@ -7,7 +7,7 @@ import { relayOnce, type RelayedEvent } from './relay.use-case';
 const IDLE_POLL_MS = 50;
 
 /**
- * Worker kind `outbox`: relays events committed with their change (contract 8) to Redis pub/sub,
+ * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) to Redis pub/sub,
  * per wall, in commit order, and enqueues one webhook delivery job per matching subscription (the
  * `notifications` worker sends them). Polls while idle; drains without pause while there is a backlog.
  */

@@ -4,7 +4,7 @@ import { SortBox, SortBoxItem, SorterSession, type ISortBox, type ISortBoxItem, 
 import type { LineFigures } from '../../shared/dto/sorting.mappers';
 import { isManager, touchSession } from './session-access';
 
-/** The item, if it is this client's and on this wall, and the caller may act on it (contract 7). */
+/** The item, if it is this client's and on this wall, and the caller may act on it (docs/api.md §7). */
 export async function itemForActor(
   tx: EntityManager,
   cmd: { clientId: number; wallId: number; itemId: number; userId: number; roles: Role[] },

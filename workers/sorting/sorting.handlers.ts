@@ -8,7 +8,7 @@ import { cancelItem } from './use-cases/cancel-item.use-case';
 import { swapItem } from './use-cases/swap-item.use-case';
 import { releaseSlot } from './use-cases/release-slot.use-case';
 
-/** Workers translate, use-cases decide (STYLE 5): each command is one call of one use-case. */
+/** Workers translate, use-cases decide: each command is one call of one use-case. */
 export function sortingHandlers(deps: SortingDeps): CommandHandlers {
   const idle = deps.sessionIdleTimeoutMs;
   return {

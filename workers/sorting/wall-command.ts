@@ -16,7 +16,7 @@ export interface WallCommandContext {
   /** The wall, locked FOR UPDATE for the whole transaction. */
   wall: LockedWall;
   now: Date;
-  /** Adds an outbox event to this transaction (contract 8): committed with the change or not at all. */
+  /** Adds an outbox event to this transaction (docs/api.md §8): committed with the change or not at all. */
   emit(type: string, data: Record<string, unknown>): void;
 }
 

@@ -3,7 +3,7 @@ import { createCommandBus } from '../../shared/queue/queue-module';
 import { sweepOnce } from './sweep.use-case';
 
 /**
- * Worker kind `sweeper`: ends sessions idle past SESSION_IDLE_TIMEOUT_MS (server-side, contract 6)
+ * Worker kind `sweeper`: ends sessions idle past SESSION_IDLE_TIMEOUT_MS (server-side, docs/api.md §6)
  * by sending each an `session.expire` command through its wall's queue, so expiry is ordered with
  * the wall's other commands; and forgets applied-command and idempotency records after a day.
  * Several sweepers may run: a duplicate expire finds the session ended and does nothing.

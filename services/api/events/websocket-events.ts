@@ -16,7 +16,7 @@ function refuse(socket: Duplex, err: AppError): void {
 }
 
 /**
- * `GET /api/v1/events/ws?wallId=N` (contract 8): each event of the wall as one JSON text message.
+ * `GET /api/v1/events/ws?wallId=N` (docs/api.md §8): each event of the wall as one JSON text message.
  * The token comes in the Authorization header or `?access_token=`; `?lastEventId=` replays as SSE does.
  */
 export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Promise<void> {

@@ -21,7 +21,7 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal-error', 'An unexpected error occurred; it has been logged. Please retry or contact support.');
 }
 
-/** The one place that answers an error: RFC 9457 problem+json with a stable `code` (STYLE 15). */
+/** The one place that answers an error: RFC 9457 problem+json with a stable `code`. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);

@@ -18,7 +18,7 @@ export interface RouteContext<P, Q, B> {
   body: B;
   /** Set on every non-public route. */
   auth: AuthClaims;
-  /** This request's own entity manager (STYLE 9). */
+  /** This request's own entity manager. */
   em: EntityManager;
   deps: ApiDeps;
 }

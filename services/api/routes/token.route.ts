@@ -19,7 +19,7 @@ const tokenResponse = z.object({
 // Compared against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.bJjVaJ9F8yQ0H3lzxHkAqOTSR2M6';
 
-/** POST /token: the sign-in. Failures are counted per address and user name (contract 1: 429). */
+/** POST /token: the sign-in. Failures are counted per address and user name (docs/api.md §1: 429). */
 export const tokenRoute = defineRoute({
   method: 'post',
   path: '/token',

@@ -23,7 +23,7 @@ export const webhooksRoutes: RouteDef[] = [
     operationId: 'CreateWebhook',
     summary: 'Subscribe a URL to events (Standard Webhooks)',
     description:
-      'Each event of the listed types (contract 8; `*` for all) is POSTed as JSON with headers webhook-id (the event id, for ' +
+      'Each event of the listed types (docs/api.md §8; `*` for all) is POSTed as JSON with headers webhook-id (the event id, for ' +
       'deduplication), webhook-timestamp and webhook-signature (v1, HMAC-SHA256 with the secret). A non-2xx answer, a redirect or ' +
       'no answer within 10 s is retried with exponential backoff, 12 attempts over about 3 hours. The secret is generated when not given. ' +
       'Loopback, private and link-local targets are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS.',

@@ -31,7 +31,7 @@ export const Product = defineEntity({
 });
 export type IProduct = InferEntity<typeof Product>;
 
-/** The kinds of product code, in the order a scanned barcode is resolved (contract 7). */
+/** The kinds of product code, in the order a scanned barcode is resolved (docs/api.md §7). */
 export const PRODUCT_CODE_KINDS = { sku: 1, upc: 2, shadowSku: 3, alias: 4 } as const;
 
 /** Every code a product answers to, upper-cased: the scan resolves a barcode with one index lookup. */

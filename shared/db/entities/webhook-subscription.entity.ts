@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-/** A client's webhook endpoint (contract 8): the event types it takes (`*` for all) and its signing secret. */
+/** A client's webhook endpoint (docs/api.md §8): the event types it takes (`*` for all) and its signing secret. */
 export const WebhookSubscription = defineEntity({
   name: 'WebhookSubscription',
   tableName: 'webhook_subscription',

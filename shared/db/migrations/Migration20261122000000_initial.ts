@@ -221,7 +221,7 @@ create index sort_box_item_slot_idx on sort_box_item (sort_box_id, order_id);
 create index sort_box_item_order_idx on sort_box_item (client_id, order_id);
 create index sort_box_item_created_idx on sort_box_item (client_id, created_at);
 
--- Events written in the same transaction as the change they describe (contract section 8).
+-- Events written in the same transaction as the change they describe (docs/api.md §8).
 create table outbox_event (
   id bigserial primary key,
   event_id uuid not null,

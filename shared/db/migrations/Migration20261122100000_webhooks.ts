@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Webhooks (contract 8): a client's subscriptions and every delivery attempt. Deliveries go with
+ * Webhooks (docs/api.md §8): a client's subscriptions and every delivery attempt. Deliveries go with
  * their subscription (on delete cascade); a subscription's history is read newest first.
  */
 export class Migration20261122100000_webhooks extends Migration {

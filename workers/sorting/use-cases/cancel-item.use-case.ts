@@ -10,7 +10,7 @@ import { itemForActor, touchCallerSession, updateLine } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
 
 /**
- * PATCH /sort-box-items/{id}/cancel (contract 7; the PIN is checked by the API before enqueueing).
+ * PATCH /sort-box-items/{id}/cancel (docs/api.md §7; the PIN is checked by the API before enqueueing).
  * The reserved unit goes back to the order line; a slot left with nothing of its order is Empty again.
  */
 export async function cancelItem(ctx: WallCommandContext, cmd: CommandPayloads['item.cancel'], idleTimeoutMs: number): Promise<SortBoxItemDto> {

@@ -99,7 +99,7 @@ function refusal(code: string, row: ItemRow, units: number, remainingUnits: numb
 }
 
 /**
- * PATCH /sort-box-items/{id}/confirm (contract 7). Units may not exceed what the order line still
+ * PATCH /sort-box-items/{id}/confirm (docs/api.md §7). Units may not exceed what the order line still
  * needs beyond other pending scans; when every unit of the order is confirmed the slot is Complete.
  * With the scan, the floor's busiest command: plain SQL, three round trips.
  */

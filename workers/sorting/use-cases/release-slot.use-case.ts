@@ -12,7 +12,7 @@ import { updateLine } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
 
 /**
- * POST /sort-boxes/{barcode}/release (contract 7): the shipper's B- scan empties a Complete slot.
+ * POST /sort-boxes/{barcode}/release (docs/api.md §7): the shipper's B- scan empties a Complete slot.
  * force (Manager/Admin) empties any slot; its pending items are cancelled and their units released.
  */
 export async function releaseSlot(ctx: WallCommandContext, cmd: CommandPayloads['slot.release']): Promise<ReleaseResultDto> {

@@ -106,7 +106,7 @@ values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, 'PendingConfirmation', ?)
 returning id`);
 
 /**
- * POST /sort-box-items (contract 7): resolve the barcode to a product, choose the order, choose the
+ * POST /sort-box-items (docs/api.md §7): resolve the barcode to a product, choose the order, choose the
  * slot, reserve one unit of the order line and light the slot in the sorter's color.
  * The busiest command of the floor, so its reads and writes are plain SQL, a few round trips.
  */

@@ -10,7 +10,7 @@ import { toSessionDto } from '../../../shared/dto/sorting.mappers';
 import type { WallCommandContext } from '../wall-command';
 
 /**
- * POST /walls/{id}/sessions (contract 6). The user's earlier session on the wall ends first
+ * POST /walls/{id}/sessions (docs/api.md §6). The user's earlier session on the wall ends first
  * (Replaced), so reconnecting on a full wall works; the limit counts the others.
  */
 export async function startSession(

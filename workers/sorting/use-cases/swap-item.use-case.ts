@@ -12,7 +12,7 @@ import { sessionByToken, touchSession } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
 /**
- * PATCH /sort-box-items/{id}/swap (contract 7): moves the item's order to an Empty slot of the same
+ * PATCH /sort-box-items/{id}/swap (docs/api.md §7): moves the item's order to an Empty slot of the same
  * wall, only while this item is the first product sorted into its slot for that order.
  */
 export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['item.swap'], idleTimeoutMs: number): Promise<SortBoxItemDto> {

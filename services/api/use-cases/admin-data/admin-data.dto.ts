@@ -4,7 +4,7 @@ import { ORDER_STATUSES } from '../../../../shared/db/entities/order.entity';
 import { PICKLIST_STATUSES } from '../../../../shared/db/entities/picklist.entity';
 import { MAX_BULK_ROWS } from './bulk';
 
-/** Request and answer shapes of the bulk loads (contract 3). PUT replaces each row as a whole. */
+/** Request and answer shapes of the bulk loads (docs/api.md §3). PUT replaces each row as a whole. */
 
 const clientId = (what: string) => z.number().int().min(1).max(2147483647).describe(`${what} (your own system's integer id, unique within your company)`);
 const text = (max: number) => z.string().trim().min(1).max(max);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../../../shared/errors/app-error';
 
-/** The most rows one bulk load accepts (contract 3); bigger catalogs are sent in several calls. */
+/** The most rows one bulk load accepts (docs/api.md §3); bigger catalogs are sent in several calls. */
 export const MAX_BULK_ROWS = 10_000;
 
 /** At most this many row errors are listed in one answer, so a wholly wrong file stays readable. */

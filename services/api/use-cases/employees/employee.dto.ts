@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES, type IEmployee } from '../../../../shared/db/entities/employee.entity';
 
-/** EmployeeWithRoles (contract 2): never the password hash. */
+/** EmployeeWithRoles (docs/api.md §2): never the password hash. */
 export const employeeWithRolesDto = z.object({
   id: z.number().int(),
   email: z.string(),

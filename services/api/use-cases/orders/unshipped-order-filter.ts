@@ -1,7 +1,7 @@
 import type { WallWorkflow } from '../../../../shared/db/entities';
 import type { OrderPriority } from '../../../../shared/domain/priority';
 
-/** The filters common to the three unshipped-order listings (contract 9, "Orders"). */
+/** The filters common to the three unshipped-order listings (docs/api.md §9, "Orders"). */
 export interface UnshippedOrderFilter {
   /** Only orders placed within the last `recentDays` days. */
   recent: boolean;

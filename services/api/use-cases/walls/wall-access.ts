@@ -28,7 +28,7 @@ export async function lockWall(tx: EntityManager, clientId: number, wallId: numb
 export type WallChange = 'wall' | 'sort-boxes-attached' | 'sort-box-detached';
 
 /**
- * Adds a `wall.updated` event (contract 8) to the transaction. Its data follows the workers' keyed
+ * Adds a `wall.updated` event (docs/api.md §8) to the transaction. Its data follows the workers' keyed
  * style (`{ session }`, `{ item, sortBox }`): `{ wall, change, sortBoxes? }`, sortBoxes being the
  * slots attached or the one detached.
  */

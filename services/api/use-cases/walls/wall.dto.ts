@@ -3,7 +3,7 @@ import { WALL_WORKFLOWS, type IWall } from '../../../../shared/db/entities';
 import { FLOW_DIRECTIONS } from '../../../../shared/domain/display-layout';
 import { sessionDto, sortBoxDto } from '../../../../shared/dto/sorting.dto';
 
-/** The Wall record of contract section 5; also `data.wall` of every `wall.updated` event. */
+/** The Wall record of docs/api.md §5; also `data.wall` of every `wall.updated` event. */
 export const wallDto = z.object({
   id: z.number().int(),
   name: z.string(),

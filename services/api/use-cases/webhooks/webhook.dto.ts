@@ -4,7 +4,7 @@ import { WEBHOOK_DELIVERY_STATUSES, type IWebhookDelivery, type IWebhookSubscrip
 export const webhookSubscriptionDto = z.object({
   id: z.number().int(),
   url: z.string(),
-  events: z.array(z.string()).describe("Event types (contract 8), or ['*'] for every type"),
+  events: z.array(z.string()).describe("Event types (docs/api.md §8), or ['*'] for every type"),
   secret: z.string().describe('whsec_<base64>: the key receivers verify webhook-signature with (Standard Webhooks)'),
   isActive: z.boolean(),
   createdAt: z.string().describe('ISO 8601 UTC'),
