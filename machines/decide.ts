@@ -11,7 +11,7 @@ export interface EmitParams {
 }
 
 export interface RefuseParams {
-  /** Stable error code of the contract, e.g. `item-already-confirmed`. */
+  /** Stable error code (docs/api.md §1), e.g. `item-already-confirmed`. */
   code: string;
   detail?: string;
 }

@@ -1,4 +1,4 @@
-// A slot (sort box) of a wall (contract sections 5 and 7). Events a state does not list (COMPLETE
+// A slot (sort box) of a wall (docs/api.md §5 and §7). Events a state does not list (COMPLETE
 // on an Empty slot, VACATE on a Complete one, ...) are worker bugs, so they are left unhandled and
 // decide() answers `invalid-transition` rather than a user-facing code.
 

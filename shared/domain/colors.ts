@@ -1,5 +1,5 @@
 // Sorter colors in palette order: a new session takes the first color no connected session of the
-// wall holds (docs/api.md §6), so the order here is part of the contract.
+// wall holds (docs/api.md §6), so the order here is part of the API.
 
 export const SORTER_COLORS = ['Red', 'Blue', 'Yellow', 'Green', 'Magenta', 'Cyan'] as const;
 

@@ -1,5 +1,5 @@
 /**
- * Every stable error code of the contract (section 1), with its HTTP status and title.
+ * Every stable error code (docs/api.md §1, the codes table), with its HTTP status and title.
  * The code is what clients branch on; the detail is what a person reads.
  */
 export const ERROR_CODES = {

@@ -183,7 +183,7 @@ describe('crash recovery: a command delivered twice (same command id) takes effe
     expect(twice).toEqual(once);
     expect(await counts(api, floor.tenant.clientId)).toEqual({ items: 1, applied: { 'session.start': 1, 'item.scan': 1, 'item.confirm': 1 }, pending: 0, confirmed: 2 });
 
-    // The same confirm as a new command is refused as the contract says.
+    // The same confirm as a new command is refused as docs/api.md §7 says.
     const again = await handlers['item.confirm'](confirm, job(1_000_013));
     expect(again).toMatchObject({ ok: false, problem: { code: 'item-already-confirmed' } });
   });

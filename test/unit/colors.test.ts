@@ -1,7 +1,7 @@
 import { SORTER_COLORS, colorHex, firstFreeColor, isSorterColor } from '../../shared/domain/colors';
 
 describe('sorter colors', () => {
-  it('keeps the contract palette order and hex values', () => {
+  it('keeps the documented palette order and hex values', () => {
     expect(SORTER_COLORS).toEqual(['Red', 'Blue', 'Yellow', 'Green', 'Magenta', 'Cyan']);
     expect(SORTER_COLORS.map(colorHex)).toEqual(['#E53935', '#1E88E5', '#FDD835', '#43A047', '#D81B60', '#00ACC1']);
   });

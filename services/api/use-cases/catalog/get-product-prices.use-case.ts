@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Product, type IProduct } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 
-/** The seed's catalog price record, PascalCase as the seed names it (docs/api.md §1). */
+/** The catalog price record, with its PascalCase field names (docs/api.md §1, §9). */
 export interface CatalogPriceRecord {
   StopLossPrice: number | null;
   SitePrice: number | null;

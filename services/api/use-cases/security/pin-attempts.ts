@@ -5,7 +5,7 @@ import { ClientSettings } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { FailureRateLimiter } from '../../../../shared/rate-limit/rate-limiter';
 
-/** Contract 9: after 5 failed PIN attempts within 5 minutes, one employee is refused with 429. */
+/** docs/api.md §9: after 5 failed PIN attempts within 5 minutes, one employee is refused with 429. */
 export const PIN_FAILURE_LIMIT = 5;
 export const PIN_FAILURE_WINDOW_MS = 5 * 60_000;
 
