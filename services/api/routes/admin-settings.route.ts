@@ -23,7 +23,9 @@ export const adminSettingsRoutes: RouteDef[] = [
         .regex(/^[A-Za-z0-9]{4,12}$/, 'must be 4 to 12 letters or digits')
         .nullable()
         .describe('4..12 letters or digits; null removes the PIN'),
-      enforcement: z.enum(PIN_ENFORCEMENTS),
+      enforcement: z
+        .enum(PIN_ENFORCEMENTS)
+        .describe("client: the sorter app asks for the PIN; server: the service also requires it in X-Pin for cancels and keyed-in products"),
     }),
     response: z.object({ pinLength: z.number().int().describe('0 when no PIN is set'), enforcement: z.enum(PIN_ENFORCEMENTS) }),
     handler: ({ em, auth, body, deps }) => setPin(em, auth.clientId, body, deps.config.PASSWORD_HASH_ROUNDS),
@@ -36,7 +38,7 @@ export const adminSettingsRoutes: RouteDef[] = [
     description: 'While disabled, sorting operations answer 403 subscription-disabled.',
     tags: ['Admin: settings'],
     access: ['Admin'],
-    body: z.object({ enabled: z.boolean() }),
+    body: z.object({ enabled: z.boolean().describe('true enables sorting (free of charge); false refuses sorting operations') }),
     response: z.object({ enabled: z.boolean() }),
     handler: ({ em, auth, body }) => setSortingEnabled(em, auth.clientId, body.enabled),
   }),

@@ -28,6 +28,9 @@ export const catalogRoutes: RouteDef[] = [
     path: PRICES_PATH,
     operationId: 'GetPrices',
     summary: "A product's prices: stop-loss, site and per channel",
+    description:
+      'Served under /catalog (or on CATALOG_PORT), not /api/v1. Field names are PascalCase. Prices not loaded are null; ' +
+      'no channel prices is an empty list. An unknown product answers 404.',
     tags: ['Catalog'],
     access: 'authenticated',
     query: z.object({ productID: productId }),

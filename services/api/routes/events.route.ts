@@ -17,7 +17,10 @@ export const eventsRoutes: RouteDef[] = [
     tags: ['Events'],
     access: 'authenticated',
     allowQueryToken: true,
-    query: z.object({ wallId: idParam, access_token: z.string().optional() }),
+    query: z.object({
+      wallId: idParam.describe('The wall to follow: one of your company\'s walls'),
+      access_token: z.string().optional().describe('The bearer token, for clients that cannot set the Authorization header (EventSource)'),
+    }),
     responseContentType: 'text/event-stream',
     errors: ['not-found'],
     handler: async ({ req, res, query, auth, em, deps }) => {

@@ -11,6 +11,7 @@ export const securityRoutes: RouteDef[] = [
     path: '/security/pin/length',
     operationId: 'GetPinLength',
     summary: "The length of your company's PIN; 0 means no PIN is configured or required",
+    description: 'Sorter apps ask for the PIN before a cancel or a keyed-in product when this is not 0, and check it with POST /security/pin/validate.',
     tags,
     access: 'authenticated',
     response: z.number().int(),

@@ -33,7 +33,17 @@ export const sessionsRoutes: RouteDef[] = [
     access: ['Sorter'],
     requiresSubscription: true,
     params: wallParams,
-    body: z.object({ picklistId: z.number().int().positive().nullable().optional() }).strict(),
+    body: z
+      .object({
+        picklistId: z
+          .number()
+          .int()
+          .positive()
+          .nullable()
+          .optional()
+          .describe('Sort only the orders of this Open picklist; required on a PicklistSort wall. The body may be absent.'),
+      })
+      .strict(),
     bodyOptional: true,
     response: sessionDto,
     errors: ['not-found', 'sorter-limit-reached', 'picklist-not-open', 'picklist-required', 'wall-inactive', 'service-unavailable', 'command-timeout'],
@@ -50,6 +60,9 @@ export const sessionsRoutes: RouteDef[] = [
     path: '/walls/{id}/sessions/{token}',
     operationId: 'RenewSorterSession',
     summary: 'Renew a session: its expiry moves to now + the idle timeout (8 hours)',
+    description:
+      'Every scan, confirm, cancel and swap renews the session too. Only its owner, or a Manager or Admin, may renew it (403). ' +
+      'An ended session answers 409 session-ended.',
     tags: ['Sorter sessions'],
     access: ['Sorter'],
     requiresSubscription: true,
@@ -63,7 +76,9 @@ export const sessionsRoutes: RouteDef[] = [
     path: '/walls/{id}/sessions/{token}',
     operationId: 'StopSorterSession',
     summary: "Stop a session (the sorter's own), or disconnect another sorter's (Manager, Admin)",
-    description: 'Ending a session that has ended already answers 409 session-ended; sorter apps need not show it.',
+    description:
+      'Ended by its owner: endReason Stopped; by a Manager or Admin on another employee\'s session: Disconnected; anyone else gets 403. ' +
+      'Pending scans of the session stay pending. Ending a session that has ended already answers 409 session-ended; sorter apps need not show it.',
     tags: ['Sorter sessions'],
     access: ['Sorter'],
     params: sessionParams,
@@ -76,6 +91,7 @@ export const sessionsRoutes: RouteDef[] = [
     path: '/walls/{id}/sessions',
     operationId: 'ListSorterSessions',
     summary: 'List the connected sessions of a wall',
+    description: 'Oldest first. Sessions end by a stop, a newer connection of the same employee, a Manager, or 8 hours without activity.',
     tags: ['Sorter sessions'],
     access: ['Manager'],
     params: wallParams,

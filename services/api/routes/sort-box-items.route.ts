@@ -35,9 +35,9 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     requiresSubscription: true,
     headers: [IDEMPOTENCY_HEADER, { name: 'X-Pin', description: 'The PIN, for KeyedIn input where enforcement is server-side.' }],
     body: z.object({
-      sessionToken: z.string().min(1).max(200),
-      barcode: z.string().trim().min(1).max(128),
-      barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS).default('Scanned'),
+      sessionToken: z.string().min(1).max(200).describe('Your session on the wall (POST /walls/{id}/sessions): it names the wall and the picklist'),
+      barcode: z.string().trim().min(1).max(128).describe("The product's SKU, UPC, shadow SKU or alias, as scanned (trimmed, any letter case)"),
+      barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS).default('Scanned').describe('How the barcode was entered; KeyedIn may need the PIN'),
     }),
     response: sortBoxItemDto,
     errors: [
@@ -69,6 +69,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     path: '/sort-box-items/{id}',
     operationId: 'GetSortBoxItem',
     summary: 'Read a sort box item (a scan) with its slot and the order line figures',
+    description: 'Any item of your company. An item whose slot has since been detached keeps its crc and shows position 0.',
     tags: ['Sorting'],
     access: ['Sorter'],
     params: itemParams,
@@ -97,7 +98,9 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     requiresSubscription: true,
     params: itemParams,
     query: z.object({ units: z.coerce.number().int().min(1).max(100000).default(1).describe('Units confirmed (default 1)') }),
-    body: z.object({ barcode: z.string().trim().min(1).max(64).optional() }),
+    body: z.object({
+      barcode: z.string().trim().min(1).max(64).optional().describe("The slot's sorter barcode A-XXXXXXXX (or crc) as scanned, to check the unit went into the right slot"),
+    }),
     bodyOptional: true,
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
@@ -140,7 +143,10 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     access: ['Sorter'],
     requiresSubscription: true,
     params: itemParams,
-    body: z.object({ sessionToken: z.string().min(1).max(200), barcode: z.string().trim().min(1).max(64) }),
+    body: z.object({
+      sessionToken: z.string().min(1).max(200).describe('Your own session on the wall'),
+      barcode: z.string().trim().min(1).max(64).describe('The target slot: its sorter barcode A-XXXXXXXX or its crc; it must be Empty and on the same wall'),
+    }),
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'slot-not-swappable', 'slot-not-empty', 'item-already-confirmed', 'item-already-cancelled', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
     handler: async ({ params, body, auth, em, deps }) => {
@@ -158,12 +164,14 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     path: '/sort-boxes/{barcode}/release',
     operationId: 'ReleaseSortBox',
     summary: "The shipper's scan: empty a Complete slot so it can take the next order",
-    description: 'barcode: the shipper barcode B-XXXXXXXX, the crc or the sorter barcode. force=true (Manager, Admin) empties any slot and cancels its pending items.',
+    description:
+      'Only a Complete slot is released (409 slot-not-complete otherwise); it becomes Empty and takes the next order. The order keeps its confirmed units. ' +
+      'force=true (Manager, Admin; 403 for a Sorter) empties any slot and cancels its pending items, listed in cancelledItems.',
     tags: ['Sorting'],
     access: ['Sorter'],
     requiresSubscription: true,
-    params: z.object({ barcode: z.string().min(8).max(64) }),
-    query: z.object({ force: queryBool.default(false) }),
+    params: z.object({ barcode: z.string().min(8).max(64).describe("The slot's shipper barcode B-XXXXXXXX, its crc or its sorter barcode") }),
+    query: z.object({ force: queryBool.default(false).describe('Manager or Admin: empty the slot in any state, cancelling its pending items. Default false.') }),
     response: releaseResultDto,
     errors: ['not-found', 'forbidden', 'slot-not-complete', ...COMMAND_ERRORS],
     handler: async ({ params, query, auth, em, deps }) => {

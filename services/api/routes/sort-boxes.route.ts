@@ -59,7 +59,7 @@ export const sortBoxesRoutes: RouteDef[] = [
     summary: 'Detach an Empty slot from a wall',
     description:
       'Answers the removed SortBox. Only an Empty slot without scans awaiting confirmation can be detached (409 slot-not-empty otherwise). ' +
-      "The other slots keep their positions; the serial number can then be attached to any wall. The slot's past scans are deleted with it.",
+      "The other slots keep their positions; the serial number can then be attached to any wall. The slot's finished scans stay, keeping its crc.",
     tags: ['Walls'],
     access: ['Manager'],
     params: z.object({ id: idParam.describe('Wall id'), crc: slotParam }),

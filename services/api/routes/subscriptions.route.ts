@@ -8,6 +8,7 @@ export const subscriptionsRoutes: RouteDef[] = [
     path: '/subscriptions/sorting',
     operationId: 'GetSortingSubscription',
     summary: "Whether your company's sorting subscription is enabled",
+    description: 'true or false; a company starts enabled. While disabled, sessions, scans, confirms, cancels, swaps and releases answer 403 subscription-disabled. A client may treat a 404 here (an older server) as enabled.',
     tags: ['Subscriptions'],
     access: 'authenticated',
     response: z.boolean(),

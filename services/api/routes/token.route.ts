@@ -7,7 +7,7 @@ import { defineRoute } from '../http/route';
 
 const tokenRequest = z.object({
   username: z.string().min(1).max(320).describe("The employee's e-mail address"),
-  password: z.string().min(1).max(1024),
+  password: z.string().min(1).max(1024).describe("The employee's password"),
 });
 
 const tokenResponse = z.object({
@@ -25,6 +25,10 @@ export const tokenRoute = defineRoute({
   path: '/token',
   operationId: 'CreateToken',
   summary: 'Sign in: exchange an e-mail and password for a bearer token (JWT)',
+  description:
+    'Outside /api/v1. The token names the employee, the company and the roles and expires after expires_in seconds; send it as ' +
+    '"Authorization: Bearer <token>". The e-mail is matched in any letter case. An unknown e-mail, a wrong password or a deactivated ' +
+    'account answers 401; after too many failures for one address and user name within the window, 429 with Retry-After.',
   tags: ['Authentication'],
   access: 'public',
   body: tokenRequest,

@@ -23,7 +23,7 @@ export const webhooksRoutes: RouteDef[] = [
     operationId: 'CreateWebhook',
     summary: 'Subscribe a URL to events (Standard Webhooks)',
     description:
-      'Each event of the listed types (docs/api.md §8; `*` for all) is POSTed as JSON with headers webhook-id (the event id, for ' +
+      'Each event of the listed types (the event types of the hub streams; `*` for all) is POSTed as JSON with headers webhook-id (the event id, for ' +
       'deduplication), webhook-timestamp and webhook-signature (v1, HMAC-SHA256 with the secret). A non-2xx answer, a redirect or ' +
       'no answer within 10 s is retried with exponential backoff, 12 attempts over about 3 hours. The secret is generated when not given. ' +
       'Loopback, private and link-local targets are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS.',
@@ -34,7 +34,8 @@ export const webhooksRoutes: RouteDef[] = [
       events: z
         .array(z.enum([...EVENT_TYPES, '*']))
         .min(1, "give at least one event type, or '*' for all")
-        .max(EVENT_TYPES.length + 1),
+        .max(EVENT_TYPES.length + 1)
+        .describe("The event types to receive, or ['*'] for every type"),
       secret: secret.optional().describe('whsec_<base64 of 24..64 bytes>; generated when absent'),
     }),
     response: webhookSubscriptionDto,
@@ -46,6 +47,7 @@ export const webhooksRoutes: RouteDef[] = [
     path: '/admin/webhooks',
     operationId: 'ListWebhooks',
     summary: "Your company's webhook subscriptions, with their secrets",
+    description: 'Oldest first. The secrets are shown to Admins only; receivers verify webhook-signature with them.',
     tags,
     access: ['Admin'],
     response: z.array(webhookSubscriptionDto),

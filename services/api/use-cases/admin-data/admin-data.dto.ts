@@ -19,10 +19,10 @@ const bulk = <T extends z.ZodType>(row: T, what: string) =>
 
 export const warehouseRow = z.object({
   id: clientId('Warehouse id'),
-  name: text(200),
-  address: optionalText(500),
-  latitude: z.number().min(-90).max(90).nullish().transform((v) => v ?? null),
-  longitude: z.number().min(-180).max(180).nullish().transform((v) => v ?? null),
+  name: text(200).describe('1..200 characters'),
+  address: optionalText(500).describe('Postal address, up to 500 characters'),
+  latitude: z.number().min(-90).max(90).nullish().transform((v) => v ?? null).describe('Degrees, -90..90; locates the walls of the warehouse'),
+  longitude: z.number().min(-180).max(180).nullish().transform((v) => v ?? null).describe('Degrees, -180..180'),
 });
 export type WarehouseRow = z.infer<typeof warehouseRow>;
 export const warehousesBody = bulk(warehouseRow, 'warehouses');
@@ -47,15 +47,15 @@ const channelPrice = z.object({
 
 export const productRow = z.object({
   sku: code.describe('Unique per company, case-insensitively (scans match any case)'),
-  title: text(500),
-  upc: z.string().trim().max(100).nullish().transform((v) => (v ? v : null)),
-  aliases: z.array(code).max(100).default([]),
-  shadowSkus: z.array(code).max(100).default([]),
-  requiresTransparencyCode: z.boolean().default(false),
-  kitComponents: z.array(kitComponent).max(500).default([]),
-  sitePrice: money,
-  stopLossPrice: money,
-  channelPrices: z.array(channelPrice).max(500).default([]),
+  title: text(500).describe('Product name, 1..500 characters'),
+  upc: z.string().trim().max(100).nullish().transform((v) => (v ? v : null)).describe('UPC barcode; a scan resolves it after the SKU'),
+  aliases: z.array(code).max(100).default([]).describe('Other barcodes of the product; a scan resolves them last'),
+  shadowSkus: z.array(code).max(100).default([]).describe('Further SKUs of the same product; a scan resolves them after the UPC'),
+  requiresTransparencyCode: z.boolean().default(false).describe('A marketplace transparency code is needed per unit'),
+  kitComponents: z.array(kitComponent).max(500).default([]).describe('The parts of a kit, each SKU once; they need not be loaded yet'),
+  sitePrice: money.describe('Price on the own site (catalog lookup SitePrice)'),
+  stopLossPrice: money.describe('Lowest acceptable price (catalog lookup StopLossPrice)'),
+  channelPrices: z.array(channelPrice).max(500).default([]).describe('Prices per sales channel, each channel once'),
 });
 export type ProductRow = z.infer<typeof productRow>;
 export const productsBody = bulk(productRow, 'products');
@@ -100,10 +100,10 @@ export const orderRow = z.object({
   orderDate: z
     .union([z.iso.datetime({ offset: true }), z.iso.date()])
     .describe('ISO 8601 date-time (or a date, read as midnight UTC)'),
-  priority: z.enum(ORDER_PRIORITIES).default('Normal'),
-  isDropShip: z.boolean().default(false),
-  shipTo,
-  items: z.array(orderLine).min(1, 'an order needs at least one line').max(1000),
+  priority: z.enum(ORDER_PRIORITIES).default('Normal').describe('Higher priority orders take scanned units first'),
+  isDropShip: z.boolean().default(false).describe('Drop-ship orders are never sorted on a wall'),
+  shipTo: shipTo.describe('Where the order goes; printed on its license plate'),
+  items: z.array(orderLine).min(1, 'an order needs at least one line').max(1000).describe('The order lines, each SKU once, 1..1000'),
 });
 export type OrderRow = z.infer<typeof orderRow>;
 export const ordersBody = bulk(orderRow, 'orders');
@@ -141,7 +141,7 @@ export type AdminOrderDto = z.infer<typeof adminOrderDto>;
 
 export const picklistRow = z.object({
   id: clientId('Picklist id'),
-  status: z.enum(PICKLIST_STATUSES),
+  status: z.enum(PICKLIST_STATUSES).describe('Only Open picklists can be sorted'),
   orderIds: z.array(z.number().int().min(1).max(2147483647)).max(10_000).describe('Orders of the picklist; replaces its earlier list'),
 });
 export type PicklistRow = z.infer<typeof picklistRow>;
