@@ -23,6 +23,6 @@ USER node
 EXPOSE 3000
 # `npm start` without npm: npm hands SIGTERM to the `sh -c` it runs the script in, and Debian's dash
 # dies without passing it on, so `docker stop` would end the service with SIGKILL instead of the
-# orderly shutdown (STYLE 11). tsx passes signals to the node process it starts.
+# orderly shutdown (docs/operations.md). tsx passes signals to the node process it starts.
 # NODE_ENV=production requires JWT_SECRET.
 CMD ["tsx", "services/main.ts"]
