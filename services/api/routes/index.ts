@@ -13,6 +13,7 @@ import { sortBoxItemsRoutes } from './sort-box-items.route';
 import { sortBoxesRoutes } from './sort-boxes.route';
 import { subscriptionsRoutes } from './subscriptions.route';
 import { tokenRoute } from './token.route';
+import { transparencyCodesRoutes } from './transparency-codes.route';
 import { wallsRoutes } from './walls.route';
 import { webhooksRoutes } from './webhooks.route';
 
@@ -35,6 +36,7 @@ export const apiRoutes: RouteDef[] = [
   ...sortBoxItemsRoutes,
   ...eventsRoutes,
   ...webhooksRoutes,
+  ...transparencyCodesRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
