@@ -6,6 +6,7 @@ import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
+import { geoRoutes } from './geo.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -37,6 +38,7 @@ export const apiRoutes: RouteDef[] = [
   ...eventsRoutes,
   ...webhooksRoutes,
   ...transparencyCodesRoutes,
+  ...geoRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
