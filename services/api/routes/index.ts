@@ -2,6 +2,7 @@ import type { RouteDef } from '../http/route';
 import { adminDataRoutes } from './admin-data.route';
 import { adminEmployeesRoutes } from './admin-employees.route';
 import { adminSettingsRoutes } from './admin-settings.route';
+import { autoLoginRoutes } from './auto-login.route';
 import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
@@ -39,6 +40,7 @@ export const apiRoutes: RouteDef[] = [
   ...webhooksRoutes,
   ...transparencyCodesRoutes,
   ...geoRoutes,
+  ...autoLoginRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
