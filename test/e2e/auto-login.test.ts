@@ -41,11 +41,11 @@ describe('auto-login links', () => {
     const res = await link('sorting-hub');
     const token = tokenOf(res.body);
     expect(new URL(res.body).searchParams.get('returnUrl')).toBe('/');
-    const rows = await api.runtime.orm.em.fork().getConnection().execute(
+    const rows: { hash: string; client_id: number; employee_id: number; app: string; ttl: string }[] = await api.runtime.orm.em.fork().getConnection().execute(
       `select encode(token_hash, 'hex') as hash, client_id, employee_id, app, extract(epoch from expires_at - created_at) as ttl
        from auto_login_token where client_id = ${t.clientId}`,
     );
-    const row = rows.find((r: { hash: string }) => r.hash === createHash('sha256').update(token).digest('hex'));
+    const row = rows.find((r) => r.hash === createHash('sha256').update(token).digest('hex'))!;
     expect(row).toMatchObject({ client_id: t.clientId, employee_id: t.adminId, app: 'sorting-hub' });
     expect(Number(row.ttl)).toBe(60);
     expect(JSON.stringify(rows)).not.toContain(token);
