@@ -8,6 +8,7 @@ import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
 import { geoRoutes } from './geo.route';
+import { licensePlatesRoutes } from './license-plates.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -41,6 +42,7 @@ export const apiRoutes: RouteDef[] = [
   ...transparencyCodesRoutes,
   ...geoRoutes,
   ...autoLoginRoutes,
+  ...licensePlatesRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */
