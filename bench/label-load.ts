@@ -55,6 +55,11 @@ export async function runLabelBench(
   say: (line: string) => void,
 ): Promise<LabelFigures[]> {
   if (!orderIds.length) throw new Error('the label bench needs orders');
+  // The event loop delay of the idle API first: on a busy machine the process also waits for a CPU.
+  await eventLoopDelay(http);
+  await new Promise((r) => setTimeout(r, 2000));
+  const idle = await eventLoopDelay(http);
+  say(`[labels] idle API event loop delay over 2 s: p99 ${idle?.p99 ?? '?'} max ${idle?.max ?? '?'} ms`);
   const figures: LabelFigures[] = [];
   for (const format of ['zpl', 'pdf'] as const) {
     // Warm the render threads and the query plans, and reset the event-loop histogram.

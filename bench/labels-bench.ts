@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     JWT_SECRET: 'bench-only-secret-not-for-production',
   };
   delete env.CATALOG_PORT;
-  const api = new ServiceProcess('api', root, { command: path.join(root, 'node_modules/.bin/tsx'), args: ['services/api/main.ts'], wrapped: true }, env, path.join(resultsDir, 'labels-api.log'));
+  const api = new ServiceProcess('api', root, { command: path.join(root, 'node_modules/.bin/tsx'), args: [...(process.env.BENCH_LABELS_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_LABELS_CPU_PROF] : []), 'services/api/main.ts'], wrapped: true }, env, path.join(resultsDir, 'labels-api.log'));
   const http = new BenchHttp('127.0.0.1', port);
   try {
     await pollUntil('the API /readyz', async () => (await http.request('GET', '/readyz', { timeoutMs: 2000 })).status === 200, {
