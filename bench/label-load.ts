@@ -1,5 +1,6 @@
 import { cpuMs } from './cpu-usage';
 import type { BenchHttp } from './http-client';
+import { residentBytes } from './service-processes';
 import { ErrorCounts, summarize, type LatencySummary } from './stats';
 
 /** What one label format did through the API: throughput, latency, and the API's event loop meanwhile. */
@@ -15,6 +16,8 @@ export interface LabelFigures {
   apiEventLoopDelayMs: { p50: number; p99: number; max: number } | null;
   /** CPU time of the API process (main thread and render threads) per label, ms: the figure a busy machine does not distort. */
   apiCpuMsPerLabel: number | null;
+  /** Resident memory of the API process after the step (render threads included), MB. */
+  apiRssMb: number | null;
   target: number;
   meetsTarget: boolean;
 }
@@ -59,7 +62,10 @@ export async function runLabelBench(
   await eventLoopDelay(http);
   await new Promise((r) => setTimeout(r, 2000));
   const idle = await eventLoopDelay(http);
-  say(`[labels] idle API event loop delay over 2 s: p99 ${idle?.p99 ?? '?'} max ${idle?.max ?? '?'} ms`);
+  const idleRss = residentBytes(opts.apiPid);
+  say(
+    `[labels] idle API event loop delay over 2 s: p99 ${idle?.p99 ?? '?'} max ${idle?.max ?? '?'} ms · API RSS before the first label ${idleRss === undefined ? '?' : Math.round(idleRss / 2 ** 20)} MB`,
+  );
   const figures: LabelFigures[] = [];
   for (const format of ['zpl', 'pdf'] as const) {
     // Warm the render threads and the query plans, and reset the event-loop histogram.
@@ -98,13 +104,14 @@ export async function runLabelBench(
       errors: errors.toJSON(),
       apiEventLoopDelayMs: loop,
       apiCpuMsPerLabel,
+      apiRssMb: opts.apiPid && residentBytes(opts.apiPid) !== undefined ? Math.round(residentBytes(opts.apiPid)! / 2 ** 20) : null,
       target: LABEL_TARGETS[format],
       meetsTarget: throughput >= LABEL_TARGETS[format],
     };
     figures.push(f);
     say(
       `[labels] ${format.toUpperCase()}: ${f.throughput}/s (target ≥ ${f.target}: ${f.meetsTarget ? 'met' : 'NOT met'}) · p50 ${f.latency.p50} p99 ${f.latency.p99} ms · ` +
-        `API event loop delay p99 ${loop?.p99 ?? '?'} max ${loop?.max ?? '?'} ms · API CPU ${apiCpuMsPerLabel ?? '?'} ms/label · errors ${JSON.stringify(f.errors)}`,
+        `API event loop delay p99 ${loop?.p99 ?? '?'} max ${loop?.max ?? '?'} ms · API CPU ${apiCpuMsPerLabel ?? '?'} ms/label · API RSS ${f.apiRssMb ?? '?'} MB · errors ${JSON.stringify(f.errors)}`,
     );
   }
   return figures;

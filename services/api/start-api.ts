@@ -18,7 +18,8 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
   runtime.onClose('event subscriptions', () => events.close());
   const labels = createLabelRenderPool({
-    threads: config.LABEL_RENDER_THREADS || Math.min(4, availableParallelism()),
+    // By default one core stays for the event loop (and, on a small host, PostgreSQL).
+    threads: config.LABEL_RENDER_THREADS || Math.max(1, Math.min(4, availableParallelism() - 1)),
     maxQueued: config.LABEL_RENDER_MAX_QUEUED,
     log,
   });

@@ -35,9 +35,11 @@ export function createLabelRenderPool(opts: { threads: number; maxQueued: number
   const entry = join(__dirname, `label.thread${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   const spawn = (): Slot => {
     // Under tsx or jest the thread's TypeScript entry needs tsx's loader; compiled builds load the .js.
+    // A label needs little heap; small limits keep each thread's share of the API's memory small.
+    const resourceLimits = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 4 };
     const worker = entry.endsWith('.ts')
-      ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true })
-      : new Worker(entry);
+      ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, resourceLimits })
+      : new Worker(entry, { resourceLimits });
     const slot: Slot = { worker, job: null };
     worker.on('message', (reply: RenderReply) => {
       const job = slot.job;
