@@ -11,6 +11,7 @@ import { CpuMeter, cpuMs } from './cpu-usage';
 import { SORTER_PASSWORD, resetDatabase, resetRedis, seed, type Seeded } from './bench-seed';
 import { monotonicUs, printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { BenchHttp } from './http-client';
+import { labelBenchSettings, runLabelBench, type LabelFigures } from './label-load';
 import { closedLoop, openLoop, type BenchSorter, type StepFigures } from './load';
 import { runCensus, type Census } from './query-census';
 import { measurePgFloor } from './pg-floor';
@@ -262,6 +263,16 @@ async function main(): Promise<void> {
       );
     }
 
+    // License plates (PDF and ZPL) through the same API, after the sorting steps; BENCH_LABEL_SECONDS=0 skips them.
+    let labels: LabelFigures[] | undefined;
+    const labelOpts = labelBenchSettings();
+    if (labelOpts.seconds > 0) {
+      const pg = new PgClient({ connectionString: s.databaseUrl });
+      await pg.connect();
+      const orderIds = (await pg.query<{ id: number }>('select id from orders where client_id = $1 order by id', [seeded.clientId]).finally(() => pg.end())).rows.map((r) => r.id);
+      labels = await runLabelBench(http, sorters[0]!.auth, orderIds, { ...labelOpts, apiPid: api.nodePid() }, say);
+    }
+
     const measuredToUs = monotonicUs();
     sampler.sample();
     const memory: MemoryFigures = {
@@ -321,6 +332,7 @@ async function main(): Promise<void> {
       steps,
       memory,
       targets,
+      ...(labels ? { labels } : {}),
       serviceLogLines,
       ...(census ? { census } : {}),
       ...(profiles ? { profiles } : {}),

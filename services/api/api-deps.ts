@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandBus } from '../../shared/queue/command-bus';
+import type { LabelRenderer } from '../../workers/labels/render-pool';
 import type { WallEventsHub } from './events/wall-events.hub';
 
 /** What the HTTP layer is given: built once per process by the composition root and passed in. */
@@ -15,6 +16,8 @@ export interface ApiDeps {
   commands: CommandBus;
   /** Live wall events for hub connections (SSE, WebSocket). */
   events: WallEventsHub;
+  /** Renders license plates off the event loop (worker threads). */
+  labels: LabelRenderer;
   /** Each dependency's answer to a ping, for /readyz. */
   readiness: () => Promise<Record<string, boolean>>;
 }

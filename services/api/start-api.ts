@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
@@ -8,6 +9,7 @@ import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { createRedis } from '../../shared/redis/redis';
+import { createLabelRenderPool } from '../../workers/labels/render-pool';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
@@ -15,6 +17,13 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   runtime.onClose('command bus', () => commands.close());
   const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
   runtime.onClose('event subscriptions', () => events.close());
+  const labels = createLabelRenderPool({
+    // By default one core stays for the event loop (and, on a small host, PostgreSQL).
+    threads: config.LABEL_RENDER_THREADS || Math.max(1, Math.min(4, availableParallelism() - 1)),
+    maxQueued: config.LABEL_RENDER_MAX_QUEUED,
+    log,
+  });
+  runtime.onClose('label render threads', () => labels.close());
   return {
     events,
     config,
@@ -22,6 +31,7 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
     orm,
     rateLimiter: new FailureRateLimiter(redis, config.QUEUE_PREFIX),
     commands,
+    labels,
     readiness: async () => {
       const [postgres, redisOk] = await Promise.all([
         orm.em

@@ -35,6 +35,9 @@ export const configSchema = z.object({
   APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com'),
   APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com'),
   APP_URL_INVENTORY_LENS: z.string().default('https://{team}.inventory-lens.example.com'),
+  /** Threads of the API's label renderer; 0: one per CPU but one, at least 1, at most 4. */
+  LABEL_RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  LABEL_RENDER_MAX_QUEUED: z.coerce.number().int().min(1).default(500),
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET'> & {

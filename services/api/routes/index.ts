@@ -2,10 +2,13 @@ import type { RouteDef } from '../http/route';
 import { adminDataRoutes } from './admin-data.route';
 import { adminEmployeesRoutes } from './admin-employees.route';
 import { adminSettingsRoutes } from './admin-settings.route';
+import { autoLoginRoutes } from './auto-login.route';
 import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
+import { geoRoutes } from './geo.route';
+import { licensePlatesRoutes } from './license-plates.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -13,6 +16,7 @@ import { sortBoxItemsRoutes } from './sort-box-items.route';
 import { sortBoxesRoutes } from './sort-boxes.route';
 import { subscriptionsRoutes } from './subscriptions.route';
 import { tokenRoute } from './token.route';
+import { transparencyCodesRoutes } from './transparency-codes.route';
 import { wallsRoutes } from './walls.route';
 import { webhooksRoutes } from './webhooks.route';
 
@@ -35,6 +39,10 @@ export const apiRoutes: RouteDef[] = [
   ...sortBoxItemsRoutes,
   ...eventsRoutes,
   ...webhooksRoutes,
+  ...transparencyCodesRoutes,
+  ...geoRoutes,
+  ...autoLoginRoutes,
+  ...licensePlatesRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

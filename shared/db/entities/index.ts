@@ -15,6 +15,7 @@ export * from './idempotency-record.entity';
 export * from './applied-command.entity';
 export * from './webhook-subscription.entity';
 export * from './webhook-delivery.entity';
+export * from './transparency-code.entity';
 
 import { Client } from './client.entity';
 import { ClientSettings } from './client-settings.entity';
@@ -33,9 +34,10 @@ import { IdempotencyRecord } from './idempotency-record.entity';
 import { AppliedCommand } from './applied-command.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
+import { TransparencyCode } from './transparency-code.entity';
 
 export const ALL_ENTITIES = [
   Client, ClientSettings, Employee, Warehouse, Product, ProductCode, Order, OrderItem, Picklist, PicklistOrder,
   Wall, SortBox, SorterSession, SortBoxItem, OutboxEvent, AuditLog, IdempotencyRecord, AppliedCommand,
-  WebhookSubscription, WebhookDelivery,
+  WebhookSubscription, WebhookDelivery, TransparencyCode,
 ];

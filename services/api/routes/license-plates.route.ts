@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { parseSlotBarcode } from '../../../shared/domain/barcodes';
+import type { LabelFormat } from '../../../workers/labels/label-data';
+import { defineRoute, type RouteDef, type RouteContext } from '../http/route';
+import { idParam } from '../http/validation';
+import { prepareLicensePlate, type PlateTarget } from '../use-cases/license-plates/license-plate.use-case';
+
+const tags = ['License plates'];
+// The shipper at the back of the wall prints; Managers and Admins may reprint from the hub.
+const access = ['Sorter'] as const;
+
+const crcParam = z
+  .string()
+  .regex(/^(?:[ABab]-)?[0-9A-Fa-f]{8}$/, { error: 'must be a slot crc: 8 hex digits, optionally as A-XXXXXXXX or B-XXXXXXXX' })
+  .transform((s) => parseSlotBarcode(s)!.crc)
+  .describe('The slot crc (any case), or its shipper (B-) or sorter (A-) barcode as scanned');
+
+const CONTENT_TYPES: Record<LabelFormat, string> = { zpl: 'text/plain; charset=utf-8', pdf: 'application/pdf' };
+
+async function send(ctx: RouteContext<unknown, unknown, unknown>, target: PlateTarget, format: LabelFormat): Promise<void> {
+  const label = await prepareLicensePlate(ctx.em, ctx.auth.clientId, ctx.auth.employeeId, target, format);
+  const body = await ctx.deps.labels.render(format, label);
+  ctx.res
+    .status(200)
+    .set('Content-Type', CONTENT_TYPES[format])
+    .set('Content-Disposition', `inline; filename="${label.plateNumber}.${format}"`)
+    .set('X-License-Plate', label.plateNumber)
+    .end(body);
+}
+
+const FORMATS = {
+  zpl: { name: 'Zpl', what: 'ZPL II (text/plain, 203 dpi, 4×6 inch; the plate as a native ^BC Code 128)' },
+  pdf: { name: 'Pdf', what: 'a 4×6 inch PDF (application/pdf; the plate as a Code 128 image)' },
+} as const;
+
+const description =
+  'The label carries the license plate number (as Code 128 and as text), the order id, the ship-to address, the wall name, the ' +
+  "slot crc and the order's unit count. The plate number is made on the order's first print and is the same on every reprint; it " +
+  'is also sent as the X-License-Plate header. Every print is written to the audit log (kind license-plate; licensePlates=true).';
+
+export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap((format) => [
+  defineRoute({
+    method: 'post',
+    path: `/license-plates/{crc}/${format}`,
+    operationId: `Generate${FORMATS[format].name}LicensePlateForCrc`,
+    summary: `The license plate of the order in a slot, as ${FORMATS[format].what}`,
+    description: `${description} A slot that holds no order → 409 slot-not-complete; an unknown crc → 404.`,
+    tags,
+    access,
+    params: z.object({ crc: crcParam }),
+    responseContentType: CONTENT_TYPES[format].split(';')[0],
+    errors: ['validation-failed', 'not-found', 'slot-not-complete', 'service-unavailable'],
+    handler: (ctx) => send(ctx, { crc: ctx.params.crc }, format),
+  }),
+  defineRoute({
+    method: 'post',
+    path: `/license-plates/orders/{id}/${format}`,
+    operationId: `Generate${FORMATS[format].name}LicensePlateForOrder`,
+    summary: `The license plate of an order, as ${FORMATS[format].what}`,
+    description: `${description} An order in no slot prints '-' for wall and slot. An unknown order → 404.`,
+    tags,
+    access,
+    params: z.object({ id: idParam.describe('Order id') }),
+    responseContentType: CONTENT_TYPES[format].split(';')[0],
+    errors: ['validation-failed', 'not-found', 'service-unavailable'],
+    handler: (ctx) => send(ctx, { orderId: ctx.params.id }, format),
+  }),
+]);

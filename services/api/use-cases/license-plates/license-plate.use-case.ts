@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ShipTo } from '../../../../shared/db/entities';
+import { AppError } from '../../../../shared/errors/app-error';
+import type { LabelFormat, LicensePlateLabel } from '../../../../workers/labels/label-data';
+
+export type PlateTarget = { crc: string } | { orderId: number };
+
+interface PrintRow {
+  ship_to: ShipTo | string;
+  units: number;
+  plate_number: string;
+  print_count: number;
+  crc: string | null;
+  wall_name: string | null;
+}
+
+/*
+ * One statement prints: it reads the order and its slot, makes the plate number on the first print or
+ * counts the reprint (the row lock of the upsert orders simultaneous prints of one order), and writes
+ * the audit row (kind license-plate) with an event id derived from the order and the print count, so
+ * one print is one row. A single statement commits all of it or nothing, in one round trip.
+ * nextval() runs for reprints too: plate numbers are unique, not gap-free.
+ */
+const PRINT_SQL = `
+with o as (
+  select o.id, o.ship_to,
+         (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
+  from orders o where o.client_id = :clientId and o.id = :orderId
+), s as (
+  select sb.crc, w.id as wall_id, w.name as wall_name
+  from sort_box sb join wall w on w.id = sb.wall_id
+  where sb.client_id = :clientId and sb.order_id = :orderId
+), p as (
+  insert into license_plate (client_id, order_id, plate_number, print_count, last_printed_at)
+  select :clientId, o.id, 'LP' || lpad(nextval('license_plate_number_seq')::text, 10, '0'), 1, now() from o
+  on conflict (client_id, order_id) do update set print_count = license_plate.print_count + 1, last_printed_at = now()
+  returning plate_number, print_count
+), a as (
+  insert into audit_log (client_id, event_id, type, kind, wall_id, user_id, order_id, crc, is_license_plate, message, data)
+  select :clientId, md5('license-plate:' || cast(:clientId as text) || ':' || cast(:orderId as text) || ':' || p.print_count)::uuid,
+         'license-plate.generated', 'license-plate', s.wall_id, :userId, :orderId, s.crc, true,
+         'License plate ' || p.plate_number || ' (' || upper(cast(:format as text)) || ') printed for order ' || cast(:orderId as text)
+           || coalesce(' from slot ' || s.crc || ' of wall ''' || s.wall_name || '''', '')
+           || case when p.print_count > 1 then ' (reprint ' || (p.print_count - 1) || ')' else '' end,
+         jsonb_build_object('plateNumber', p.plate_number, 'format', cast(:format as text), 'printCount', p.print_count)
+  from p left join s on true
+  returning id
+)
+select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.wall_name
+from o cross join p left join s on true`;
+
+/**
+ * What a license plate prints, and the order's plate number: made on its first print, the same on
+ * every reprint; every print audited (docs/api.md §9).
+ */
+export async function prepareLicensePlate(em: EntityManager, clientId: number, userId: number, target: PlateTarget, format: LabelFormat): Promise<LicensePlateLabel> {
+  const knex = em.getKnex();
+  let orderId: number;
+  if ('crc' in target) {
+    const slot = (
+      (await knex.raw(
+        `select sb.order_id, sb.position, w.name as wall_name from sort_box sb join wall w on w.id = sb.wall_id where sb.client_id = ? and sb.crc = ?`,
+        [clientId, target.crc],
+      )) as { rows: { order_id: number | null; position: number; wall_name: string }[] }
+    ).rows[0];
+    if (!slot) throw new AppError('not-found', `Your company has no slot with crc ${target.crc}.`);
+    if (slot.order_id === null) {
+      throw new AppError(
+        'slot-not-complete',
+        `Slot ${target.crc} (position ${slot.position} of wall '${slot.wall_name}') holds no order, so there is nothing to label: ` +
+          'check that you scanned the right slot, or print the label by order id (POST /license-plates/orders/{id}/...).',
+      );
+    }
+    orderId = slot.order_id;
+  } else {
+    orderId = target.orderId;
+  }
+  const row = ((await knex.raw(PRINT_SQL, { clientId, orderId, userId, format })) as { rows: PrintRow[] }).rows[0];
+  if (!row) throw new AppError('not-found', `Your company has no order ${orderId}.`);
+  return {
+    plateNumber: row.plate_number,
+    orderId,
+    shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
+    wallName: row.wall_name,
+    crc: row.crc,
+    units: Number(row.units),
+  };
+}
