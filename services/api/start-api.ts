@@ -8,19 +8,26 @@ import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { createRedis } from '../../shared/redis/redis';
+import { EmployeeAccess } from './http/employee-access';
+import { trackWallListeners } from './http/metrics';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
   const commands = createCommandBus(runtime.queueSettings, log);
   runtime.onClose('command bus', () => commands.close());
-  const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
-  runtime.onClose('event subscriptions', () => events.close());
+  const events = new WallEventsHub(createRedis(config.REDIS_URL, { log, name: 'wall events' }), config.QUEUE_PREFIX);
+  const untrack = trackWallListeners(() => events.listenerCount());
+  runtime.onClose('event subscriptions', () => {
+    untrack();
+    events.close();
+  });
   return {
     events,
     config,
     log,
     orm,
     rateLimiter: new FailureRateLimiter(redis, config.QUEUE_PREFIX),
+    access: new EmployeeAccess(orm),
     commands,
     readiness: async () => {
       const [postgres, redisOk] = await Promise.all([
