@@ -21,9 +21,12 @@ update outbox_event o
 update outbox_event set data = data #- '{session,token}' where data -> 'session' ? 'token';
 update audit_log set data = data #- '{session,token}' where data -> 'session' ? 'token';
 `);
+    // The sweeper finds webhook attempts left pending (their outcome never recorded).
+    this.addSql(`create index webhook_delivery_pending_idx on webhook_delivery (attempted_at) where status = 'pending';`);
   }
 
   override async down(): Promise<void> {
+    this.addSql('drop index if exists webhook_delivery_pending_idx;');
     this.addSql('alter table employee drop column if exists credentials_version;');
   }
 }
