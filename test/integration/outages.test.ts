@@ -17,7 +17,8 @@ import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, ty
  * never stop the process; a failure nothing handles stops it with one JSON log record and exit 1.
  */
 
-jest.setTimeout(120_000);
+// Child processes start slowly on a loaded machine (tsx compiles on the fly): generous bounds.
+jest.setTimeout(300_000);
 const ROOT = path.resolve(__dirname, '../..');
 
 function expectJsonLog(p: Pick<ApiProcess, 'output'>): void {
@@ -62,7 +63,7 @@ describe('a failure nothing handles', () => {
     child.stdout.on('data', (c: Buffer) => (p.output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (p.output += c.toString()));
     child.once('exit', (code) => Object.assign(p, { code, exited: true }));
-    await waitFor(() => p.exited, { timeoutMs: 20_000, what: 'the child to exit' }).catch((err: Error) => {
+    await waitFor(() => p.exited, { timeoutMs: 90_000, what: 'the child to exit' }).catch((err: Error) => {
       child.kill('SIGKILL');
       throw err;
     });

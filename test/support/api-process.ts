@@ -28,7 +28,7 @@ export async function closedPort(): Promise<number> {
  * Starts `services/api/main.ts` (the API process role, with its process policy) on an ephemeral port,
  * on this jest worker's database and Redis prefix unless `env` says otherwise; resolves once it listens.
  */
-export async function spawnApiProcess(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ApiProcess> {
+export async function spawnApiProcess(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<ApiProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/api/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },

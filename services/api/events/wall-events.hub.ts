@@ -22,7 +22,15 @@ export class WallEventsHub {
     private readonly prefix: string,
   ) {
     subscriber.on('message', (channel: string, message: string) => {
-      for (const l of this.channels.get(channel)?.listeners ?? []) l(message);
+      for (const l of this.channels.get(channel)?.listeners ?? []) {
+        // One connection's failure (a malformed message, a write to a dying socket) must neither reach
+        // the other connections nor escape the Redis event handler (an uncaught exception stops the process).
+        try {
+          l(message);
+        } catch {
+          // the connection's own close handler releases it
+        }
+      }
     });
   }
 
