@@ -98,6 +98,11 @@ describe('event streams under bad input, broken clients and a Redis outage', () 
     expect(ws.status).toBe(400);
     expect(JSON.parse(ws.body)).toMatchObject({ code: 'validation-failed', errors: [{ path: 'lastEventId' }] });
 
+    for (const wallId of ['0x1', '1e3', '-1', '99999999999', '']) {
+      const bad = await openWs(`ws://${srv.base}/api/v1/events/ws?wallId=${wallId}`, token);
+      expect({ wallId, status: bad.status }).toEqual({ wallId, status: 400 });
+    }
+
     // A well-formed id that names no event replays nothing and streams on.
     const ok = await openWs(`ws://${srv.base}/api/v1/events/ws?wallId=${floor.wallId}&lastEventId=0b7e4a5c-9c1d-4e55-8f3a-2d6b1c0e9f17`, token);
     expect(ok.status).toBe('open');

@@ -41,7 +41,8 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       const em = deps.orm.em.fork();
       const claims = token ? await authenticateToken(token, deps) : null;
       if (!claims) throw new AppError('unauthorized', 'A valid bearer token is required (Authorization header or access_token parameter).');
-      const wallId = Number(url.searchParams.get('wallId'));
+      const rawWallId = url.searchParams.get('wallId') ?? '';
+      const wallId = /^\d{1,10}$/.test(rawWallId) ? Number(rawWallId) : NaN;
       if (!Number.isInteger(wallId) || wallId < 1 || wallId > 2147483647) {
         throw new AppError('validation-failed', 'wallId must be a positive integer.', { errors: [{ path: 'wallId', message: 'must be a positive integer' }] });
       }
