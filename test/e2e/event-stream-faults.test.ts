@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { createApp } from '../../services/api/app';
 import { WallEventsHub } from '../../services/api/events/wall-events.hub';
 import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
+import { HEARTBEAT_MS } from '../../services/api/routes/events.route';
 import { createRedis } from '../../shared/redis/redis';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, type Floor } from '../support/sorting-floor';
@@ -177,6 +178,30 @@ describe('event streams under bad input, broken clients and a Redis outage', () 
     });
     const metrics = await request(api.app).get('/metrics');
     expect(metrics.text).toMatch(/^wall_event_listeners 0$/m);
+  });
+
+  it("closes a deactivated employee's open SSE and WebSocket streams at the next heartbeat", async () => {
+    const sorter = await floor.sorter(7);
+    const bearer = sorter.auth.slice('Bearer '.length);
+    let sseEnded = false;
+    const sseReq = get(`http://${srv.base}/api/v1/events?wallId=${floor.wallId}`, { headers: { Authorization: sorter.auth }, agent: false }, (res) => {
+      expect(res.statusCode).toBe(200);
+      res.resume();
+      res.on('end', () => (sseEnded = true));
+      res.on('close', () => (sseEnded = true));
+    });
+    sseReq.on('error', () => (sseEnded = true));
+    const w = await openWs(`ws://${srv.base}/api/v1/events/ws?wallId=${floor.wallId}`, bearer);
+    expect(w.status).toBe('open');
+    let wsClose: number | undefined;
+    w.ws.on('close', (code) => (wsClose = code));
+    await waitFor(() => api.deps.events.listenerCount() === 2, { what: 'both streams to follow the wall' });
+
+    const res = await request(api.app).patch(`/api/v1/admin/employees/${sorter.userId}`).set('Authorization', `Bearer ${token}`).send({ isActive: false });
+    expect(res.status).toBe(200);
+    await waitFor(() => sseEnded && wsClose !== undefined, { timeoutMs: HEARTBEAT_MS + 10_000, intervalMs: 100, what: 'both streams to close' });
+    expect(wsClose).toBe(1008);
+    await waitFor(() => api.deps.events.listenerCount() === 0, { what: 'the listeners to go' });
   });
 
   it('answers 503 with Retry-After over SSE and WebSocket while Redis is unreachable, and leaves nothing behind', async () => {

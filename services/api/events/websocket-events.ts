@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
-import { authenticateToken } from '../http/authenticate';
+import { authenticateToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
 import { assertOwnWall, followWall, parseLastEventId } from './event-stream';
 
@@ -59,7 +59,12 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
           if (ws.readyState === ws.OPEN) ws.send(raw);
         });
         const ping = setInterval(() => {
-          if (ws.readyState === ws.OPEN) ws.ping();
+          if (ws.readyState !== ws.OPEN) return;
+          ws.ping();
+          // Access ends for streams too: a deactivated employee's socket closes at the next ping.
+          void stillAccepted(token!, deps).then((ok) => {
+            if (!ok && ws.readyState === ws.OPEN) ws.close(1008, 'access ended: sign in again');
+          });
         }, PING_MS);
         ws.once('close', () => clearInterval(ping));
       });

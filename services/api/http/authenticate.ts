@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
 
@@ -20,8 +21,34 @@ export async function checkToken(token: string, deps: Pick<ApiDeps, 'config' | '
   return { ok: true, claims: { ...claims, roles: now.roles } };
 }
 
+/**
+ * For long-lived streams (SSE, WebSocket), checked at each heartbeat: false once the token would be
+ * refused (the employee was deactivated, its password changed, the token expired). A check that
+ * cannot run (PostgreSQL down) keeps the stream: an outage is not a revocation.
+ */
+export function stillAccepted(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<boolean> {
+  return checkToken(token, deps).then(
+    (c) => c.ok,
+    () => true,
+  );
+}
+
 /** The claims of an acceptable token, or null. */
 export async function authenticateToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<AuthClaims | null> {
   const check = await checkToken(token, deps);
   return check.ok ? check.claims : null;
+}
+
+/** The token a request authenticates with: the Authorization header, else (where allowed) `?access_token=`. */
+export function requestToken(req: Request, allowQueryToken = false): string | undefined {
+  return bearerToken(req) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(.+)$/i.exec(header);
+    return m?.[1]?.trim();
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
 import { hasAnyRole, type AuthClaims } from '../../../shared/auth/jwt';
-import { checkToken } from './authenticate';
+import { checkToken, requestToken } from './authenticate';
 import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { RouteDef } from './route';
@@ -11,18 +11,9 @@ export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  if (header) {
-    const m = /^Bearer\s+(.+)$/i.exec(header);
-    return m?.[1]?.trim();
-  }
-  return undefined;
-}
-
 /** Authenticates a request; every operation but the public ones needs a valid bearer token. */
 export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken = false): Promise<AuthClaims> {
-  const token = bearerToken(req) ?? (allowQueryToken ? (req.query.access_token as string | undefined) : undefined);
+  const token = requestToken(req, allowQueryToken);
   if (!token) {
     throw new AppError('unauthorized', 'This operation needs a bearer token: get one from POST /token and send it as "Authorization: Bearer <token>".', {
       headers: { 'WWW-Authenticate': 'Bearer' },

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
+import { requestToken, stillAccepted } from '../http/authenticate';
 import { assertOwnWall, followWall, parseLastEventId } from '../events/event-stream';
 
-const HEARTBEAT_MS = 15_000;
+export const HEARTBEAT_MS = 15_000;
 
 export const eventsRoutes: RouteDef[] = [
   defineRoute({
@@ -42,7 +43,14 @@ export const eventsRoutes: RouteDef[] = [
       res.flushHeaders();
       write('retry: 3000\n\n');
       follower.start((event, raw) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`));
-      heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
+      // Access ends for streams too: a deactivated employee's stream closes at the next heartbeat.
+      const token = requestToken(req, true)!;
+      heartbeat = setInterval(() => {
+        write(': keep-alive\n\n');
+        void stillAccepted(token, deps).then((ok) => {
+          if (!ok && !res.writableEnded) res.end();
+        });
+      }, HEARTBEAT_MS);
     },
   }),
 ];
