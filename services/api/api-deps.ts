@@ -5,6 +5,7 @@ import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandBus } from '../../shared/queue/command-bus';
 import type { LabelRenderer } from '../../workers/labels/render-pool';
 import type { WallEventsHub } from './events/wall-events.hub';
+import type { EmployeeAccess } from './http/employee-access';
 
 /** What the HTTP layer is given: built once per process by the composition root and passed in. */
 export interface ApiDeps {
@@ -12,6 +13,8 @@ export interface ApiDeps {
   log: Logger;
   orm: Orm;
   rateLimiter: FailureRateLimiter;
+  /** Each token's employee as it stands now (active, roles, credentials version), cached a few seconds. */
+  access: EmployeeAccess;
   /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
   commands: CommandBus;
   /** Live wall events for hub connections (SSE, WebSocket). */

@@ -36,7 +36,9 @@ export function openApiDocument(version = '1.0.0'): Record<string, unknown> {
 function baseApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // X-Forwarded-For is believed only when the connection comes from a configured proxy (TRUST_PROXY);
+  // otherwise anyone could pick the address the sign-in throttle counts.
+  app.set('trust proxy', deps.config.TRUST_PROXY.length ? deps.config.TRUST_PROXY : false);
   const requestId: RequestHandler = (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();

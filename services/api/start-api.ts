@@ -10,13 +10,19 @@ import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { createRedis } from '../../shared/redis/redis';
 import { createLabelRenderPool } from '../../workers/labels/render-pool';
+import { EmployeeAccess } from './http/employee-access';
+import { trackWallListeners } from './http/metrics';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
   const commands = createCommandBus(runtime.queueSettings, log);
   runtime.onClose('command bus', () => commands.close());
-  const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
-  runtime.onClose('event subscriptions', () => events.close());
+  const events = new WallEventsHub(createRedis(config.REDIS_URL, { log, name: 'wall events' }), config.QUEUE_PREFIX);
+  const untrack = trackWallListeners(() => events.listenerCount());
+  runtime.onClose('event subscriptions', () => {
+    untrack();
+    events.close();
+  });
   const labels = createLabelRenderPool({
     // By default one core stays for the event loop (and, on a small host, PostgreSQL).
     threads: config.LABEL_RENDER_THREADS || Math.max(1, Math.min(4, availableParallelism() - 1)),
@@ -30,6 +36,7 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
     log,
     orm,
     rateLimiter: new FailureRateLimiter(redis, config.QUEUE_PREFIX),
+    access: new EmployeeAccess(orm),
     commands,
     labels,
     readiness: async () => {

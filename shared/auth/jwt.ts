@@ -8,6 +8,8 @@ export interface AuthClaims {
   clientId: number;
   roles: Role[];
   email: string;
+  /** The employee's credentials version when the token was issued; an older one than today's is refused. */
+  credentialsVersion: number;
 }
 
 interface TokenPayload {
@@ -15,7 +17,8 @@ interface TokenPayload {
   cid: number;
   roles: Role[];
   email: string;
-  exp: number;
+  ver?: number;
+  exp?: number;
 }
 
 // jsonwebtoken turns a string secret into a key on every call, first trying (and failing) to read
@@ -35,11 +38,15 @@ const VERIFIED_MAX = 10_000;
 const verified = new Map<string, { claims: AuthClaims; expMs: number }>();
 
 export function signAccessToken(claims: AuthClaims, secret: string, ttlSeconds: number): string {
-  const payload = { sub: String(claims.employeeId), cid: claims.clientId, roles: claims.roles, email: claims.email };
+  const payload = { sub: String(claims.employeeId), cid: claims.clientId, roles: claims.roles, email: claims.email, ver: claims.credentialsVersion };
   return jwt.sign(payload, keyFor(secret), { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: 'sorting-wall' });
 }
 
-/** Returns the claims of a valid token, or null for a missing, forged or expired one. */
+/**
+ * Returns the claims of a valid token, or null for a missing, forged or expired one, and for one
+ * without an expiry (a token that never expires is never accepted). Whether the employee may still
+ * use it (active, same credentials) is checked by the API on each request (services/api/http/authenticate.ts).
+ */
 export function verifyAccessToken(token: string, secret: string): AuthClaims | null {
   const cacheKey = `${secret.length}:${token}`;
   const hit = verified.get(cacheKey);
@@ -51,7 +58,10 @@ export function verifyAccessToken(token: string, secret: string): AuthClaims | n
     const p = jwt.verify(token, keyFor(secret), { algorithms: ['HS256'], issuer: 'sorting-wall' }) as unknown as TokenPayload;
     const employeeId = Number(p.sub);
     if (!Number.isInteger(employeeId) || !Number.isInteger(p.cid) || !Array.isArray(p.roles)) return null;
-    const claims: AuthClaims = { employeeId, clientId: p.cid, roles: p.roles, email: p.email };
+    if (typeof p.exp !== 'number' || !Number.isFinite(p.exp)) return null;
+    const ver = p.ver ?? 0;
+    if (!Number.isInteger(ver)) return null;
+    const claims: AuthClaims = { employeeId, clientId: p.cid, roles: p.roles, email: p.email, credentialsVersion: ver };
     if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
     verified.set(cacheKey, { claims, expMs: p.exp * 1000 });
     return claims;

@@ -1,8 +1,29 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z
   .union([z.boolean(), z.string()])
   .transform((v) => (typeof v === 'boolean' ? v : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())));
+
+// Express's `trust proxy` names, or an IPv4/IPv6 address with an optional /prefix.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** TRUST_PROXY: unset or empty → no proxy is trusted (X-Forwarded-For ignored); else a comma list. */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((e) => e.trim()).filter(Boolean))
+  .refine((list) => list.every(isProxyEntry), {
+    message: 'must be a comma list of proxy addresses, CIDRs (10.0.0.0/8) or loopback, linklocal, uniquelocal',
+  });
 
 const DEV_JWT_SECRET = 'development-only-secret-change-me';
 
@@ -31,6 +52,8 @@ export const configSchema = z.object({
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  TOKEN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(100),
+  TRUST_PROXY: trustProxy,
   APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com'),
   APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com'),
   APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com'),

@@ -6,7 +6,8 @@ import { SLOT_STATUSES } from '../db/entities/sort-box.entity';
 
 /** Response shapes of the sorting workflow (docs/api.md §5-7), shared by the API (OpenAPI) and the workers. */
 export const sessionDto = z.object({
-  token: z.string().describe('The session token: a credential; scans and swaps carry it'),
+  id: z.number().int().describe('The session id: what events and audit logs name the session by.'),
+  token: z.string().describe('The credential that scans as this sorter: shown only to its owner and to Managers and Admins, never in events.'),
   wallId: z.number().int(),
   userId: z.number().int().describe('The employee connected'),
   picklistId: z.number().int().nullable().describe('The Open picklist the session sorts; null: any order of the wall'),
@@ -20,6 +21,10 @@ export const sessionDto = z.object({
   endReason: z.enum(SESSION_END_REASONS).nullable().describe('Stopped, Replaced, Expired or Disconnected; null while Connected'),
 });
 export type SessionDto = z.infer<typeof sessionDto>;
+
+/** A session as events carry it (docs/api.md §8): named by its id, without the token, which is a credential. */
+export const sessionEventDto = sessionDto.omit({ token: true });
+export type SessionEventDto = z.infer<typeof sessionEventDto>;
 
 export const sortBoxItemDto = z.object({
   id: z.number().int(),

@@ -1,13 +1,18 @@
 import { sorterBarcode, shipperBarcode } from '../domain/barcodes';
 import { colorHex, type SorterColor } from '../domain/colors';
 import type { ISortBox, ISortBoxItem, ISorterSession } from '../db/entities';
-import type { SessionDto, SortBoxDto, SortBoxItemDto } from './sorting.dto';
+import type { SessionDto, SessionEventDto, SortBoxDto, SortBoxItemDto } from './sorting.dto';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 export function toSessionDto(s: ISorterSession): SessionDto {
+  return { token: s.token, ...toSessionEventDto(s) };
+}
+
+/** The session in events: everything but the token (any follower of a wall reads events). */
+export function toSessionEventDto(s: ISorterSession): SessionEventDto {
   return {
-    token: s.token,
+    id: s.id,
     wallId: s.wallId,
     userId: s.userId,
     picklistId: s.picklistId ?? null,

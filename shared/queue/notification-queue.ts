@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
+import { watchRedisErrors } from '../redis/redis';
 import { z } from 'zod';
 import type { WallEvent } from '../events/channels';
 import type { Logger } from '../logging/logger';
@@ -64,9 +65,10 @@ export interface WebhookQueue {
   close(): Promise<void>;
 }
 
-export function createWebhookQueue(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, retryBaseMs: number): WebhookQueue {
-  const producer: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3, enableReadyCheck: true });
+export function createWebhookQueue(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, retryBaseMs: number, log?: Logger): WebhookQueue {
+  const producer: Redis = watchRedisErrors(new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3, enableReadyCheck: true }), log, 'webhook producer');
   const queue = new Queue(WEBHOOK_QUEUE, { connection: producer as ConnectionOptions, prefix: settings.prefix });
+  queue.on('error', (err) => log?.warn({ err, queue: WEBHOOK_QUEUE }, 'webhook queue error'));
   const opts = jobOptions(retryBaseMs);
   return {
     async enqueue(jobs) {
@@ -92,7 +94,7 @@ export async function startWebhookWorker(
   log: Logger,
   concurrency = 16,
 ): Promise<{ close(): Promise<void> }> {
-  const workerConnection: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  const workerConnection: Redis = watchRedisErrors(new IORedis(settings.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true }), log, 'webhook worker');
   const worker = new Worker(
     WEBHOOK_QUEUE,
     async (job: Job) => {

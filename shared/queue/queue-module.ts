@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
+import { watchRedisErrors } from '../redis/redis';
 import { AppError } from '../errors/app-error';
+import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import type { CommandBus } from './command-bus';
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
@@ -38,9 +40,28 @@ const JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600, count: 10000 },
 } as const;
 
-function connection(url: string, forWorker: boolean): Redis {
+function connection(url: string, forWorker: boolean, log?: Logger, name = 'queue'): Redis {
   // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
-  return new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true });
+  return watchRedisErrors(new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true }), log, name);
+}
+
+/**
+ * Takes a job back only if it is still waiting: removed from the wait list in the same atomic step
+ * that checks it, so a worker cannot have started it. BullMQ's job.remove() is not enough: it also
+ * removes a job that a worker is running whose lock expired (a paused or stalled worker), and that
+ * worker may still commit it (issue: "never say nothing was changed when it was").
+ */
+const WITHDRAW_IF_WAITING = `
+local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
+if removed == 0 then removed = redis.call('LREM', KEYS[2], 1, ARGV[1]) end
+if removed == 0 then removed = redis.call('ZREM', KEYS[3], ARGV[1]) end
+if removed == 0 then return 0 end
+redis.call('DEL', KEYS[4], KEYS[5])
+return 1`;
+
+async function withdrawIfWaiting(redis: Redis, queue: Queue, jobId: string): Promise<boolean> {
+  const keys = [queue.toKey('wait'), queue.toKey('paused'), queue.toKey('prioritized'), queue.toKey(jobId), queue.toKey(`${jobId}:logs`)];
+  return (await redis.eval(WITHDRAW_IF_WAITING, keys.length, ...keys, jobId)) === 1;
 }
 
 export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
@@ -63,16 +84,40 @@ class RedisCommandBus implements CommandBus {
     private readonly log: Logger,
   ) {
     this.replyChannel = `${settings.prefix}:replies:${randomUUID()}`;
-    this.producer = connection(settings.redisUrl, false);
-    this.subscriber = connection(settings.redisUrl, false);
+    this.producer = connection(settings.redisUrl, false, log, 'command producer');
+    this.subscriber = connection(settings.redisUrl, false, log, 'command replies');
     this.subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
-    this.ready = this.subscriber.subscribe(this.replyChannel);
+    this.ready = this.subscribe();
+  }
+
+  /** The reply channel's SUBSCRIBE. If Redis was down it failed; the next command tries again. */
+  private subscribe(): Promise<unknown> {
+    const attempt = this.subscriber.subscribe(this.replyChannel);
+    attempt.catch(() => undefined);
+    return attempt;
+  }
+
+  private async ensureSubscribed(): Promise<void> {
+    try {
+      await this.ready;
+    } catch {
+      this.ready = this.subscribe();
+      try {
+        await this.ready;
+      } catch (err) {
+        this.log.warn({ err }, 'could not subscribe to the command reply channel');
+        throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
+          headers: { 'Retry-After': '5' },
+        });
+      }
+    }
   }
 
   private queue(partition: number): Queue {
     let q = this.queues.get(partition);
     if (!q) {
       q = new Queue(commandQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
+      q.on('error', (err) => this.log.warn({ err, queue: commandQueueName(partition) }, 'command queue error'));
       this.queues.set(partition, q);
     }
     return q;
@@ -93,7 +138,7 @@ class RedisCommandBus implements CommandBus {
   }
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
-    await this.ready;
+    await this.ensureSubscribed();
     if (this.pending.size >= (this.settings.maxInFlight ?? Infinity)) {
       throw new AppError('service-unavailable', `The sorting service is at capacity (${this.pending.size} commands waiting); nothing was changed. Retry in a moment.`, {
         headers: { 'Retry-After': '1' },
@@ -120,18 +165,23 @@ class RedisCommandBus implements CommandBus {
       if (waiter) clearTimeout(waiter.timer);
       this.pending.delete(commandId);
       this.log.error({ err, command: name }, 'could not enqueue command');
-      throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.');
+      throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
+        headers: { 'Retry-After': '5' },
+      });
     }
     const result = await outcome;
     if (result.ok) return result.value as CommandResults[N];
     if (result.problem.code === 'command-timeout') {
       // If no worker took it yet, take it back: then the caller knows for sure nothing happened.
-      const removed = await job.remove().then(
-        () => true,
-        () => false,
-      );
-      throw removed
-        ? new AppError('service-unavailable', `No sorting worker answered within ${this.settings.commandTimeoutMs} ms; the command was withdrawn and nothing was changed. Retry in a moment.`)
+      // Anything else (started, finished, Redis unreachable): the outcome is unknown, so 504.
+      const withdrawn = await withdrawIfWaiting(this.producer, queue, job.id!).catch((err: unknown) => {
+        this.log.warn({ err, command: name, commandId }, 'could not withdraw a timed-out command');
+        return false;
+      });
+      throw withdrawn
+        ? new AppError('service-unavailable', `No sorting worker answered within ${this.settings.commandTimeoutMs} ms; the command was withdrawn and nothing was changed. Retry in a moment.`, {
+            headers: { 'Retry-After': '1' },
+          })
         : new AppError('command-timeout', `The command did not finish within ${this.settings.commandTimeoutMs} ms and may still be applied. Retry with the same Idempotency-Key to get its outcome.`);
     }
     throw AppError.fromProblem(result.problem);
@@ -163,8 +213,8 @@ export async function startCommandWorkers(
   log: Logger,
 ): Promise<RunningWorkers> {
   assertHandlers(handlers);
-  const publisher = connection(settings.redisUrl, false);
-  const admin = connection(settings.redisUrl, false);
+  const publisher = connection(settings.redisUrl, false, log, 'command answers');
+  const admin = connection(settings.redisUrl, false, log, 'command admin');
   const workers: Worker[] = [];
   const workerConnections: Redis[] = [];
   for (let partition = 0; partition < settings.partitions; partition++) {
@@ -172,7 +222,7 @@ export async function startCommandWorkers(
     const q = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
     await q.setGlobalConcurrency(1);
     await q.close();
-    const workerConnection = connection(settings.redisUrl, true);
+    const workerConnection = connection(settings.redisUrl, true, log, `command worker ${partition}`);
     workerConnections.push(workerConnection);
     const worker = new Worker(
       name,
@@ -188,8 +238,20 @@ export async function startCommandWorkers(
             const handler = handlers[cmd] as (p: unknown, info: unknown) => Promise<CommandOutcome>;
             outcome = await handler(parsed.data, { commandId, partition, jobId: Number(job.id) });
           } catch (err) {
-            log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
-            outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
+            if (isDependencyOutage(err)) {
+              // PostgreSQL (or Redis) down or restarting: the caller gets a 503 and retries, not a 500.
+              log.warn({ err, command: cmd, commandId, jobId: job.id }, 'command failed: a dependency is unavailable');
+              outcome = {
+                ok: false,
+                problem: {
+                  code: 'service-unavailable',
+                  detail: 'The database was unavailable while the command ran. Retry in a few seconds with the same Idempotency-Key: a command is never applied twice.',
+                },
+              };
+            } else {
+              log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
+              outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
+            }
           }
         }
         if (replyTo) {

@@ -1,11 +1,37 @@
 import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../logging/logger';
 
 export type { Redis };
+
+const ERROR_LOG_EVERY_MS = 5_000;
+
+/**
+ * Gives an ioredis client an `error` listener that logs through pino. Without one, ioredis prints
+ * "[ioredis] Unhandled error event" lines on stderr, outside the JSON log, on every reconnect attempt
+ * while Redis is down. Logged at most every 5 s per connection, with how many were folded in.
+ */
+export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undefined, name: string): T {
+  let lastLogged = 0;
+  let folded = 0;
+  client.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - lastLogged < ERROR_LOG_EVERY_MS) {
+      folded++;
+      return;
+    }
+    log?.warn({ err, connection: name, ...(folded ? { repeated: folded } : {}) }, `redis connection '${name}': ${err.message}`);
+    lastLogged = now;
+    folded = 0;
+  });
+  return client;
+}
 
 /**
  * Redis connections for everything but the queues (rate limits, reply channels, event fan-out).
  * BullMQ's own connections are made in shared/queue.
  */
-export function createRedis(url: string, opts: RedisOptions = {}): Redis {
-  return new IORedis(url, { maxRetriesPerRequest: 3, enableReadyCheck: true, lazyConnect: false, ...opts });
+export function createRedis(url: string, opts: RedisOptions & { log?: Logger; name?: string } = {}): Redis {
+  const { log, name = 'redis', ...redisOpts } = opts;
+  const client = new IORedis(url, { maxRetriesPerRequest: 3, enableReadyCheck: true, lazyConnect: false, ...redisOpts });
+  return watchRedisErrors(client, log, name);
 }

@@ -29,7 +29,7 @@ export async function createRuntime(
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
   const orm = await initOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   if (opts.migrate) await migrate(orm, log);
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config.REDIS_URL, { log, name: 'shared' });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];
   const runtime: Runtime = {
     config,
@@ -65,8 +65,37 @@ export async function createRuntime(
   return runtime;
 }
 
-/** Runs close() on SIGINT/SIGTERM once, then exits. */
+const FATAL_CLOSE_MS = 3_000;
+
+/**
+ * The process policy for a failure nothing handled (an uncaught exception, an unhandled rejection):
+ * the state of the process is unknown, so it logs the error as one JSON record (level fatal, with the
+ * stack), closes what it can within 3 s, and exits 1 for its supervisor (npm start, the orchestrator)
+ * to restart it. Never a silent death, never a process that limps on.
+ */
+export function exitOnFatalErrors(runtime: Pick<Runtime, 'log' | 'close'>): void {
+  let dying = false;
+  const fatal = (kind: 'uncaughtException' | 'unhandledRejection') => (err: unknown) => {
+    runtime.log.fatal({ err, kind }, `${kind}: ${err instanceof Error ? err.message : String(err)}; the process exits`);
+    if (dying) return;
+    dying = true;
+    process.exitCode = 1;
+    setTimeout(() => process.exit(1), FATAL_CLOSE_MS).unref();
+    runtime.close().then(
+      () => process.exit(1),
+      () => process.exit(1),
+    );
+  };
+  process.on('uncaughtException', fatal('uncaughtException'));
+  process.on('unhandledRejection', fatal('unhandledRejection'));
+}
+
+/**
+ * Runs close() on SIGINT/SIGTERM once, then exits; and installs the fatal-error policy
+ * (exitOnFatalErrors). Every process role's entry point calls it.
+ */
 export function closeOnSignals(runtime: Runtime): void {
+  exitOnFatalErrors(runtime);
   let closing = false;
   const handler = (signal: string) => {
     if (closing) return;

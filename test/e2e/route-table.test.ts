@@ -78,7 +78,7 @@ describe('every non-public route refuses requests without a valid bearer token',
   });
 
   it.each(ROUTES.map((r) => [r.name, r] as const))('%s: garbage, forged or expired token → 401 unauthorized', async (_name, r) => {
-    const claims = { employeeId: 1, clientId: 1, roles: ['Admin' as const], email: 'admin@example.com' };
+    const claims = { employeeId: 1, clientId: 1, roles: ['Admin' as const], email: 'admin@example.com', credentialsVersion: 0 };
     const forged = signAccessToken(claims, 'some-other-secret-some-other-secret', 3600);
     const expired = jwt.sign(
       { sub: '1', cid: 1, roles: ['Admin'], email: 'admin@example.com', exp: Math.floor(Date.now() / 1000) - 60 },

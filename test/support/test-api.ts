@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+import { loadConfig } from '../../shared/config/config';
 import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
 import { createClient, type CreateClientResult } from '../../shared/tenancy/create-client.use-case';
 import type { ApiDeps } from '../../services/api/api-deps';
@@ -16,8 +17,9 @@ export interface TestApi {
 }
 
 /** The real API on the jest worker's own database and Redis prefix (test/support/worker-env.ts). */
-export async function startTestApi(opts: { workers?: WorkerKind[] } = {}): Promise<TestApi> {
-  const runtime = await createRuntime('test');
+export async function startTestApi(opts: { workers?: WorkerKind[]; env?: Record<string, string> } = {}): Promise<TestApi> {
+  // `env`: settings of this API only (e.g. TRUST_PROXY), over the jest worker's environment.
+  const runtime = await createRuntime('test', opts.env ? { config: loadConfig({ ...process.env, ...opts.env }) } : {});
   if (opts.workers?.length) await startWorkers(runtime, opts.workers);
   const deps = buildApiDeps(runtime);
   const app = createApp(deps);

@@ -6,6 +6,8 @@ import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 500;
+/** What a delivery row says when its attempt's outcome could not be written (issue: no `pending` forever). */
+export const UNRECORDED_OUTCOME = 'The outcome of this attempt was not recorded (the worker stopped or the database was unavailable); the event was retried.';
 
 export interface DeliverOptions {
   allowPrivateTargets: boolean;
@@ -16,7 +18,9 @@ export interface DeliverOptions {
 /**
  * POSTs one event to one subscription, signed per Standard Webhooks (docs/api.md §8), and records the
  * attempt in webhook_delivery: `pending` while the request is under way (a row left pending means
- * the worker died mid-request), then `succeeded` or `failed`. Throws on failure so the queue retries;
+ * the worker died mid-request, or its outcome could not be written), then `succeeded` or `failed`.
+ * The next attempt turns such a left-over `pending` row into `failed` (the sweeper does it for a last
+ * attempt, see sweepOnce). Throws on failure so the queue retries;
  * a deleted or inactive subscription is a permanent failure. The subscription is read now, not at
  * enqueue time: a changed URL or deactivation applies to pending retries.
  */
@@ -25,6 +29,10 @@ export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt
   const sub = await em.findOne(WebhookSubscription, { id: job.subscriptionId, clientId: job.clientId });
   // Deleted: its deliveries went with it (on delete cascade), so there is nowhere to record this.
   if (!sub) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} no longer exists`);
+  await em.execute(
+    `update webhook_delivery set status = 'failed', error = ? where subscription_id = ? and event_id = ? and status = 'pending' and attempt < ?`,
+    [UNRECORDED_OUTCOME, sub.id, job.event.id, attempt.attempt],
+  );
   const row = em.create(WebhookDelivery, {
     clientId: job.clientId,
     subscriptionId: sub.id,

@@ -18,7 +18,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
     await pipeline.exec();
   };
-  const webhooks = createWebhookQueue(runtime.queueSettings, config.WEBHOOK_RETRY_BASE_MS);
+  const webhooks = createWebhookQueue(runtime.queueSettings, config.WEBHOOK_RETRY_BASE_MS, log);
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {

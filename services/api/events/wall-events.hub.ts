@@ -1,44 +1,88 @@
 import type { Redis } from '../../../shared/redis/redis';
+import { AppError } from '../../../shared/errors/app-error';
 import { wallEventsChannel } from '../../../shared/events/channels';
 
 export type WallEventListener = (event: string) => void;
+
+interface Channel {
+  listeners: Set<WallEventListener>;
+  /** The Redis SUBSCRIBE of this channel; every listener waits for it. */
+  subscribed: Promise<unknown>;
+}
 
 /**
  * One Redis subscription per wall per API process, shared by every hub connected to that wall
  * (SSE or WebSocket); the outbox relay publishes each committed event of the wall there.
  */
 export class WallEventsHub {
-  private readonly listeners = new Map<string, Set<WallEventListener>>();
+  private readonly channels = new Map<string, Channel>();
 
   constructor(
     private readonly subscriber: Redis,
     private readonly prefix: string,
   ) {
     subscriber.on('message', (channel: string, message: string) => {
-      for (const l of this.listeners.get(channel) ?? []) l(message);
+      for (const l of this.channels.get(channel)?.listeners ?? []) {
+        // One connection's failure (a malformed message, a write to a dying socket) must neither reach
+        // the other connections nor escape the Redis event handler (an uncaught exception stops the process).
+        try {
+          l(message);
+        } catch {
+          // the connection's own close handler releases it
+        }
+      }
     });
   }
 
+  /** Listeners of every wall in this process (the `wall_event_listeners` gauge): 0 when no hub is connected. */
+  listenerCount(): number {
+    let n = 0;
+    for (const c of this.channels.values()) n += c.listeners.size;
+    return n;
+  }
+
+  /**
+   * Adds a listener once the wall's channel is subscribed. Redis unreachable: 503, and nothing is
+   * left behind. The returned function removes the listener; it is idempotent and never rejects.
+   */
   async subscribe(wallId: number, listener: WallEventListener): Promise<() => Promise<void>> {
-    const channel = wallEventsChannel(this.prefix, wallId);
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
-      await this.subscriber.subscribe(channel);
+    const name = wallEventsChannel(this.prefix, wallId);
+    let channel = this.channels.get(name);
+    if (!channel) {
+      const created: Channel = { listeners: new Set(), subscribed: this.subscriber.subscribe(name) };
+      // A failed SUBSCRIBE must not stay cached: the next connection tries again.
+      created.subscribed.catch(() => {
+        if (this.channels.get(name) === created) this.channels.delete(name);
+      });
+      this.channels.set(name, created);
+      channel = created;
     }
-    set.add(listener);
-    return async () => {
-      set!.delete(listener);
-      if (set!.size === 0 && this.listeners.get(channel) === set) {
-        this.listeners.delete(channel);
-        await this.subscriber.unsubscribe(channel).catch(() => undefined);
+    const current = channel;
+    current.listeners.add(listener);
+    let removed = false;
+    const remove = async () => {
+      if (removed) return;
+      removed = true;
+      current.listeners.delete(listener);
+      if (current.listeners.size === 0 && this.channels.get(name) === current) {
+        this.channels.delete(name);
+        await this.subscriber.unsubscribe(name).catch(() => undefined);
       }
     };
+    try {
+      await current.subscribed;
+    } catch {
+      removed = true;
+      current.listeners.delete(listener);
+      throw new AppError('service-unavailable', 'The live event feed is unavailable (Redis does not answer); retry in a moment.', {
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    return remove;
   }
 
   close(): void {
-    this.listeners.clear();
+    this.channels.clear();
     this.subscriber.disconnect();
   }
 }

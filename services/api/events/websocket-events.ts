@@ -1,53 +1,86 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../../shared/errors/app-error';
-import { verifyAccessToken } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
-import { assertOwnWall, followWall } from './event-stream';
+import { authenticateToken, stillAccepted } from '../http/authenticate';
+import { toAppError } from '../http/error-handler';
+import { assertOwnWall, followWall, parseLastEventId } from './event-stream';
 
 export const WEBSOCKET_EVENTS_PATH = '/api/v1/events/ws';
+const PING_MS = 15_000;
 
 function refuse(socket: Duplex, err: AppError): void {
+  if (socket.destroyed) return;
   const body = JSON.stringify(err.toProblem(WEBSOCKET_EVENTS_PATH));
+  const headers = Object.entries(err.headers ?? {})
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${err.status} ${err.code}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
   );
 }
 
 /**
  * `GET /api/v1/events/ws?wallId=N` (docs/api.md §8): each event of the wall as one JSON text message.
  * The token comes in the Authorization header or `?access_token=`; `?lastEventId=` replays as SSE does.
+ * Everything that can fail (token, wall, Redis subscription, replay) happens before the handshake,
+ * so a failure is still an HTTP answer (400, 401, 404, 503), and every path releases the listener.
  */
 export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Promise<void> {
   const wss = new WebSocketServer({ noServer: true });
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node removes its own error listener from an upgraded socket; a reset must not become an uncaught error.
+    socket.on('error', () => undefined);
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WEBSOCKET_EVENTS_PATH) return socket.destroy();
+    if (url.pathname !== WEBSOCKET_EVENTS_PATH) return void socket.destroy();
+    let stop: (() => Promise<void>) | undefined;
     try {
       const header = req.headers.authorization;
       const token = header?.match(/^Bearer\s+(.+)$/i)?.[1] ?? url.searchParams.get('access_token') ?? undefined;
-      const claims = token ? verifyAccessToken(token, deps.config.JWT_SECRET) : null;
+      const em = deps.orm.em.fork();
+      const claims = token ? await authenticateToken(token, deps) : null;
       if (!claims) throw new AppError('unauthorized', 'A valid bearer token is required (Authorization header or access_token parameter).');
-      const wallId = Number(url.searchParams.get('wallId'));
-      if (!Number.isInteger(wallId) || wallId < 1) {
+      const rawWallId = url.searchParams.get('wallId') ?? '';
+      const wallId = /^\d{1,10}$/.test(rawWallId) ? Number(rawWallId) : NaN;
+      if (!Number.isInteger(wallId) || wallId < 1 || wallId > 2147483647) {
         throw new AppError('validation-failed', 'wallId must be a positive integer.', { errors: [{ path: 'wallId', message: 'must be a positive integer' }] });
       }
-      const em = deps.orm.em.fork();
+      const lastEventId = parseLastEventId(url.searchParams.get('lastEventId'), 'lastEventId', 'query');
       await assertOwnWall(em, claims.clientId, wallId);
-      wss.handleUpgrade(req, socket, head, async (ws) => {
-        const unsubscribe = await followWall(em, deps.events, wallId, url.searchParams.get('lastEventId') ?? undefined, (_event, raw) => {
+      const follower = await followWall(em, deps.events, wallId, lastEventId);
+      stop = follower.stop;
+      // The one release point: the socket closes on every path (close, terminate, reset, failed handshake).
+      if (socket.destroyed) return void follower.stop();
+      socket.once('close', () => void follower.stop());
+      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        ws.on('error', () => undefined);
+        follower.start((_event, raw) => {
           if (ws.readyState === ws.OPEN) ws.send(raw);
         });
-        ws.on('close', () => void unsubscribe());
-        const ping = setInterval(() => ws.ping(), 15_000);
-        ws.on('close', () => clearInterval(ping));
+        const ping = setInterval(() => {
+          if (ws.readyState !== ws.OPEN) return;
+          ws.ping();
+          // Access ends for streams too: a deactivated employee's socket closes at the next ping.
+          void stillAccepted(token!, deps).then((ok) => {
+            if (!ok && ws.readyState === ws.OPEN) ws.close(1008, 'access ended: sign in again');
+          });
+        }, PING_MS);
+        ws.once('close', () => clearInterval(ping));
       });
     } catch (err) {
-      refuse(socket, err instanceof AppError ? err : new AppError('internal-error', 'Could not open the event stream.'));
+      if (stop) void stop();
+      const appError = toAppError(err);
+      if (appError.status >= 500) deps.log.error({ err, url: WEBSOCKET_EVENTS_PATH }, 'could not open the event WebSocket');
+      refuse(socket, appError);
     }
   };
-  server.on('upgrade', (req, socket, head) => void onUpgrade(req, socket, head));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(req, socket, head).catch((err: unknown) => {
+      deps.log.error({ err }, 'event WebSocket upgrade failed');
+      socket.destroy();
+    });
+  });
   return async () => {
     for (const c of wss.clients) c.terminate();
     await new Promise<void>((r) => wss.close(() => r()));

@@ -1,10 +1,25 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
+import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage } from '../../../shared/errors/outage';
 import type { Logger } from '../../../shared/logging/logger';
 
-/** Turns anything thrown into an AppError; unknown failures become a 500 without internals. */
+/**
+ * Turns anything thrown into an AppError: PostgreSQL or Redis unavailable is a 503 with Retry-After,
+ * unknown failures a 500 without internals.
+ */
 export function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
+  if (err instanceof AppError) {
+    // A 503 always says when to retry, also one carried back from a worker.
+    if (err.status === 503 && !err.headers?.['Retry-After']) {
+      return new AppError(err.code, err.message, { errors: err.errors, extensions: err.extensions, headers: { ...err.headers, 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+    }
+    return err;
+  }
+  if (isDependencyOutage(err)) {
+    return new AppError('service-unavailable', 'A service the API depends on (the database or Redis) is unavailable at the moment; retry in a few seconds.', {
+      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    });
+  }
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string; code?: string };
   // body-parser: malformed JSON, wrong charset, too large
   if (e?.type === 'entity.parse.failed') {

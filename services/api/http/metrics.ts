@@ -22,3 +22,22 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
   });
   next();
 };
+
+// Sources of the listener gauge: one per WallEventsHub in this process (tests build several).
+const wallListenerSources = new Set<() => number>();
+new client.Gauge({
+  name: 'wall_event_listeners',
+  help: 'SSE and WebSocket connections following a wall in this process (returns to 0 when none is open)',
+  registers: [metricsRegistry],
+  collect() {
+    let n = 0;
+    for (const count of wallListenerSources) n += count();
+    this.set(n);
+  },
+});
+
+/** Adds a hub's listener count to the `wall_event_listeners` gauge; the returned function removes it. */
+export function trackWallListeners(count: () => number): () => void {
+  wallListenerSources.add(count);
+  return () => wallListenerSources.delete(count);
+}

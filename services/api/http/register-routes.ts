@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
-import { hasAnyRole, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
+import { hasAnyRole, type AuthClaims } from '../../../shared/auth/jwt';
+import { checkToken, requestToken } from './authenticate';
 import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { RouteDef } from './route';
@@ -10,30 +11,19 @@ export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  if (header) {
-    const m = /^Bearer\s+(.+)$/i.exec(header);
-    return m?.[1]?.trim();
-  }
-  return undefined;
-}
-
 /** Authenticates a request; every operation but the public ones needs a valid bearer token. */
-export function authenticate(req: Request, deps: ApiDeps, allowQueryToken = false): AuthClaims {
-  const token = bearerToken(req) ?? (allowQueryToken ? (req.query.access_token as string | undefined) : undefined);
+export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken = false): Promise<AuthClaims> {
+  const token = requestToken(req, allowQueryToken);
   if (!token) {
     throw new AppError('unauthorized', 'This operation needs a bearer token: get one from POST /token and send it as "Authorization: Bearer <token>".', {
       headers: { 'WWW-Authenticate': 'Bearer' },
     });
   }
-  const claims = verifyAccessToken(token, deps.config.JWT_SECRET);
-  if (!claims) {
-    throw new AppError('unauthorized', 'The bearer token is invalid or has expired; sign in again with POST /token.', {
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-    });
+  const check = await checkToken(token, deps);
+  if (!check.ok) {
+    throw new AppError('unauthorized', check.detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
-  return claims;
+  return check.claims;
 }
 
 /** Mounts each route definition: authenticate, authorize, validate, then call the handler. */
@@ -41,7 +31,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
   for (const route of routes) {
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : authenticate(req, deps, route.allowQueryToken);
+        const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : await authenticate(req, deps, route.allowQueryToken);
         if (Array.isArray(route.access) && !hasAnyRole(auth, route.access)) {
           throw new AppError(
             'forbidden',

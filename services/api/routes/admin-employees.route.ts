@@ -58,6 +58,11 @@ export const adminEmployeesRoutes: RouteDef[] = [
     }),
     response: employeeWithRolesDto,
     errors: ['not-found', 'last-admin'],
-    handler: ({ em, auth, params, body, deps }) => updateEmployee(em, auth.clientId, params.id, body, deps.config.PASSWORD_HASH_ROUNDS),
+    handler: async ({ em, auth, params, body, deps }) => {
+      const updated = await updateEmployee(em, auth.clientId, params.id, body, deps.config.PASSWORD_HASH_ROUNDS);
+      // This process applies the change at once; the others within the access cache's few seconds.
+      deps.access.forget(params.id);
+      return updated;
+    },
   }),
 ];

@@ -19,7 +19,11 @@ const tokenResponse = z.object({
 // Compared against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.bJjVaJ9F8yQ0H3lzxHkAqOTSR2M6';
 
-/** POST /token: the sign-in. Failures are counted per address and user name (docs/api.md §1: 429). */
+/**
+ * POST /token: the sign-in. Failed sign-ins are counted per user name (TOKEN_RATE_LIMIT) and per
+ * client address (TOKEN_RATE_LIMIT_PER_ADDRESS; the address is X-Forwarded-For's only behind a proxy
+ * named in TRUST_PROXY), so neither a new address per try nor a new user name per try gets around it.
+ */
 export const tokenRoute = defineRoute({
   method: 'post',
   path: '/token',
@@ -37,27 +41,40 @@ export const tokenRoute = defineRoute({
   handler: async ({ body, em, deps, req }) => {
     const { config, rateLimiter } = deps;
     const username = body.username.trim().toLowerCase();
-    const key = `token:${req.ip ?? 'unknown'}:${username}`;
-    const wait = await rateLimiter.blockedFor(key, config.TOKEN_RATE_LIMIT);
+    const userKey = `token:user:${username}`;
+    const addressKey = `token:addr:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    const [userWait, addressWait] = await Promise.all([
+      rateLimiter.blockedFor(userKey, config.TOKEN_RATE_LIMIT),
+      rateLimiter.blockedFor(addressKey, config.TOKEN_RATE_LIMIT_PER_ADDRESS),
+    ]);
+    const wait = Math.max(userWait, addressWait);
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw new AppError('rate-limited', `Too many failed sign-ins for '${username}'. Try again in ${seconds} s.`, {
-        headers: { 'Retry-After': String(seconds) },
-      });
+      throw new AppError(
+        'rate-limited',
+        userWait > 0
+          ? `Too many failed sign-ins for '${username}'. Try again in ${seconds} s.`
+          : `Too many failed sign-ins from your address. Try again in ${seconds} s.`,
+        { headers: { 'Retry-After': String(seconds) } },
+      );
     }
     // E-mail addresses are stored lower-cased (services/api/routes/employees), so equality is exact.
     const employee = await em.findOne(Employee, { email: username });
     const ok = await verifySecret(body.password, employee?.passwordHash ?? DUMMY_HASH);
     if (!employee || !ok || !employee.isActive) {
-      await rateLimiter.recordFailure(key, config.TOKEN_RATE_WINDOW_MS);
+      await Promise.all([
+        rateLimiter.recordFailure(userKey, config.TOKEN_RATE_WINDOW_MS),
+        rateLimiter.recordFailure(addressKey, config.TOKEN_RATE_WINDOW_MS),
+      ]);
       throw new AppError(
         'unauthorized',
         employee && ok ? 'This employee account is deactivated; ask an Admin to reactivate it.' : 'Unknown e-mail address or wrong password.',
       );
     }
-    await rateLimiter.reset(key);
+    // Only the user name's count: a sign-in to one account must not clear an address guessing at others.
+    await rateLimiter.reset(userKey);
     const access_token = signAccessToken(
-      { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email },
+      { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
       config.JWT_SECRET,
       config.JWT_TTL_SECONDS,
     );

@@ -15,6 +15,8 @@ export const Employee = defineEntity({
     roles: p.array<Role>().columnType('text[]'),
     passwordHash: p.text().hidden(),
     isActive: p.boolean().default(true),
+    /** Raised by deactivation and password changes: tokens carrying an older value are refused. */
+    credentialsVersion: p.integer().default(0),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
   }),
 });

@@ -4,7 +4,7 @@ import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { SorterSession, type ISorterSession } from '../../../shared/db/entities';
 import { decide } from '../../../machines/decide';
 import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
-import { toSessionDto } from '../../../shared/dto/sorting.mappers';
+import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { isManager, sessionByToken } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
@@ -27,9 +27,8 @@ function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, eve
     session.lastActivityAt = ctx.now;
     session.expiresAt = new Date(ctx.now.getTime() + idleTimeoutMs);
   }
-  const dto = toSessionDto(session);
-  for (const e of d.emits) ctx.emit(e, { session: dto });
-  return dto;
+  for (const e of d.emits) ctx.emit(e, { session: toSessionEventDto(session) });
+  return toSessionDto(session);
 }
 
 /** PUT /walls/{id}/sessions/{token}: moves expiresAt to now + the idle timeout. */

@@ -6,7 +6,7 @@ import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { sessionMachine } from '../../../machines/session.machine';
-import { toSessionDto } from '../../../shared/dto/sorting.mappers';
+import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import type { WallCommandContext } from '../wall-command';
 
 /**
@@ -38,7 +38,7 @@ export async function startSession(
     earlier.status = 'Ended';
     earlier.endReason = d.context.endReason;
     earlier.endedAt = now;
-    for (const e of d.emits) emit(e, { session: toSessionDto(earlier) });
+    for (const e of d.emits) emit(e, { session: toSessionEventDto(earlier) });
   }
   // The replaced session must be Ended in the database before the new one takes a color or place.
   await tx.flush();
@@ -73,7 +73,7 @@ export async function startSession(
     endReason: null,
   });
   await tx.flush();
+  emit('session.started', { session: toSessionEventDto(session) });
   const dto = toSessionDto(session);
-  emit('session.started', { session: dto });
   return dto;
 }

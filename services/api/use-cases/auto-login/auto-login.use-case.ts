@@ -84,7 +84,7 @@ export async function redeemAutoLoginToken(em: EntityManager, config: AppConfig,
     throw new AppError('unauthorized', 'This sign-in link is unknown, has expired (links last 60 s) or was used already; open a new link.');
   }
   const access_token = signAccessToken(
-    { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email },
+    { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
     config.JWT_SECRET,
     config.JWT_TTL_SECONDS,
   );

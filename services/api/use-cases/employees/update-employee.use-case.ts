@@ -15,7 +15,8 @@ export interface UpdateEmployeeInput {
 /**
  * PATCH /admin/employees/{id}: changes only the fields given. Refuses (409 last-admin) a change that
  * would leave the client without an active Admin, since nobody could then manage its employees.
- * Tokens already issued stay valid until they expire (they are stateless JWTs).
+ * Deactivating or changing the password raises the credentials version, which ends the tokens already
+ * issued; role changes reach them too, since requests use the employee's current roles.
  */
 export async function updateEmployee(
   em: EntityManager,
@@ -48,6 +49,7 @@ export async function updateEmployee(
     if (input.firstName !== undefined) employee.firstName = input.firstName;
     if (input.lastName !== undefined) employee.lastName = input.lastName;
     if (input.roles) employee.roles = roles;
+    if (passwordHash || (employee.isActive && input.isActive === false)) employee.credentialsVersion += 1;
     if (input.isActive !== undefined) employee.isActive = input.isActive;
     if (passwordHash) employee.passwordHash = passwordHash;
     await tx.flush();

@@ -1,0 +1,54 @@
+import type { Request } from 'express';
+import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
+import type { ApiDeps } from '../api-deps';
+
+export type TokenCheck = { ok: true; claims: AuthClaims } | { ok: false; detail: string };
+
+/**
+ * A bearer token is accepted when it is genuine, unexpired, has an expiry, and its employee is still
+ * active with the same credentials (deactivation and password changes end it). The roles are the
+ * employee's current ones, not those the token was issued with: a demoted Admin is one at once.
+ */
+export async function checkToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<TokenCheck> {
+  const claims = verifyAccessToken(token, deps.config.JWT_SECRET);
+  if (!claims) return { ok: false, detail: 'The bearer token is invalid or has expired; sign in again with POST /token.' };
+  const now = await deps.access.current(claims.employeeId);
+  if (!now || now.clientId !== claims.clientId) return { ok: false, detail: 'The bearer token names an employee that does not exist; sign in again with POST /token.' };
+  if (!now.isActive) return { ok: false, detail: 'This employee account is deactivated; ask an Admin to reactivate it.' };
+  if (now.credentialsVersion !== claims.credentialsVersion) {
+    return { ok: false, detail: "The employee's password or access changed after this token was issued; sign in again with POST /token." };
+  }
+  return { ok: true, claims: { ...claims, roles: now.roles } };
+}
+
+/**
+ * For long-lived streams (SSE, WebSocket), checked at each heartbeat: false once the token would be
+ * refused (the employee was deactivated, its password changed, the token expired). A check that
+ * cannot run (PostgreSQL down) keeps the stream: an outage is not a revocation.
+ */
+export function stillAccepted(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<boolean> {
+  return checkToken(token, deps).then(
+    (c) => c.ok,
+    () => true,
+  );
+}
+
+/** The claims of an acceptable token, or null. */
+export async function authenticateToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<AuthClaims | null> {
+  const check = await checkToken(token, deps);
+  return check.ok ? check.claims : null;
+}
+
+/** The token a request authenticates with: the Authorization header, else (where allowed) `?access_token=`. */
+export function requestToken(req: Request, allowQueryToken = false): string | undefined {
+  return bearerToken(req) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(.+)$/i.exec(header);
+    return m?.[1]?.trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import type { Role } from '../../../shared/db/entities/employee.entity';
+import type { Orm } from '../../../shared/db/orm';
+
+/** What the database says about a token's employee now. */
+export interface CurrentAccess {
+  clientId: number;
+  isActive: boolean;
+  roles: Role[];
+  credentialsVersion: number;
+}
+
+/** How long one API process trusts what it read; a change made through another process applies within this. */
+export const ACCESS_CACHE_MS = 2_000;
+const CACHE_MAX = 20_000;
+
+/**
+ * The employee's current standing for every authenticated request (docs/api.md §2, "Token lifetime"): deactivation, role and password changes reach existing tokens within ACCESS_CACHE_MS
+ * (at most 5 s). One indexed read per employee per interval, shared by concurrent requests.
+ */
+export class EmployeeAccess {
+  private readonly cache = new Map<number, { at: number; value: Promise<CurrentAccess | null> }>();
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly ttlMs = ACCESS_CACHE_MS,
+  ) {}
+
+  current(employeeId: number): Promise<CurrentAccess | null> {
+    const now = Date.now();
+    const hit = this.cache.get(employeeId);
+    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    const value = this.read(employeeId);
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(employeeId, { at: now, value });
+    // A failed read (PostgreSQL down) is not remembered: the next request asks again.
+    value.catch(() => {
+      if (this.cache.get(employeeId)?.value === value) this.cache.delete(employeeId);
+    });
+    return value;
+  }
+
+  /** A change made through this process applies here at once. */
+  forget(employeeId: number): void {
+    this.cache.delete(employeeId);
+  }
+
+  private async read(employeeId: number): Promise<CurrentAccess | null> {
+    const [row] = await this.orm.em
+      .getConnection()
+      .execute<{ client_id: number; is_active: boolean; roles: Role[]; credentials_version: number }[]>(
+        'select client_id, is_active, roles, credentials_version from employee where id = ?',
+        [employeeId],
+      );
+    return row ? { clientId: row.client_id, isActive: row.is_active, roles: row.roles, credentialsVersion: row.credentials_version } : null;
+  }
+}

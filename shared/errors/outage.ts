@@ -1,0 +1,51 @@
+/**
+ * Recognizes the errors that mean "a dependency is unavailable" rather than "this request is wrong"
+ * or "the code is wrong": PostgreSQL or Redis refusing, dropping or timing out connections. The API
+ * answers those 503 `service-unavailable` with Retry-After (docs/api.md §1), workers answer their
+ * commands the same way, never 500 `internal-error`.
+ */
+
+// Network failures of a connection (PostgreSQL or Redis).
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTCONN']);
+// PostgreSQL SQLSTATEs: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now,
+// 53300 too many connections; class 08 (connection exceptions) is matched by prefix.
+const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
+const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'KnexTimeoutError', 'ConnectionException']);
+const MESSAGES = [
+  /Connection terminated/i, // pg: the server went away mid-query
+  /Client has encountered a connection error/i,
+  /Connection is closed/i, // ioredis
+  /Stream isn't writeable/i, // ioredis, offline queue off
+  /Timeout acquiring a connection/i, // knex pool
+  /the database system is (starting up|shutting down|in recovery mode)/i,
+];
+
+interface ErrorLike {
+  name?: unknown;
+  code?: unknown;
+  sqlState?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  previous?: unknown;
+}
+
+function matches(e: ErrorLike): boolean {
+  const code = typeof e.code === 'string' ? e.code : typeof e.sqlState === 'string' ? e.sqlState : '';
+  if (NETWORK_CODES.has(code) || PG_UNAVAILABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  if (typeof e.sqlState === 'string' && (PG_UNAVAILABLE.has(e.sqlState) || /^08/.test(e.sqlState))) return true;
+  if (typeof e.name === 'string' && ERROR_NAMES.has(e.name)) return true;
+  return typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string));
+}
+
+/** True when the error (or one it wraps: `cause`, MikroORM's `previous`) says a dependency is unavailable. */
+export function isDependencyOutage(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++) {
+    if (matches(e as ErrorLike)) return true;
+    e = (e as ErrorLike).cause ?? (e as ErrorLike).previous;
+  }
+  return false;
+}
+
+/** Seconds a client should wait before retrying during an outage (a restart usually takes a few). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
