@@ -2,6 +2,7 @@ import type { RouteDef } from '../http/route';
 import { adminDataRoutes } from './admin-data.route';
 import { adminEmployeesRoutes } from './admin-employees.route';
 import { adminSettingsRoutes } from './admin-settings.route';
+import { auditLogsRoutes } from './audit-logs.route';
 import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
@@ -35,6 +36,7 @@ export const apiRoutes: RouteDef[] = [
   ...sortBoxItemsRoutes,
   ...eventsRoutes,
   ...webhooksRoutes,
+  ...auditLogsRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

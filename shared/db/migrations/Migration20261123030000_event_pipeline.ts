@@ -42,13 +42,15 @@ create index audit_log_client_crc_idx on audit_log (client_id, crc, occurred_at 
 create index audit_log_client_barcode_idx on audit_log (client_id, barcode, occurred_at desc, id desc) where barcode is not null;
 create index audit_log_client_warehouse_idx on audit_log (client_id, warehouse_id, occurred_at desc, id desc) where warehouse_id is not null;
 create index audit_log_client_error_idx on audit_log (client_id, occurred_at desc, id desc) where is_error;
+-- ListSortBoxAuditLogs shows two kinds in one order.
+create index audit_log_client_sort_box_idx on audit_log (client_id, occurred_at desc, id desc) where kind in ('sort-box', 'license-plate');
 `);
   }
 
   override async down(): Promise<void> {
     this.addSql(`
 drop index audit_log_client_kind_idx, audit_log_client_user_idx, audit_log_client_order_idx, audit_log_client_picklist_idx,
-  audit_log_client_crc_idx, audit_log_client_barcode_idx, audit_log_client_warehouse_idx, audit_log_client_error_idx;
+  audit_log_client_crc_idx, audit_log_client_barcode_idx, audit_log_client_warehouse_idx, audit_log_client_error_idx, audit_log_client_sort_box_idx;
 drop index audit_log_client_wall_idx;
 create index audit_log_client_wall_idx on audit_log (client_id, wall_id, occurred_at desc);
 alter table audit_log drop column warehouse_id;
