@@ -121,7 +121,7 @@ describe('audit logs: the pipeline records every event and every refused command
       const { body: session } = await connect(api, floor, (await floor.sorter(2)).auth);
       const payload = {
         clientId: floor.tenant.clientId, wallId: floor.wallId, userId: session.userId, roles: ['Sorter' as const],
-        sessionToken: session.token, barcode: 'TWICE-UNKNOWN', barcodeInputMethod: 'Keyed' as const, idempotencyKey: null,
+        sessionToken: session.token, barcode: 'TWICE-UNKNOWN', barcodeInputMethod: 'KeyedIn' as const, idempotencyKey: null,
       };
       for (const jobId of [1, 2]) {
         const outcome = await handlers['item.scan'](payload, { commandId, partition: 0, jobId });
@@ -134,7 +134,7 @@ describe('audit logs: the pipeline records every event and every refused command
       expect(outbox).toHaveLength(1);
       expect(outbox[0].data).toEqual({
         command: 'item.scan', code: 'barcode-not-recognized', detail: expect.stringContaining('TWICE-UNKNOWN'), sessionId: expect.any(Number),
-        userId: session.userId, barcode: 'TWICE-UNKNOWN', barcodeInputMethod: 'Keyed', sortBoxItemId: null, crc: null, orderId: null, picklistId: null,
+        userId: session.userId, barcode: 'TWICE-UNKNOWN', barcodeInputMethod: 'KeyedIn', sortBoxItemId: null, crc: null, orderId: null, picklistId: null,
       });
       await waitFor(async () => (await em.fork().execute('select 1 from audit_log where event_id = ?', [eventId])).length === 1, { what: 'the refusal audited' });
       const listed = (await get(manager.auth, '/audit-logs?barcode=TWICE-UNKNOWN')).body as Rec[];
