@@ -106,7 +106,7 @@ export function createJobQueue(settings: JobQueueSettings): JobQueue {
     for (const job of jobs) {
       const kind = JOB_QUEUE[job.name];
       const list = byQueue.get(kind) ?? [];
-      list.push({ name: job.name, data: job.data, opts: jobOptions(job.name, job.data as never, settings as JobPolicySettings) });
+      list.push({ name: job.name, data: job.data, opts: jobOptions(job.name, job.data as never, settings) });
       byQueue.set(kind, list);
     }
     await Promise.all([...byQueue].map(([kind, list]) => queue(kind).addBulk(list)));
@@ -119,7 +119,7 @@ export function createJobQueue(settings: JobQueueSettings): JobQueue {
     async upsertSchedulers(intervals) {
       for (const s of schedulers(intervals)) {
         const kind = JOB_QUEUE[s.name];
-        const { jobId: _ignored, ...opts } = jobOptions(s.name, s.data, settings as JobPolicySettings);
+        const { jobId: _ignored, ...opts } = jobOptions(s.name, s.data, settings);
         await queue(kind).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: s.data, opts });
       }
     },

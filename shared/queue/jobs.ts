@@ -97,6 +97,7 @@ export interface JobPolicySettings {
  * from WEBHOOK_RETRY_BASE_MS; with the 5 s default the 11 waits add up to about 2 h 50 min.
  */
 export const WEBHOOK_MAX_ATTEMPTS = 12;
+const DEFAULT_WEBHOOK_RETRY_BASE_MS = 5_000;
 /** Audit records: a database outage of up to about 17 minutes is ridden out (1 s doubling, 11 attempts). */
 export const AUDIT_MAX_ATTEMPTS = 11;
 const AUDIT_RETRY_BASE_MS = 1_000;
@@ -122,14 +123,14 @@ const DAY = 24 * 3600;
  * Every final failure is a row in failed_job (PostgreSQL), besides BullMQ's failed set.
  * Job ids derived from the payload make an enqueue repeated after a crash a no-op while the first job is kept.
  */
-export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], settings: JobPolicySettings): JobOptions {
+export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], settings: Partial<JobPolicySettings> = {}): JobOptions {
   switch (name) {
     case 'webhook.deliver': {
       const d = data as JobPayloads['webhook.deliver'];
       return {
         jobId: `webhook_${d.event.id}_${d.subscriptionId}`,
         attempts: WEBHOOK_MAX_ATTEMPTS,
-        backoff: { type: 'exponential', delay: settings.webhookRetryBaseMs },
+        backoff: { type: 'exponential', delay: settings.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS },
         removeOnComplete: { age: DAY, count: 10_000 },
         removeOnFail: { age: 7 * DAY, count: 10_000 },
       };

@@ -22,8 +22,6 @@ export interface QueueSettings {
   webhookRetryBaseMs?: number;
 }
 
-// Command jobs' options do not depend on settings.
-const JOB_POLICY = { webhookRetryBaseMs: 0 };
 
 /**
  * The command side of the job module (jobs.ts holds the definitions, job-queue.ts the other queues).
@@ -105,7 +103,7 @@ class RedisCommandBus implements CommandBus {
     });
     let job: Job;
     try {
-      job = await queue.add(name, jobData, jobOptions(name, jobData as never, JOB_POLICY));
+      job = await queue.add(name, jobData, jobOptions(name, jobData as never));
     } catch (err) {
       const waiter = this.pending.get(commandId);
       if (waiter) clearTimeout(waiter.timer);

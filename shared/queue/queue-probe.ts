@@ -63,7 +63,7 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
       });
       const t0 = performance.now();
       const data = { commandId, replyTo: replyChannel, enqueuedAt: Date.now() };
-      await queue.add('probe', data, jobOptions('item.scan', data as never, { webhookRetryBaseMs: 0 }));
+      await queue.add('probe', data, jobOptions('item.scan', data as never));
       await replied;
       samples.push(performance.now() - t0);
     }
