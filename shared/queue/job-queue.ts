@@ -52,6 +52,9 @@ export interface FinalFailure {
 }
 export type FailureRecorder = (failure: FinalFailure) => Promise<void>;
 
+// Webhook deliveries wait on receivers, not on the database: several at a time.
+const DEFAULT_CONCURRENCY: Partial<Record<JobQueueKind, number>> = { webhooks: 16 };
+
 export function queueName(kind: JobQueueKind): string {
   return QUEUES[kind].name();
 }
@@ -184,7 +187,7 @@ export async function startJobWorker(
       prefix: settings.prefix,
       // BullMQ stores the worker name on each job as processedBy: a job's host and process can be traced.
       name: `${hostname()}:${process.pid}`,
-      concurrency: deps.concurrency ?? ('concurrency' in QUEUES[kind] ? QUEUES[kind].concurrency : 1),
+      concurrency: deps.concurrency ?? DEFAULT_CONCURRENCY[kind] ?? 1,
     },
   );
   worker.on('error', (err) => deps.log.error({ err, queue: name }, 'job worker error'));

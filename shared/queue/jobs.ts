@@ -7,14 +7,27 @@ import type { CommandJobData } from './command-job';
  * Runtime code (queues, workers) is in job-queue.ts and queue-module.ts; both read these tables.
  */
 
+/**
+ * The consumers of committed events. Each gets every event (internal ones included) once, as a job
+ * `<consumer>.record` with id `<consumer>_<eventId>` on its own queue `{<consumer>}`, retried per
+ * `attempts` with backoff doubling from 1 s. Adding a consumer: one entry here and its worker's handler
+ * (docs/architecture.md "Event pipeline").
+ */
+export const EVENT_CONSUMERS = {
+  // Audit records: a database outage of up to about 17 minutes is ridden out (11 attempts).
+  audit: { attempts: 11 },
+} as const satisfies Record<string, { attempts: number }>;
+export type EventConsumer = keyof typeof EVENT_CONSUMERS;
+export type EventJobName = `${EventConsumer}.record`;
+export const eventJobName = (consumer: EventConsumer): EventJobName => `${consumer}.record`;
+
 /** Every queue. Braces: a Redis Cluster hash tag, one slot per queue. Command queues are partitioned per wall. */
 export const QUEUES = {
   commands: { name: (partition: number) => `{wall-commands-${partition}}` },
-  webhooks: { name: () => '{webhook-deliveries}', concurrency: 16 },
-  // The audit worker takes many jobs at once and writes them in batches (one insert per batch).
-  audit: { name: () => '{audit}', concurrency: 256 },
-  maintenance: { name: () => '{maintenance}', concurrency: 1 },
-} as const;
+  webhooks: { name: () => '{webhook-deliveries}' },
+  maintenance: { name: () => '{maintenance}' },
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [c, { name: () => `{${c}}` }])) as { [C in EventConsumer]: { name: () => string } }),
+};
 export type QueueKind = keyof typeof QUEUES;
 /** The queues of the generic job worker (the command queues have their own, ordered worker). */
 export type JobQueueKind = Exclude<QueueKind, 'commands'>;
@@ -50,22 +63,30 @@ const commandEnvelope = (name: CommandName) =>
     enqueuedAt: z.number(),
   });
 
+/** One committed event for one consumer. */
+const eventJob = z.object({ event: eventSchema });
+
 /** Payload schemas of the jobs outside the command queues, one per job name. */
 export const JOB_SCHEMAS = {
   /** One event to one webhook subscription. The event itself, not only its id: a retry sends the same body. */
   'webhook.deliver': z.object({ subscriptionId: z.number().int(), clientId: z.number().int(), event: eventSchema }),
-  /** One committed event for the audit log. */
-  'audit.record': z.object({ event: eventSchema }),
   /** Scheduled: expire idle sessions, prune dedup records. */
   'sessions.sweep': z.object({}),
-} as const;
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, eventJob])) as { [N in EventJobName]: typeof eventJob }),
+};
 
 /** Which queue each job name travels on. */
-export const JOB_QUEUE: { [N in GenericJobName]: JobQueueKind } = {
+export const JOB_QUEUE = {
   'webhook.deliver': 'webhooks',
-  'audit.record': 'audit',
   'sessions.sweep': 'maintenance',
-};
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, c])) as { [C in EventConsumer as `${C}.record`]: C }),
+} satisfies { [N in GenericJobName]: JobQueueKind } as { [N in GenericJobName]: JobQueueKind };
+
+/** The consumer an event job belongs to, or null for other jobs. */
+export function eventConsumerOf(name: string): EventConsumer | null {
+  const consumer = name.endsWith('.record') ? name.slice(0, -'.record'.length) : '';
+  return Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) ? (consumer as EventConsumer) : null;
+}
 
 export type GenericJobName = keyof typeof JOB_SCHEMAS;
 export const GENERIC_JOB_NAMES = Object.keys(JOB_SCHEMAS) as GenericJobName[];
@@ -98,9 +119,7 @@ export interface JobPolicySettings {
  */
 export const WEBHOOK_MAX_ATTEMPTS = 12;
 const DEFAULT_WEBHOOK_RETRY_BASE_MS = 5_000;
-/** Audit records: a database outage of up to about 17 minutes is ridden out (1 s doubling, 11 attempts). */
-export const AUDIT_MAX_ATTEMPTS = 11;
-const AUDIT_RETRY_BASE_MS = 1_000;
+const EVENT_RETRY_BASE_MS = 1_000;
 
 export interface JobOptions {
   jobId?: string;
@@ -117,13 +136,23 @@ const DAY = 24 * 3600;
  * - Commands: never retried by the queue (a retry would run after later commands of the same wall);
  *   a crashed worker's command is handed out again once (stalled check) and answers from applied_command.
  * - Webhook deliveries: WEBHOOK_MAX_ATTEMPTS with exponential backoff.
- * - Audit records: AUDIT_MAX_ATTEMPTS with exponential backoff from 1 s.
+ * - Event consumers' jobs (audit, ...): their EVENT_CONSUMERS attempts, exponential backoff from 1 s.
  * - Scheduled sweeps: one attempt; the next interval is the retry.
  * A payload that fails its schema, or a handler's PermanentJobFailure, is not retried at all.
  * Every final failure is a row in failed_job (PostgreSQL), besides BullMQ's failed set.
  * Job ids derived from the payload make an enqueue repeated after a crash a no-op while the first job is kept.
  */
 export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], settings: Partial<JobPolicySettings> = {}): JobOptions {
+  const consumer = eventConsumerOf(name);
+  if (consumer) {
+    return {
+      jobId: `${consumer}_${(data as { event: { id: string } }).event.id}`,
+      attempts: EVENT_CONSUMERS[consumer].attempts,
+      backoff: { type: 'exponential', delay: EVENT_RETRY_BASE_MS },
+      removeOnComplete: { age: DAY, count: 50_000 },
+      removeOnFail: { age: 7 * DAY, count: 10_000 },
+    };
+  }
   switch (name) {
     case 'webhook.deliver': {
       const d = data as JobPayloads['webhook.deliver'];
@@ -132,16 +161,6 @@ export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], set
         attempts: WEBHOOK_MAX_ATTEMPTS,
         backoff: { type: 'exponential', delay: settings.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS },
         removeOnComplete: { age: DAY, count: 10_000 },
-        removeOnFail: { age: 7 * DAY, count: 10_000 },
-      };
-    }
-    case 'audit.record': {
-      const d = data as JobPayloads['audit.record'];
-      return {
-        jobId: `audit_${d.event.id}`,
-        attempts: AUDIT_MAX_ATTEMPTS,
-        backoff: { type: 'exponential', delay: AUDIT_RETRY_BASE_MS },
-        removeOnComplete: { age: DAY, count: 50_000 },
         removeOnFail: { age: 7 * DAY, count: 10_000 },
       };
     }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WallEvent } from '../../shared/events/channels';
 import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
+import { EVENT_CONSUMERS, eventJobName, type EventConsumer } from '../../shared/queue/jobs';
 
 /**
  * A consumer of committed events: the relay asks it, once per batch, for the jobs the batch means to
@@ -13,10 +14,10 @@ export interface OutboxConsumer {
   jobsFor(tx: EntityManager, events: WallEvent[]): JobRequest[] | Promise<JobRequest[]>;
 }
 
-/** Every event, internal ones included, as one job each. */
-const everyEvent = (name: string, job: 'audit.record'): OutboxConsumer => ({
-  name,
-  jobsFor: (_tx, events) => events.map((event) => ({ name: job, data: { event } })),
+/** Every event, internal ones included, as one job each on the consumer's queue. */
+const everyEvent = (consumer: EventConsumer): OutboxConsumer => ({
+  name: consumer,
+  jobsFor: (_tx, events) => events.map((event) => ({ name: eventJobName(consumer), data: { event } }) as JobRequest),
 });
 
 /** One job per public event and matching active subscription of the event's client, in event order. */
@@ -40,8 +41,11 @@ async function webhookJobs(tx: EntityManager, all: WallEvent[]): Promise<JobRequ
   return jobs;
 }
 
-/** Every consumer of the outbox. Adding one (statistics, labels) is one entry here and its worker's handler. */
+/**
+ * Every consumer of the outbox: each event consumer of the job module (EVENT_CONSUMERS: audit, and
+ * statistics or labels once they are one more entry there), and webhooks, which fan out per subscription.
+ */
 export const OUTBOX_CONSUMERS: readonly OutboxConsumer[] = [
-  everyEvent('audit', 'audit.record'),
+  ...(Object.keys(EVENT_CONSUMERS) as EventConsumer[]).map(everyEvent),
   { name: 'webhooks', jobsFor: webhookJobs },
 ];
