@@ -3,7 +3,7 @@ import { wallEventsChannel } from '../../shared/events/channels';
 import { createJobQueue } from '../../shared/queue/job-queue';
 import { OUTBOX_CONSUMERS } from './consumers';
 import { listenForOutbox } from './outbox-listener';
-import { RELAY_BATCH, relayOnce, type RelayedEvent } from './relay.use-case';
+import { relayOnce, type RelayedEvent } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) in commit order:
@@ -25,14 +25,14 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     while (!stopped) {
       let n = 0;
       try {
-        n = await relayOnce(orm.em.fork(), publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS);
+        n = await relayOnce(orm.em.fork(), publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS, config.OUTBOX_BATCH_SIZE);
       } catch (err) {
         log.error({ err }, 'outbox relay failed; retrying');
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
       // A full batch: more are waiting. Otherwise sleep until a commit notifies (or the back-up poll).
-      if (n < RELAY_BATCH && !stopped) await listener.wait(config.OUTBOX_POLL_MS);
+      if (n < config.OUTBOX_BATCH_SIZE && !stopped) await listener.wait(config.OUTBOX_POLL_MS);
     }
   })();
   log.info({ consumers: OUTBOX_CONSUMERS.map((c) => c.name), pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');

@@ -25,13 +25,20 @@ const RELAY_LOCK = `select pg_try_advisory_xact_lock(hashtext('outbox-relay')) a
  * second enqueue a no-op and the consumers deduplicate on the event id. Per wall, the id order is the
  * commit order (each command writes its events under the wall's row lock).
  */
-export async function relayOnce(em: EntityManager, publish: Publish, enqueue: Enqueue, consumers: readonly OutboxConsumer[]): Promise<number> {
+export async function relayOnce(
+  em: EntityManager,
+  publish: Publish,
+  enqueue: Enqueue,
+  consumers: readonly OutboxConsumer[],
+  batchSize = RELAY_BATCH,
+): Promise<number> {
   return em.transactional(async (tx) => {
     const [{ locked }] = await tx.execute<{ locked: boolean }[]>(RELAY_LOCK);
     if (!locked) return 0;
     const rows = await tx.execute<{ id: string; event_id: string; type: string; occurred_at: Date; client_id: number; wall_id: number | null; data: unknown }[]>(
       `select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
-        where published_at is null order by id limit ${RELAY_BATCH} for update skip locked`,
+        where published_at is null order by id limit ? for update skip locked`,
+      [batchSize],
     );
     if (rows.length === 0) return 0;
     const events: RelayedEvent[] = rows.map((r) => ({
