@@ -93,13 +93,15 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
-export function createJobQueue(settings: JobQueueSettings): JobQueue {
+export function createJobQueue(settings: JobQueueSettings, log?: Logger): JobQueue {
   const producer = connection(settings.redisUrl, false);
   const queues = new Map<JobQueueKind, Queue>();
   const queue = (kind: JobQueueKind) => {
     let q = queues.get(kind);
     if (!q) {
       q = new Queue(queueName(kind), { connection: producer as ConnectionOptions, prefix: settings.prefix });
+      // A failed enqueue rejects its caller; the connection's own errors are only logged.
+      q.on('error', (err) => log?.warn({ err: err.message, queue: queueName(kind) }, 'job queue connection error'));
       queues.set(kind, q);
     }
     return q;

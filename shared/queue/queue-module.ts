@@ -62,6 +62,8 @@ class RedisCommandBus implements CommandBus {
     let q = this.queues.get(partition);
     if (!q) {
       q = new Queue(commandQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
+      // A Redis outage is answered per command (503); the connection's own errors are only logged.
+      q.on('error', (err) => this.log.warn({ err: err.message, partition }, 'command queue connection error'));
       this.queues.set(partition, q);
     }
     return q;

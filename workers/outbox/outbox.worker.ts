@@ -18,7 +18,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
     await pipeline.exec();
   };
-  const jobs = createJobQueue(runtime.queueSettings);
+  const jobs = createJobQueue(runtime.queueSettings, log);
   const listener = listenForOutbox(config.DATABASE_URL, log);
   let stopped = false;
   const loop = (async () => {

@@ -14,7 +14,7 @@ import { sweepOnce } from './sweep.use-case';
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const { config, log, orm } = runtime;
   const commands = createCommandBus(runtime.queueSettings, log);
-  const jobs = createJobQueue(runtime.queueSettings);
+  const jobs = createJobQueue(runtime.queueSettings, log);
   await jobs.upsertSchedulers({ sessionSweepMs: config.SESSION_SWEEP_INTERVAL_MS });
   const worker = await startJobWorker(
     runtime.queueSettings,
