@@ -151,14 +151,14 @@ export async function measureAuditListings(
         `insert into audit_log (client_id, event_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id, crc, barcode,
                                 sort_box_item_id, session_id, is_error, is_license_plate, message, data)
          select $1, gen_random_uuid(), now() - (($2::int - g)::float8 / $2::int) * interval '30 days',
-                k.type, k.kind, w, w, 1 + (g * 7919) % ${USERS}, case when k.kind in ('sort-box-item', 'sort-box', 'license-plate') then 1 + (g * 104729) % ${ORDERS} end,
-                case when g % 5 = 0 then 1 + g % 50 end,
+                k.type, k.kind, w, w, (1 + (g * 7919) % ${USERS})::int, case when k.kind in ('sort-box-item', 'sort-box', 'license-plate') then (1 + (g * 104729) % ${ORDERS})::int end,
+                case when g % 5 = 0 then (1 + g % 50)::int end,
                 case when k.kind in ('sort-box-item', 'sort-box', 'license-plate') then 'C' || lpad(((g * 31) % ${CRCS})::text, 7, '0') end,
                 case when k.kind = 'sort-box-item' then 'B' || lpad(((g * 17) % ${BARCODES})::text, 11, '0') end,
-                case when k.kind = 'sort-box-item' then g end, 1 + g % 5000, k.type = 'command.refused', k.kind = 'license-plate',
+                case when k.kind = 'sort-box-item' then g::int end, (1 + g % 5000)::int, k.type = 'command.refused', k.kind = 'license-plate',
                 'bench record ' || g, '{}'::jsonb
-           from generate_series($3::int, $4::int - 1) g
-           cross join lateral (select 1 + g % ${WALLS} as w) ww
+           from generate_series($3::bigint, $4::bigint - 1) g
+           cross join lateral (select (1 + g % ${WALLS})::int as w) ww
            cross join lateral (select case
                when g % 200 = 0 then 'license-plate.generated'
                when g % 50 = 1 then 'command.refused'
