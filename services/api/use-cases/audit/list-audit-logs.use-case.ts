@@ -76,12 +76,15 @@ export async function listAuditLogs(em: EntityManager, clientId: number, f: Audi
   if (f.errors === false) where.push('not a.is_error');
   if (f.orderSortId) {
     // The order sort that began at orderSortId in the record's slot ends with that slot's next release.
+    // With the slot known, its end is looked up once (an init plan), not per record.
+    const slot = f.crc !== undefined ? 'r.client_id = ? and r.crc = ?' : 'r.client_id = a.client_id and r.crc = a.crc';
     add(
       `a.occurred_at >= ? and a.crc is not null and a.occurred_at <= coalesce((
          select r.occurred_at from audit_log r
-          where r.client_id = a.client_id and r.crc = a.crc and r.type = 'sort-box.released' and r.occurred_at >= ?
+          where ${slot} and r.type = 'sort-box.released' and r.occurred_at >= ?
           order by r.occurred_at, r.id limit 1), 'infinity')`,
       f.orderSortId,
+      ...(f.crc !== undefined ? [clientId, f.crc] : []),
       f.orderSortId,
     );
   }
