@@ -133,7 +133,7 @@ const BARCODES = 2_000;
 
 /**
  * Fills audit_log with `rows` records of one client over the last 30 days (kinds, walls, users,
- * orders, slots and barcodes spread as on a busy floor; 2 % refusals, 0.5 % license plates), then
+ * orders, slots and barcodes drawn independently at random; 2 % refusals, 0.5 % license plates), then
  * times every listing through the API with filter values drawn at random.
  */
 export async function measureAuditListings(
@@ -151,30 +151,34 @@ export async function measureAuditListings(
         `insert into audit_log (client_id, event_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id, crc, barcode,
                                 sort_box_item_id, session_id, is_error, is_license_plate, message, data)
          select $1, gen_random_uuid(), now() - (($2::int - g)::float8 / $2::int) * interval '30 days',
-                k.type, k.kind, w, w, (1 + (g * 7919) % ${USERS})::int, case when k.kind in ('sort-box-item', 'sort-box', 'license-plate') then (1 + (g * 104729) % ${ORDERS})::int end,
-                case when g % 5 = 0 then (1 + g % 50)::int end,
-                case when k.kind in ('sort-box-item', 'sort-box', 'license-plate') then 'C' || lpad(((g * 31) % ${CRCS})::text, 7, '0') end,
-                case when k.kind = 'sort-box-item' then 'B' || lpad(((g * 17) % ${BARCODES})::text, 11, '0') end,
-                case when k.kind = 'sort-box-item' then g::int end, (1 + g % 5000)::int, k.type = 'command.refused', k.kind = 'license-plate',
+                t.type, t.kind, v.w, v.w, v.u, case when t.kind <> 'session' and t.kind <> 'wall' then v.o end,
+                case when v.p < 0.2 then v.pl end,
+                case when t.kind <> 'session' and t.kind <> 'wall' then 'C' || lpad(v.c::text, 7, '0') end,
+                case when t.kind = 'sort-box-item' then 'B' || lpad(v.b::text, 11, '0') end,
+                case when t.kind = 'sort-box-item' then g::int end, v.s, t.type = 'command.refused', t.kind = 'license-plate',
                 'bench record ' || g, '{}'::jsonb
            from generate_series($3::bigint, $4::bigint - 1) g
-           cross join lateral (select (1 + g % ${WALLS})::int as w) ww
+           -- Per row (the lateral subqueries name g): independent random values, as on a busy floor.
+           cross join lateral (select g as gg, (1 + floor(random() * ${WALLS}))::int as w, (1 + floor(random() * ${USERS}))::int as u,
+                                      (1 + floor(random() * ${ORDERS}))::int as o, floor(random() * ${CRCS})::int as c,
+                                      floor(random() * ${BARCODES})::int as b, (1 + floor(random() * 50))::int as pl,
+                                      (1 + floor(random() * 5000))::int as s, random() as p, random() as r) v
            cross join lateral (select case
-               when g % 200 = 0 then 'license-plate.generated'
-               when g % 50 = 1 then 'command.refused'
-               when g % 10 in (2, 3, 4) then 'sort-box-item.created'
-               when g % 10 in (5, 6) then 'sort-box-item.confirmed'
-               when g % 10 = 7 then 'sort-box.completed'
-               when g % 10 = 8 then 'sort-box.released'
-               when g % 20 = 9 then 'session.started'
-               when g % 20 = 19 then 'wall.updated'
-               else 'session.ended' end as type) t
-           cross join lateral (select t.type, case
-               when t.type like 'license-plate%' then 'license-plate'
-               when t.type = 'command.refused' or t.type like 'sort-box-item.%' then 'sort-box-item'
-               when t.type like 'sort-box.%' then 'sort-box'
-               when t.type like 'session.%' then 'session'
-               else 'wall' end as kind) k`,
+               when v.r < 0.005 then 'license-plate.generated'
+               when v.r < 0.025 then 'command.refused'
+               when v.r < 0.325 then 'sort-box-item.created'
+               when v.r < 0.525 then 'sort-box-item.confirmed'
+               when v.r < 0.625 then 'sort-box.completed'
+               when v.r < 0.725 then 'sort-box.released'
+               when v.r < 0.825 then 'session.started'
+               when v.r < 0.95 then 'session.ended'
+               else 'wall.updated' end as type) tt
+           cross join lateral (select tt.type, case
+               when tt.type like 'license-plate%' then 'license-plate'
+               when tt.type = 'command.refused' or tt.type like 'sort-box-item.%' then 'sort-box-item'
+               when tt.type like 'sort-box.%' then 'sort-box'
+               when tt.type like 'session.%' then 'session'
+               else 'wall' end as kind) t`,
         [opts.clientId, opts.rows, from, to],
       );
       opts.say(`  audit log: ${to} of ${opts.rows} records written (${Math.round((Date.now() - t0) / 1000)} s)`);
