@@ -7,6 +7,7 @@ import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 import { PreparedSql, runPrepared } from './prepared-sql';
+import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
 
 /** The wall as a command sees it: read under its row lock. */
@@ -159,7 +160,8 @@ async function recordRefusal(
     barcode: str(p.barcode),
     barcodeInputMethod: str(p.barcodeInputMethod),
     sortBoxItemId: facts.sortBoxItemId ?? num(p.itemId),
-    crc: facts.crc ?? str(p.crc),
+    // slot.release carries the scanned slot barcode (A-/B-…); the record keeps the crc.
+    crc: facts.crc ?? (str(p.crc) !== null ? (parseSlotBarcode(str(p.crc)!)?.crc ?? str(p.crc)) : null),
     orderId: facts.orderId ?? null,
     picklistId: facts.picklistId ?? num(p.picklistId),
   };
