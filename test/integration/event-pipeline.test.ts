@@ -135,13 +135,16 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       // The back-up poll is a minute away: only NOTIFY can make this quick.
       await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
       expect(seen.map((e) => [e.id, e.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
+      // Hubs hear of a batch before its jobs are enqueued; the batch is marked relayed after both.
+      await waitFor(
+        async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
+        { what: 'the batch marked relayed', timeoutMs: 5000 },
+      );
       const exists = (queue: string, jobId: string) => redis.exists(`${prefix}:${queue}:${jobId}`);
       for (const id of [started, refused, later]) expect(await exists('{audit}', `audit_${id}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
-      const relayed = await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]);
-      expect(Number(relayed[0].n)).toBe(3);
 
       // As after a relay crash before its commit: the same events again give the same jobs (ids), one per consumer.
       await em().execute(`update outbox_event set published_at = null where event_id in (?)`, [[started, refused, later]]);
