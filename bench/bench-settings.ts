@@ -34,10 +34,16 @@ export interface BenchSettings {
   /** tsx (as `npm start` does, the default) or node on a tsc build in bench/results/dist (the production shape). */
   runtime: 'tsx' | 'node';
   resultsDir: string;
+  /** Scans/s offered while measuring scan → hub latency with the outbox relay running; null skips it. */
+  pipelineRate: number | null;
+  /** Audit records generated before timing the audit listings; 0 skips it. */
+  auditRows: number;
+  auditRequests: number;
 }
 
-export const BENCH_DATABASE = 'sorting_bench';
-export const BENCH_QUEUE_PREFIX = 'sorting-bench';
+// BENCH_DATABASE_NAME / BENCH_QUEUE_PREFIX: another name, so two benches on one machine do not collide.
+export const BENCH_DATABASE = process.env.BENCH_DATABASE_NAME || 'sorting_bench';
+export const BENCH_QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX || 'sorting-bench';
 
 function int(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -95,6 +101,9 @@ export function loadBenchSettings(): BenchSettings {
     qtyPerLine: 10_000,
     countQueries: flag('BENCH_COUNT_QUERIES'),
     cpuProf: flag('BENCH_CPU_PROF'),
+    pipelineRate: process.env.BENCH_PIPELINE_RATE === 'none' ? null : int('BENCH_PIPELINE_RATE', 100),
+    auditRows: int('BENCH_AUDIT_ROWS', 1_000_000, 0),
+    auditRequests: int('BENCH_AUDIT_REQUESTS', 40),
     runtime: runtime(),
     resultsDir: path.join(root, 'bench', 'results'),
   };

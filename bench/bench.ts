@@ -18,6 +18,7 @@ import { measurePgFloor } from './pg-floor';
 import { checkTargets, printSummary, toMb, type FloorFigures, type MemoryFigures } from './report';
 import { RssSampler, ServiceProcess, pollUntil, type ServiceCommand } from './service-processes';
 import { summarize } from './stats';
+import { measureAuditListings, measureHubLatency, type AuditListingFigures, type HubLatencyFigures } from './pipeline-bench';
 
 /*
  * `npm run bench`: the sorting workflow's latency, throughput and memory, measured over HTTP against
@@ -274,6 +275,45 @@ async function main(): Promise<void> {
     }
 
     const measuredToUs = monotonicUs();
+
+    // The event pipeline: the relay (and the audit worker behind it) join for this part only, so the
+    // steps above measure the command path as before.
+    let pipeline: HubLatencyFigures | undefined;
+    let auditListings: AuditListingFigures | undefined;
+    if (s.pipelineRate !== null || s.auditRows > 0) {
+      const admin = await http.request('POST', '/token', { body: { username: 'admin@bench.example.com', password: 'bench-admin-password' } });
+      if (admin.status !== 200) throw new Error(`sign-in of the bench admin failed: ${admin.status}`);
+      const adminAuth = `Bearer ${(admin.body as { access_token: string }).access_token}`;
+      if (s.pipelineRate !== null) {
+        const relay = new ServiceProcess('outbox', s.root, serviceCommand(s, 'workers/main.ts', ['outbox'], []), env, path.join(s.resultsDir, 'outbox.log'));
+        const audit = new ServiceProcess('audit', s.root, serviceCommand(s, 'workers/main.ts', ['audit'], []), env, path.join(s.resultsDir, 'audit.log'));
+        services.push(relay, audit);
+        const pg = new PgClient({ connectionString: s.databaseUrl });
+        await pg.connect();
+        try {
+          const backlog = async () => Number((await pg.query<{ n: string }>('select count(*) as n from outbox_event where published_at is null')).rows[0].n);
+          say(`[pipeline] starting the outbox relay and the audit worker; relaying the ${await backlog()} events of the steps above first`);
+          await pollUntil('the outbox backlog to be relayed', async () => (await backlog()) === 0, { timeoutMs: 300_000, abort: exitedWhy(relay) });
+        } finally {
+          await pg.end();
+        }
+        say(`[pipeline] scan → hub (WebSocket) at ${s.pipelineRate} scans/s offered, ${s.seconds} s`);
+        pipeline = await measureHubLatency(http, {
+          port: s.port, adminAuth, databaseUrl: s.databaseUrl, sorters, wallIds: seeded.walls.map((w) => w.id), rate: s.pipelineRate, durationMs: s.seconds * 1000,
+        });
+        say(
+          `[pipeline] ${pipeline.scansOk} scans (${pipeline.scanErrors} errors, ${pipeline.missing} never at the hub): send → hub p50 ${pipeline.sendToHub.p50} p99 ${pipeline.sendToHub.p99} ms · ` +
+            `answer → hub p50 ${pipeline.answerToHub.p50} p99 ${pipeline.answerToHub.p99} ms · relay lag p50 ${pipeline.relayLag.p50} p99 ${pipeline.relayLag.p99} ms`,
+        );
+        await Promise.all([relay.stop(), audit.stop()]);
+      }
+      if (s.auditRows > 0) {
+        say(`[audit] ${s.auditRows} audit records, then ${s.auditRequests} requests per listing`);
+        auditListings = await measureAuditListings(http, { databaseUrl: s.databaseUrl, clientId: seeded.clientId, adminAuth, rows: s.auditRows, requestsPerListing: s.auditRequests, say });
+        const worst = [...auditListings.listings].sort((a, b) => b.p95 - a.p95)[0];
+        say(`[audit] slowest listing by p95: ${worst.name} p95 ${worst.p95} ms (target < 50 ms)`);
+      }
+    }
     sampler.sample();
     const memory: MemoryFigures = {
       apiPeakMb: toMb(sampler.peak.get('api')),
@@ -326,6 +366,8 @@ async function main(): Promise<void> {
         countQueries: s.countQueries,
         cpuProf: s.cpuProf,
         runtime: s.runtime,
+        pipelineRate: s.pipelineRate,
+        auditRows: s.auditRows,
         serviceNodeOptions: process.env.BENCH_SERVICE_NODE_OPTIONS ?? null,
       },
       floor,
@@ -333,6 +375,8 @@ async function main(): Promise<void> {
       memory,
       targets,
       ...(labels ? { labels } : {}),
+      ...(pipeline ? { pipeline } : {}),
+      ...(auditListings ? { auditListings } : {}),
       serviceLogLines,
       ...(census ? { census } : {}),
       ...(profiles ? { profiles } : {}),

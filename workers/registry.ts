@@ -3,6 +3,7 @@ import { startSortingWorker } from './sorting/sorting.worker';
 import { startSweeperWorker } from './sweeper/sweeper.worker';
 import { startOutboxWorker } from './outbox/outbox.worker';
 import { startNotificationsWorker } from './notifications/notifications.worker';
+import { startAuditWorker } from './audit/audit.worker';
 
 /** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
 export const WORKER_KINDS = {
@@ -10,6 +11,7 @@ export const WORKER_KINDS = {
   sweeper: startSweeperWorker,
   outbox: startOutboxWorker,
   notifications: startNotificationsWorker,
+  audit: startAuditWorker,
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;

@@ -1,3 +1,5 @@
+import { QUEUES } from './jobs';
+
 /**
  * Walls map to a fixed number of partition queues. Each partition runs one command at a time
  * (global concurrency 1), so the commands of one wall run strictly in arrival order while
@@ -15,5 +17,5 @@ export function partitionOf(wallId: number, partitions: number): number {
 
 /** Braces are a Redis Cluster hash tag: every key of one partition lands on one cluster slot. */
 export function commandQueueName(partition: number): string {
-  return `{wall-commands-${partition}}`;
+  return QUEUES.commands.name(partition);
 }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
-import { watchRedisErrors } from '../redis/redis';
+import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error';
 import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import type { CommandBus } from './command-bus';
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
-import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName, type CommandPayloads, type CommandResults } from './commands';
+import { COMMAND_SCHEMAS, type CommandName, type CommandPayloads, type CommandResults } from './commands';
+import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
+import { assertJobHandlers, queueConnection, type FailureRecorder } from './job-queue';
 import { commandQueueName, partitionOf } from './partitioning';
 
 export interface QueueSettings {
@@ -18,31 +19,20 @@ export interface QueueSettings {
   commandTimeoutMs: number;
   /** Commands one API process waits for at most; beyond, 503 at once instead of a growing backlog. */
   maxInFlight?: number;
+  /** First wait before a failed webhook delivery is retried (jobs.ts failure policy). */
+  webhookRetryBaseMs?: number;
 }
 
+
 /**
- * The only module that imports bullmq. Commands are never retried by BullMQ: a retry would
- * run after later commands of the same wall. A client that got no answer retries with the same
- * Idempotency-Key instead. A crashed worker's job is handed out again after a few seconds (short
- * lock and stalled interval); the worker then finds it in applied_command and answers the same.
+ * The command side of the job module (jobs.ts holds the definitions, job-queue.ts the other queues).
+ * Commands are never retried by BullMQ: a retry would run after later commands of the same wall. A
+ * client that got no answer retries with the same Idempotency-Key instead. A crashed worker's job is
+ * handed out again after a few seconds (short lock and stalled interval, COMMAND_WORKER_TUNING); the
+ * worker then finds it in applied_command and answers the same.
  */
-const WORKER_TUNING = {
-  concurrency: 1,
-  lockDuration: 5_000,
-  stalledInterval: 2_500,
-  maxStalledCount: 1,
-  drainDelay: 5,
-} as const;
-
-const JOB_OPTIONS = {
-  attempts: 1,
-  removeOnComplete: { age: 3600, count: 5000 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 10000 },
-} as const;
-
 function connection(url: string, forWorker: boolean, log?: Logger, name = 'queue'): Redis {
-  // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
-  return watchRedisErrors(new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true }), log, name);
+  return queueConnection(url, forWorker, log, name);
 }
 
 /**
@@ -65,10 +55,7 @@ async function withdrawIfWaiting(redis: Redis, queue: Queue, jobId: string): Pro
 }
 
 export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
-  const missing = COMMAND_NAMES.filter((n) => typeof handlers[n] !== 'function');
-  if (missing.length) {
-    throw new Error(`No handler for command(s) ${missing.join(', ')}: every command needs exactly one handler.`);
-  }
+  assertJobHandlers('commands', handlers);
 }
 
 class RedisCommandBus implements CommandBus {
@@ -159,7 +146,7 @@ class RedisCommandBus implements CommandBus {
     });
     let job: Job;
     try {
-      job = await queue.add(name, jobData, JOB_OPTIONS);
+      job = await queue.add(name, jobData, jobOptions(name, jobData as never));
     } catch (err) {
       const waiter = this.pending.get(commandId);
       if (waiter) clearTimeout(waiter.timer);
@@ -211,6 +198,7 @@ export async function startCommandWorkers(
   settings: QueueSettings,
   handlers: Partial<CommandHandlers>,
   log: Logger,
+  recordFailure?: FailureRecorder,
 ): Promise<RunningWorkers> {
   assertHandlers(handlers);
   const publisher = connection(settings.redisUrl, false, log, 'command answers');
@@ -250,6 +238,9 @@ export async function startCommandWorkers(
               };
             } else {
               log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
+              // Commands are never retried (ordering): this answer is final, so it is recorded like any final failure.
+              await recordFailure?.({ queue: name, jobName: cmd, jobId: String(job.id), data: job.data, error: (err as Error)?.message ?? String(err), attempts: 1 })
+                .catch((e) => log.error({ err: e, jobId: job.id }, 'could not record a failed job in PostgreSQL'));
               outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
             }
           }
@@ -261,7 +252,7 @@ export async function startCommandWorkers(
         return outcome;
       },
       // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
-      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...WORKER_TUNING },
+      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...COMMAND_WORKER_TUNING },
     );
     worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
     worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import { commandQueueName } from './partitioning';
+import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
 import type { QueueSettings } from './queue-module';
 
 export interface QueueRoundTrip {
@@ -42,8 +43,7 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
       await publisher.publish(replyTo, JSON.stringify({ commandId, outcome }));
       return outcome;
     },
-    // The command workers' tuning (queue-module.ts WORKER_TUNING).
-    { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, concurrency: 1, lockDuration: 5_000, stalledInterval: 2_500, maxStalledCount: 1, drainDelay: 5 },
+    { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, ...COMMAND_WORKER_TUNING },
   );
   await worker.waitUntilReady();
 
@@ -62,12 +62,8 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
         });
       });
       const t0 = performance.now();
-      // The command jobs' options (queue-module.ts JOB_OPTIONS).
-      await queue.add('probe', { commandId, replyTo: replyChannel, enqueuedAt: Date.now() }, {
-        attempts: 1,
-        removeOnComplete: { age: 3600, count: 5000 },
-        removeOnFail: { age: 7 * 24 * 3600, count: 10000 },
-      });
+      const data = { commandId, replyTo: replyChannel, enqueuedAt: Date.now() };
+      await queue.add('probe', data, jobOptions('item.scan', data as never));
       await replied;
       samples.push(performance.now() - t0);
     }

@@ -42,6 +42,7 @@ export async function createRuntime(
       partitions: config.QUEUE_PARTITIONS,
       commandTimeoutMs: config.COMMAND_TIMEOUT_MS,
       maxInFlight: config.COMMAND_MAX_IN_FLIGHT,
+      webhookRetryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     },
     onClose(name, fn) {
       closers.push({ name, fn });

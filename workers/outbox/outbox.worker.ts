@@ -1,15 +1,15 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { wallEventsChannel } from '../../shared/events/channels';
-import { createWebhookQueue } from '../../shared/queue/notification-queue';
+import { createJobQueue } from '../../shared/queue/job-queue';
+import { OUTBOX_CONSUMERS } from './consumers';
+import { listenForOutbox } from './outbox-listener';
 import { relayOnce, type RelayedEvent } from './relay.use-case';
 
-
-const IDLE_POLL_MS = 50;
-
 /**
- * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) to Redis pub/sub,
- * per wall, in commit order, and enqueues one webhook delivery job per matching subscription (the
- * `notifications` worker sends them). Polls while idle; drains without pause while there is a backlog.
+ * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) in commit order:
+ * live to Redis pub/sub per wall (SSE, WebSocket hubs), and as one job per event and consumer
+ * (OUTBOX_CONSUMERS: audit, webhooks, ...). Wakes on NOTIFY outbox_event; polls every
+ * OUTBOX_POLL_MS as a back-up; drains without pause while there is a backlog.
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { orm, redis, log, config } = runtime;
@@ -18,24 +18,28 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
     await pipeline.exec();
   };
-  const webhooks = createWebhookQueue(runtime.queueSettings, config.WEBHOOK_RETRY_BASE_MS, log);
+  const jobs = createJobQueue(runtime.queueSettings, log);
+  const listener = listenForOutbox(config.DATABASE_URL, log);
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       let n = 0;
       try {
-        n = await relayOnce(orm.em.fork(), publish, (jobs) => webhooks.enqueue(jobs));
+        n = await relayOnce(orm.em.fork(), publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS, config.OUTBOX_BATCH_SIZE);
       } catch (err) {
         log.error({ err }, 'outbox relay failed; retrying');
         await new Promise((r) => setTimeout(r, 1000));
+        continue;
       }
-      if (n === 0) await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
+      // A full batch: more are waiting. Otherwise sleep until a commit notifies (or the back-up poll).
+      if (n < config.OUTBOX_BATCH_SIZE && !stopped) await listener.wait(config.OUTBOX_POLL_MS);
     }
   })();
-  log.info('outbox relay started');
+  log.info({ consumers: OUTBOX_CONSUMERS.map((c) => c.name), pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');
   runtime.onClose('outbox relay', async () => {
     stopped = true;
+    await listener.close();
     await loop;
-    await webhooks.close();
+    await jobs.close();
   });
 }

@@ -1,29 +1,44 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-
 import type { WallEvent } from '../../shared/events/channels';
-import type { WebhookJob } from '../../shared/queue/notification-queue';
+import { isPublicEventType } from '../../shared/events/event-types';
+import type { JobRequest } from '../../shared/queue/job-queue';
+import type { OutboxConsumer } from './consumers';
 
 export type RelayedEvent = WallEvent;
 
+/** Live pub/sub to the hubs' wall channels (public events only). */
 export type Publish = (events: RelayedEvent[]) => Promise<void>;
 
-/** Hands webhook delivery jobs to their queue; must be idempotent per (event, subscription). */
-export type EnqueueWebhooks = (jobs: WebhookJob[]) => Promise<void>;
+/** Hands jobs to their queues; must be idempotent per job id (jobs.ts derives ids from the event). */
+export type Enqueue = (jobs: JobRequest[]) => Promise<void>;
 
-const BATCH = 500;
+export const RELAY_BATCH = 500;
+
+// One relay at a time: two relays claiming disjoint batches could publish a wall's events out of order.
+// A transaction-scoped advisory lock: a relay that dies releases it with its connection.
+const RELAY_LOCK = `select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked`;
 
 /**
- * Takes committed, unpublished outbox events in commit order, hands them to `publish`, and marks
- * them published in the same transaction: a crash before the commit publishes them again
- * (at-least-once; receivers deduplicate on the event id). SKIP LOCKED lets several relays run.
- * Webhook jobs are enqueued before the mark too, so a crash cannot lose a delivery; their
- * deterministic job ids make the repeat after a crash a no-op.
+ * Claims committed, unrelayed outbox events in commit order (FOR UPDATE SKIP LOCKED), publishes the
+ * public ones to the hubs, enqueues each event once per consumer, and marks them relayed in the same
+ * transaction. A crash before the commit relays them again: the jobs' deterministic ids make the
+ * second enqueue a no-op and the consumers deduplicate on the event id. Per wall, the id order is the
+ * commit order (each command writes its events under the wall's row lock).
  */
-export async function relayOnce(em: EntityManager, publish: Publish, enqueueWebhooks?: EnqueueWebhooks): Promise<number> {
+export async function relayOnce(
+  em: EntityManager,
+  publish: Publish,
+  enqueue: Enqueue,
+  consumers: readonly OutboxConsumer[],
+  batchSize = RELAY_BATCH,
+): Promise<number> {
   return em.transactional(async (tx) => {
+    const [{ locked }] = await tx.execute<{ locked: boolean }[]>(RELAY_LOCK);
+    if (!locked) return 0;
     const rows = await tx.execute<{ id: string; event_id: string; type: string; occurred_at: Date; client_id: number; wall_id: number | null; data: unknown }[]>(
       `select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
-        where published_at is null order by id limit ${BATCH} for update skip locked`,
+        where published_at is null order by id limit ? for update skip locked`,
+      [batchSize],
     );
     if (rows.length === 0) return 0;
     const events: RelayedEvent[] = rows.map((r) => ({
@@ -34,28 +49,12 @@ export async function relayOnce(em: EntityManager, publish: Publish, enqueueWebh
       wallId: r.wall_id,
       data: r.data,
     }));
-    await publish(events);
-    if (enqueueWebhooks) await enqueueWebhooks(await webhookJobs(tx, events));
-    await tx.execute(`update outbox_event set published_at = now() where id in (?)`, [rows.map((r) => r.id)]);
+    const visible = events.filter((e) => isPublicEventType(e.type));
+    if (visible.length) await publish(visible);
+    const jobs: JobRequest[] = [];
+    for (const consumer of consumers) jobs.push(...(await consumer.jobsFor(tx, events)));
+    await enqueue(jobs);
+    await tx.execute(`update outbox_event set published_at = clock_timestamp() where id in (?)`, [rows.map((r) => r.id)]);
     return rows.length;
   });
-}
-
-/** One job per event and matching active subscription of the event's client, in event order. */
-async function webhookJobs(tx: EntityManager, events: RelayedEvent[]): Promise<WebhookJob[]> {
-  const clientIds = [...new Set(events.map((e) => e.clientId))];
-  const subs = await tx.execute<{ id: number; client_id: number; events: string[] }[]>(
-    `select id, client_id, events from webhook_subscription where is_active and client_id in (?) order by id`,
-    [clientIds],
-  );
-  if (subs.length === 0) return [];
-  const jobs: WebhookJob[] = [];
-  for (const event of events) {
-    for (const s of subs) {
-      if (s.client_id === event.clientId && (s.events.includes('*') || s.events.includes(event.type))) {
-        jobs.push({ subscriptionId: s.id, clientId: event.clientId, event });
-      }
-    }
-  }
-  return jobs;
 }

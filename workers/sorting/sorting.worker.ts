@@ -1,4 +1,5 @@
 import type { Runtime } from '../../shared/runtime/runtime';
+import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { startCommandWorkers } from '../../shared/queue/queue-module';
 import { sortingHandlers } from './sorting.handlers';
 
@@ -9,6 +10,6 @@ export async function startSortingWorker(runtime: Runtime): Promise<void> {
     log: runtime.log,
     sessionIdleTimeoutMs: runtime.config.SESSION_IDLE_TIMEOUT_MS,
   });
-  const running = await startCommandWorkers(runtime.queueSettings, handlers, runtime.log);
+  const running = await startCommandWorkers(runtime.queueSettings, handlers, runtime.log, failedJobRecorder(() => runtime.orm.em.fork()));
   runtime.onClose('sorting workers', () => running.close());
 }

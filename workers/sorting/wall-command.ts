@@ -7,6 +7,8 @@ import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 import { PreparedSql, runPrepared } from './prepared-sql';
+import { parseSlotBarcode } from '../../shared/domain/barcodes';
+import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
 
 /** The wall as a command sees it: read under its row lock. */
 export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
@@ -18,6 +20,8 @@ export interface WallCommandContext {
   now: Date;
   /** Adds an outbox event to this transaction (docs/api.md §8): committed with the change or not at all. */
   emit(type: string, data: Record<string, unknown>): void;
+  /** What the command has found out so far (session, order, slot), for the audit record should it be refused. */
+  note(facts: Partial<Pick<CommandRefusedData, 'sessionId' | 'orderId' | 'crc' | 'sortBoxItemId' | 'picklistId'>>): void;
 }
 
 export interface SortingDeps {
@@ -77,12 +81,15 @@ export async function runWallCommand<N extends CommandName>(
   target: { clientId: number; wallId: number },
   useCase: (ctx: WallCommandContext) => Promise<CommandResults[N]>,
 ): Promise<CommandOutcome<N>> {
+  const facts: Partial<CommandRefusedData> = {};
+  let wallFound = false;
   for (let attempt = 1; ; attempt++) {
     try {
       // A fresh entity manager per attempt: nothing of a rolled-back attempt may carry over.
       const value = await deps.orm.em.fork().transactional(async (tx) => {
         const [row] = await runPrepared<WallRow>(tx, LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
         if (!row) throw notFound(`Wall ${target.wallId}`);
+        wallFound = true;
         if (row.prior !== null && row.prior !== undefined) return row.prior as CommandResults[N];
         const wall: LockedWall = {
           id: row.id,
@@ -98,7 +105,7 @@ export async function runWallCommand<N extends CommandName>(
         const emit = (type: string, data: Record<string, unknown>) => {
           events.push({ event_id: randomUUID(), client_id: target.clientId, wall_id: wall.id, type, occurred_at: now.toISOString(), data });
         };
-        const result = await useCase({ tx, wall, now, emit });
+        const result = await useCase({ tx, wall, now, emit, note: (f) => Object.assign(facts, f) });
         // Entities the use-case changed through the ORM are written first; then the record.
         await tx.flush();
         await runPrepared(tx, RECORD_SQL, [
@@ -110,6 +117,7 @@ export async function runWallCommand<N extends CommandName>(
       return { ok: true, value };
     } catch (err) {
       if (err instanceof AppError) {
+        await recordRefusal(deps, name, job, target, wallFound, facts, err);
         return { ok: false, problem: { code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
       }
       if (attempt < MAX_ATTEMPTS && isRetryable(err)) {
@@ -118,5 +126,51 @@ export async function runWallCommand<N extends CommandName>(
       }
       throw err;
     }
+  }
+}
+
+const REFUSAL_SQL = new PreparedSql('record-refusal', `
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+values (?, ?, ?, '${COMMAND_REFUSED}', now(), ?::jsonb) on conflict (event_id) do nothing`);
+
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * A refusal rolled its transaction back; it is recorded in a transaction of its own, as an internal
+ * `command.refused` outbox event (audit, statistics), with an id derived from the command's id, so a
+ * command delivered twice records its refusal once.
+ */
+async function recordRefusal(
+  deps: SortingDeps,
+  name: CommandName,
+  job: CommandJobInfo,
+  target: { clientId: number; wallId: number },
+  wallFound: boolean,
+  facts: Partial<CommandRefusedData>,
+  err: AppError,
+): Promise<void> {
+  const p = target as Record<string, unknown>;
+  const data: CommandRefusedData = {
+    command: name,
+    code: err.code,
+    detail: err.message,
+    sessionId: facts.sessionId ?? num(p.sessionId),
+    userId: num(p.userId),
+    barcode: str(p.barcode),
+    barcodeInputMethod: str(p.barcodeInputMethod),
+    sortBoxItemId: facts.sortBoxItemId ?? num(p.itemId),
+    // slot.release carries the scanned slot barcode (A-/B-…); the record keeps the crc.
+    crc: facts.crc ?? (str(p.crc) !== null ? (parseSlotBarcode(str(p.crc)!)?.crc ?? str(p.crc)) : null),
+    orderId: facts.orderId ?? null,
+    picklistId: facts.picklistId ?? num(p.picklistId),
+  };
+  try {
+    await runPrepared(deps.orm.em.fork(), REFUSAL_SQL, [
+      commandRefusedEventId(job.commandId), target.clientId, wallFound ? target.wallId : null, JSON.stringify(data),
+    ]);
+  } catch (e) {
+    // The answer matters more than its audit record: the refusal still goes back to the caller.
+    deps.log.error({ err: e, command: name, commandId: job.commandId }, 'could not record a refused command');
   }
 }

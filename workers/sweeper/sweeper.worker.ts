@@ -1,4 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
+import { failedJobRecorder } from '../../shared/queue/failed-job';
+import { createJobQueue, startJobWorker } from '../../shared/queue/job-queue';
 import { createCommandBus } from '../../shared/queue/queue-module';
 import { sweepOnce } from './sweep.use-case';
 
@@ -6,23 +8,24 @@ import { sweepOnce } from './sweep.use-case';
  * Worker kind `sweeper`: ends sessions idle past SESSION_IDLE_TIMEOUT_MS (server-side, docs/api.md §6)
  * by sending each an `session.expire` command through its wall's queue, so expiry is ordered with
  * the wall's other commands; and forgets applied-command and idempotency records after a day.
- * Several sweepers may run: a duplicate expire finds the session ended and does nothing.
+ * The timer is a BullMQ job scheduler (`sessions.sweep` every SESSION_SWEEP_INTERVAL_MS): every sweeper
+ * process upserts the same scheduler, and each interval's one job goes to one of them.
  */
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const { config, log, orm } = runtime;
   const commands = createCommandBus(runtime.queueSettings, log);
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const timer = setInterval(() => {
-    running = running.then(() =>
-      stopped ? undefined : sweepOnce(orm.em.fork(), commands, log).catch((err) => log.error({ err }, 'session sweep failed')),
-    );
-  }, config.SESSION_SWEEP_INTERVAL_MS);
+  const jobs = createJobQueue(runtime.queueSettings, log);
+  await jobs.upsertSchedulers({ sessionSweepMs: config.SESSION_SWEEP_INTERVAL_MS });
+  const worker = await startJobWorker(
+    runtime.queueSettings,
+    'maintenance',
+    { 'sessions.sweep': async () => void (await sweepOnce(orm.em.fork(), commands, log)) },
+    { log, recordFailure: failedJobRecorder(() => orm.em.fork()) },
+  );
   log.info({ intervalMs: config.SESSION_SWEEP_INTERVAL_MS, idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS }, 'session sweeper started');
   runtime.onClose('session sweeper', async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
+    await worker.close();
+    await jobs.close();
     await commands.close();
   });
 }

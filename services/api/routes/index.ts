@@ -3,6 +3,7 @@ import { adminDataRoutes } from './admin-data.route';
 import { adminEmployeesRoutes } from './admin-employees.route';
 import { adminSettingsRoutes } from './admin-settings.route';
 import { autoLoginRoutes } from './auto-login.route';
+import { auditLogsRoutes } from './audit-logs.route';
 import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
@@ -43,6 +44,7 @@ export const apiRoutes: RouteDef[] = [
   ...geoRoutes,
   ...autoLoginRoutes,
   ...licensePlatesRoutes,
+  ...auditLogsRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

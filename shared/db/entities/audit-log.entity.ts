@@ -14,6 +14,7 @@ export const AuditLog = defineEntity({
     type: p.text(),
     kind: p.text().$type<AuditKind>(),
     wallId: p.integer().nullable(),
+    warehouseId: p.integer().nullable(),
     userId: p.integer().nullable(),
     orderId: p.integer().nullable(),
     picklistId: p.integer().nullable(),

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_initial } from './Migration20261122000000_initial';
 import { Migration20261122100000_webhooks } from './Migration20261122100000_webhooks';
 import { Migration20261123010000_credentials_version } from './Migration20261123010000_credentials_version';
+import { Migration20261123030000_event_pipeline } from './Migration20261123030000_event_pipeline';
 import { Migration20261123040000_transparency_codes } from './Migration20261123040000_transparency_codes';
 import { Migration20261123040100_auto_login_tokens } from './Migration20261123040100_auto_login_tokens';
 import { Migration20261123040200_license_plates } from './Migration20261123040200_license_plates';
@@ -11,6 +12,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122100000_webhooks', class: Migration20261122100000_webhooks },
   { name: 'Migration20261123010000_credentials_version', class: Migration20261123010000_credentials_version },
+  { name: 'Migration20261123030000_event_pipeline', class: Migration20261123030000_event_pipeline },
   { name: 'Migration20261123040000_transparency_codes', class: Migration20261123040000_transparency_codes },
   { name: 'Migration20261123040100_auto_login_tokens', class: Migration20261123040100_auto_login_tokens },
   { name: 'Migration20261123040200_license_plates', class: Migration20261123040200_license_plates },

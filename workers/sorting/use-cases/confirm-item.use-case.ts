@@ -103,9 +103,10 @@ function refusal(code: string, row: ItemRow, units: number, remainingUnits: numb
  * needs beyond other pending scans; when every unit of the order is confirmed the slot is Complete.
  * With the scan, the floor's busiest command: plain SQL, three round trips.
  */
-export async function confirmItem({ tx, now, emit }: WallCommandContext, cmd: CommandPayloads['item.confirm'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
+export async function confirmItem({ tx, now, emit, note }: WallCommandContext, cmd: CommandPayloads['item.confirm'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
   const [row] = await runPrepared<ItemRow>(tx, ITEM_SQL, [cmd.itemId, cmd.clientId, cmd.wallId]);
   if (!row) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
+  note({ orderId: row.order_id, crc: row.crc });
   if (row.user_id !== cmd.userId && !isManager(cmd.roles)) {
     throw new AppError('forbidden', `Sort box item ${cmd.itemId} was scanned by another sorter; only they or a Manager may change it.`);
   }

@@ -111,7 +111,7 @@ returning id`);
  * The busiest command of the floor, so its reads and writes are plain SQL, a few round trips.
  */
 export async function scanItem(
-  { tx, wall, now, emit }: WallCommandContext,
+  { tx, wall, now, emit, note }: WallCommandContext,
   cmd: CommandPayloads['item.scan'],
   idleTimeoutMs: number,
 ): Promise<SortBoxItemDto> {
@@ -133,6 +133,7 @@ export async function scanItem(
     barcode.toUpperCase(), cmd.sessionToken, cmd.clientId, wall.id,
   ]);
   if (!session) throw new AppError('not-found', 'This session token is not known on this wall; connect to the wall again.');
+  note({ sessionId: session.id, picklistId: session.picklist_id });
   if (session.user_id !== cmd.userId) {
     throw new AppError('forbidden', 'This session token belongs to another sorter; connect to the wall with your own account.');
   }
@@ -165,6 +166,7 @@ export async function scanItem(
     }));
     const order = chooseOrder(candidates);
     if (!order) throw await noFulfillableOrder(tx, wall, cmd.clientId, code.sku, barcode, session.picklist_id);
+    note({ orderId: order.orderId });
 
     let slot = order.slot;
     if (!slot) {

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName } from './commands';
+import type { CommandJobData } from './command-job';
+
+/**
+ * The job module's definitions: every queue, every job name, its payload schema and its options.
+ * Runtime code (queues, workers) is in job-queue.ts and queue-module.ts; both read these tables.
+ */
+
+/**
+ * The consumers of committed events. Each gets every event (internal ones included) once, as a job
+ * `<consumer>.record` with id `<consumer>_<eventId>` on its own queue `{<consumer>}`, retried per
+ * `attempts` with backoff doubling from 1 s. Adding a consumer: one entry here and its worker's handler
+ * (docs/architecture.md "Event pipeline").
+ */
+export const EVENT_CONSUMERS = {
+  // Audit records: a database outage of up to about 17 minutes is ridden out (11 attempts).
+  audit: { attempts: 11 },
+} as const satisfies Record<string, { attempts: number }>;
+export type EventConsumer = keyof typeof EVENT_CONSUMERS;
+export type EventJobName = `${EventConsumer}.record`;
+export const eventJobName = (consumer: EventConsumer): EventJobName => `${consumer}.record`;
+
+/** Every queue. Braces: a Redis Cluster hash tag, one slot per queue. Command queues are partitioned per wall. */
+export const QUEUES = {
+  commands: { name: (partition: number) => `{wall-commands-${partition}}` },
+  webhooks: { name: () => '{webhook-deliveries}' },
+  maintenance: { name: () => '{maintenance}' },
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [c, { name: () => `{${c}}` }])) as { [C in EventConsumer]: { name: () => string } }),
+};
+export type QueueKind = keyof typeof QUEUES;
+/** The queues of the generic job worker (the command queues have their own, ordered worker). */
+export type JobQueueKind = Exclude<QueueKind, 'commands'>;
+
+/**
+ * Command workers: global concurrency 1 per partition (a wall's commands strictly in order), a 5 s
+ * lock, 2.5 s stalled check and one re-delivery, so a crashed worker's command is handed out again soon.
+ */
+export const COMMAND_WORKER_TUNING = {
+  concurrency: 1,
+  lockDuration: 5_000,
+  stalledInterval: 2_500,
+  maxStalledCount: 1,
+  drainDelay: 5,
+} as const;
+
+/** A committed event as it travels to consumers (docs/api.md §8 shape). */
+export const eventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  occurredAt: z.string(),
+  clientId: z.number().int(),
+  wallId: z.number().int().nullable(),
+  data: z.unknown(),
+});
+
+const commandEnvelope = (name: CommandName) =>
+  z.object({
+    commandId: z.string(),
+    name: z.literal(name),
+    payload: COMMAND_SCHEMAS[name],
+    replyTo: z.string().nullable(),
+    enqueuedAt: z.number(),
+  });
+
+/** One committed event for one consumer. */
+const eventJob = z.object({ event: eventSchema });
+
+/** Payload schemas of the jobs outside the command queues, one per job name. */
+export const JOB_SCHEMAS = {
+  /** One event to one webhook subscription. The event itself, not only its id: a retry sends the same body. */
+  'webhook.deliver': z.object({ subscriptionId: z.number().int(), clientId: z.number().int(), event: eventSchema }),
+  /** Scheduled: expire idle sessions, prune dedup records. */
+  'sessions.sweep': z.object({}),
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, eventJob])) as { [N in EventJobName]: typeof eventJob }),
+};
+
+/** Which queue each job name travels on. */
+export const JOB_QUEUE = {
+  'webhook.deliver': 'webhooks',
+  'sessions.sweep': 'maintenance',
+  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, c])) as { [C in EventConsumer as `${C}.record`]: C }),
+} satisfies { [N in GenericJobName]: JobQueueKind } as { [N in GenericJobName]: JobQueueKind };
+
+/** The consumer an event job belongs to, or null for other jobs. */
+export function eventConsumerOf(name: string): EventConsumer | null {
+  const consumer = name.endsWith('.record') ? name.slice(0, -'.record'.length) : '';
+  return Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) ? (consumer as EventConsumer) : null;
+}
+
+export type GenericJobName = keyof typeof JOB_SCHEMAS;
+export const GENERIC_JOB_NAMES = Object.keys(JOB_SCHEMAS) as GenericJobName[];
+
+/** Every job name: the command names (on their wall's partition queue) and the generic ones. */
+export type JobName = CommandName | GenericJobName;
+export const JOB_NAMES: readonly JobName[] = [...COMMAND_NAMES, ...GENERIC_JOB_NAMES];
+
+export type JobPayloads = { [N in GenericJobName]: z.infer<(typeof JOB_SCHEMAS)[N]> } & { [N in CommandName]: CommandJobData<N> };
+
+/** The schema of one job's payload: a union keyed by the job name. */
+export function jobSchema(name: JobName): z.ZodType | undefined {
+  if ((COMMAND_NAMES as string[]).includes(name)) return commandEnvelope(name as CommandName);
+  return (JOB_SCHEMAS as Record<string, z.ZodType>)[name];
+}
+
+export function jobNamesOf(queue: QueueKind): JobName[] {
+  return queue === 'commands' ? [...COMMAND_NAMES] : GENERIC_JOB_NAMES.filter((n) => JOB_QUEUE[n] === queue);
+}
+
+/** Settings the failure policy depends on. */
+export interface JobPolicySettings {
+  /** First wait before a failed webhook delivery is retried; each next wait doubles. */
+  webhookRetryBaseMs: number;
+}
+
+/**
+ * Webhook deliveries (docs/api.md §8: "at least an hour"): 12 attempts, exponential backoff doubling
+ * from WEBHOOK_RETRY_BASE_MS; with the 5 s default the 11 waits add up to about 2 h 50 min.
+ */
+export const WEBHOOK_MAX_ATTEMPTS = 12;
+const DEFAULT_WEBHOOK_RETRY_BASE_MS = 5_000;
+const EVENT_RETRY_BASE_MS = 1_000;
+
+export interface JobOptions {
+  jobId?: string;
+  attempts: number;
+  backoff?: { type: 'exponential'; delay: number };
+  removeOnComplete: { age: number; count: number };
+  removeOnFail: { age: number; count: number };
+}
+
+const DAY = 24 * 3600;
+
+/**
+ * The failure policy and every other job option, decided here and nowhere else.
+ * - Commands: never retried by the queue (a retry would run after later commands of the same wall);
+ *   a crashed worker's command is handed out again once (stalled check) and answers from applied_command.
+ * - Webhook deliveries: WEBHOOK_MAX_ATTEMPTS with exponential backoff.
+ * - Event consumers' jobs (audit, ...): their EVENT_CONSUMERS attempts, exponential backoff from 1 s.
+ * - Scheduled sweeps: one attempt; the next interval is the retry.
+ * A payload that fails its schema, or a handler's PermanentJobFailure, is not retried at all.
+ * Every final failure is a row in failed_job (PostgreSQL), besides BullMQ's failed set.
+ * Job ids derived from the payload make an enqueue repeated after a crash a no-op while the first job is kept.
+ */
+export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], settings: Partial<JobPolicySettings> = {}): JobOptions {
+  const consumer = eventConsumerOf(name);
+  if (consumer) {
+    return {
+      jobId: `${consumer}_${(data as { event: { id: string } }).event.id}`,
+      attempts: EVENT_CONSUMERS[consumer].attempts,
+      backoff: { type: 'exponential', delay: EVENT_RETRY_BASE_MS },
+      removeOnComplete: { age: DAY, count: 50_000 },
+      removeOnFail: { age: 7 * DAY, count: 10_000 },
+    };
+  }
+  switch (name) {
+    case 'webhook.deliver': {
+      const d = data as JobPayloads['webhook.deliver'];
+      return {
+        jobId: `webhook_${d.event.id}_${d.subscriptionId}`,
+        attempts: WEBHOOK_MAX_ATTEMPTS,
+        backoff: { type: 'exponential', delay: settings.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS },
+        removeOnComplete: { age: DAY, count: 10_000 },
+        removeOnFail: { age: 7 * DAY, count: 10_000 },
+      };
+    }
+    case 'sessions.sweep':
+      return { attempts: 1, removeOnComplete: { age: 3600, count: 100 }, removeOnFail: { age: 7 * DAY, count: 1000 } };
+    default:
+      // A workflow command: BullMQ's counter is the job id (applied_command keeps it as the arrival order).
+      return { attempts: 1, removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * DAY, count: 10_000 } };
+  }
+}
+
+/** Delay before attempt `attempt + 1` under the policy, or null after the last attempt. */
+export function retryDelayMs(options: JobOptions, attempt: number): number | null {
+  if (attempt >= options.attempts || !options.backoff) return null;
+  return Math.round(2 ** (attempt - 1) * options.backoff.delay);
+}
+
+/** The timers, as BullMQ job schedulers: one job per interval however many processes upsert them. */
+export function schedulers(intervals: { sessionSweepMs: number }) {
+  return [{ id: 'sessions.sweep', name: 'sessions.sweep' as const, every: intervals.sessionSweepMs, data: {} }];
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
+import { failedJobRecorder } from '../../shared/queue/failed-job';
+import { PermanentJobFailure, createJobQueue, startJobWorker, type JobAttempt, type JobQueueSettings, type JobRequest } from '../../shared/queue/job-queue';
+import { jobOptions } from '../../shared/queue/jobs';
+import { OUTBOX_CONSUMERS } from '../../workers/outbox/consumers';
+import { relayOnce } from '../../workers/outbox/relay.use-case';
+import { newTenant, startTestApi, waitFor, type TestApi } from '../support/test-api';
+
+describe('event pipeline: job module, failure policy, schedulers, outbox fan-out', () => {
+  let api: TestApi;
+  let settings: JobQueueSettings;
+  beforeAll(async () => {
+    // The back-up poll is a minute: an event relayed within seconds was woken by NOTIFY.
+    process.env.OUTBOX_POLL_MS = '60000';
+    api = await startTestApi({ workers: ['outbox'] });
+    delete process.env.OUTBOX_POLL_MS;
+    settings = { ...api.runtime.queueSettings, prefix: `${api.runtime.config.QUEUE_PREFIX}:pipeline-${randomUUID().slice(0, 6)}`, webhookRetryBaseMs: 10 };
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+  const em = () => api.runtime.orm.em.fork();
+  const deps = () => ({ log: api.runtime.log, recordFailure: failedJobRecorder(em) });
+  const event = (clientId: number, type = 'session.started'): WallEvent => ({ id: randomUUID(), type, occurredAt: new Date().toISOString(), clientId, wallId: 1, data: {} });
+  const failedJob = async (jobId: string) => (await em().execute<{ job_name: string; error: string; attempts: number }[]>('select job_name, error, attempts from failed_job where job_id = ?', [jobId]))[0];
+
+  it('a worker starts only with exactly one handler per job name of its queue', async () => {
+    await expect(startJobWorker(settings, 'webhooks', {}, deps())).rejects.toThrow(
+      "Worker for queue 'webhooks' cannot start: no handler for job(s) webhook.deliver. Every job name needs exactly one handler.",
+    );
+    await expect(startJobWorker(settings, 'audit', { 'audit.record': async () => undefined, 'webhook.deliver': async () => undefined }, deps())).rejects.toThrow(
+      /handler\(s\) for job\(s\) of other queues: webhook\.deliver/,
+    );
+  });
+
+  it('failure policy: retried with backoff until it succeeds; a permanent failure is recorded in failed_job at once', async () => {
+    const attempts = new Map<string, JobAttempt[]>();
+    const queue = createJobQueue(settings);
+    const worker = await startJobWorker(
+      settings,
+      'webhooks',
+      {
+        'webhook.deliver': async (data, attempt) => {
+          const list = attempts.get(data.event.id) ?? [];
+          list.push(attempt);
+          attempts.set(data.event.id, list);
+          if (data.subscriptionId === 1 && attempt.attempt < 3) throw new Error('receiver answered 500');
+          if (data.subscriptionId === 2) throw new PermanentJobFailure('subscription 2 no longer exists');
+        },
+      },
+      deps(),
+    );
+    try {
+      const flaky = event(1);
+      const gone = event(1);
+      await queue.enqueueBulk([
+        { name: 'webhook.deliver', data: { subscriptionId: 1, clientId: 1, event: flaky } },
+        { name: 'webhook.deliver', data: { subscriptionId: 2, clientId: 1, event: gone } },
+      ]);
+      await waitFor(() => attempts.get(flaky.id)?.length === 3, { what: 'three attempts' });
+      expect(attempts.get(flaky.id)!.map((a) => [a.attempt, a.maxAttempts, a.retryDelayMs])).toEqual([[1, 12, 10], [2, 12, 20], [3, 12, 40]]);
+      const goneJobId = jobOptions('webhook.deliver', { subscriptionId: 2, clientId: 1, event: gone }, { webhookRetryBaseMs: 10 }).jobId!;
+      expect(goneJobId).toBe(`webhook_${gone.id}_2`);
+      const row = await waitFor(() => failedJob(goneJobId), { what: 'the failed job in PostgreSQL' });
+      expect(row).toEqual({ job_name: 'webhook.deliver', error: 'subscription 2 no longer exists', attempts: 1 });
+      expect(attempts.get(gone.id)).toHaveLength(1);
+      expect(await failedJob(jobOptions('webhook.deliver', { subscriptionId: 1, clientId: 1, event: flaky }, {}).jobId!)).toBeUndefined();
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  });
+
+  it('the same job enqueued twice (a relay repeating a batch) runs once: its id comes from the event', async () => {
+    const runs: string[] = [];
+    const queue = createJobQueue(settings);
+    const worker = await startJobWorker(settings, 'audit', { 'audit.record': async ({ event: e }) => void runs.push(e.id) }, { ...deps(), concurrency: 4 });
+    try {
+      const e = event(1);
+      const later = event(1);
+      await queue.enqueue({ name: 'audit.record', data: { event: e } });
+      await queue.enqueue({ name: 'audit.record', data: { event: e } });
+      await queue.enqueue({ name: 'audit.record', data: { event: later } });
+      await waitFor(() => runs.includes(later.id), { what: 'the later job' });
+      expect(runs.filter((id) => id === e.id)).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  });
+
+  it('timers are job schedulers: many processes upserting make one scheduler; each interval runs once', async () => {
+    const a = createJobQueue(settings);
+    const b = createJobQueue(settings);
+    const ran: string[] = [];
+    const handler = { 'sessions.sweep': async (_d: object, attempt: JobAttempt) => void ran.push(attempt.jobId) };
+    const w1 = await startJobWorker(settings, 'maintenance', handler, deps());
+    const w2 = await startJobWorker(settings, 'maintenance', handler, deps());
+    const redis = new IORedis(settings.redisUrl);
+    try {
+      await a.upsertSchedulers({ sessionSweepMs: 150 });
+      await b.upsertSchedulers({ sessionSweepMs: 150 });
+      expect(await redis.zcard(`${settings.prefix}:{maintenance}:repeat`)).toBe(1);
+      await waitFor(() => ran.length >= 3, { what: 'three sweeps' });
+      expect(new Set(ran).size).toBe(ran.length);
+    } finally {
+      await Promise.all([w1.close(), w2.close()]);
+      await Promise.all([a.close(), b.close()]);
+      redis.disconnect();
+    }
+  });
+
+  it('the relay wakes on NOTIFY, fans out each event once per consumer with ids from the event, and sends hubs the public ones only', async () => {
+    const t = await newTenant(api, 'Relay');
+    const [{ id: subId }] = await em().execute<{ id: number }[]>(
+      `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/x', '{*}', 'whsec_x') returning id`,
+      [t.clientId],
+    );
+    const wallId = 1_000_000 + t.clientId;
+    const prefix = api.runtime.config.QUEUE_PREFIX;
+    const redis = new IORedis(api.runtime.config.REDIS_URL);
+    const sub = new IORedis(api.runtime.config.REDIS_URL);
+    const seen: WallEvent[] = [];
+    sub.on('message', (_c, m) => seen.push(JSON.parse(m) as WallEvent));
+    await sub.subscribe(wallEventsChannel(prefix, wallId));
+    const [started, refused, later] = [randomUUID(), randomUUID(), randomUUID()];
+    try {
+      await em().execute(
+        `insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, ?, 'command.refused', '{"command":"item.scan"}'), (?, ?, ?, 'session.started', '{}')`,
+        [refused, t.clientId, wallId, started, t.clientId, wallId],
+      );
+      await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, ?, 'wall.updated', '{}')`, [later, t.clientId, wallId]);
+      // The back-up poll is a minute away: only NOTIFY can make this quick.
+      await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
+      expect(seen.map((e) => [e.id, e.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
+      // Hubs hear of a batch before its jobs are enqueued; the batch is marked relayed after both.
+      await waitFor(
+        async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
+        { what: 'the batch marked relayed', timeoutMs: 5000 },
+      );
+      const exists = (queue: string, jobId: string) => redis.exists(`${prefix}:${queue}:${jobId}`);
+      for (const id of [started, refused, later]) expect(await exists('{audit}', `audit_${id}`)).toBe(1);
+      expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
+      expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
+      expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
+
+      // As after a relay crash before its commit: the same events again give the same jobs (ids), one per consumer.
+      await em().execute(`update outbox_event set published_at = null where event_id in (?)`, [[started, refused, later]]);
+      const jobs: JobRequest[] = [];
+      const published: WallEvent[] = [];
+      await waitFor(
+        async () => {
+          await relayOnce(em(), async (e) => void published.push(...e), async (j) => void jobs.push(...j), OUTBOX_CONSUMERS);
+          return (await em().execute(`select 1 from outbox_event where event_id in (?) and published_at is null`, [[started, refused, later]])).length === 0;
+        },
+        { what: 'the events relayed again' },
+      );
+      const ids = jobs.map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
+      expect(ids.sort()).toEqual([`audit_${started}`, `audit_${refused}`, `audit_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort());
+      expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['session.started', 'wall.updated']);
+    } finally {
+      sub.disconnect();
+      redis.disconnect();
+    }
+  });
+});

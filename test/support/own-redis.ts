@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import IORedis from 'ioredis';
+import { waitFor } from './test-api';
+
+/** A redis-server of the test's own, with AOF (fsync on every write), on a port of 6391-6399. */
+export interface OwnRedis {
+  url: string;
+  port: number;
+  /** Kills the server (SIGKILL, like a crash) and waits for it to be gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data directory (the AOF is replayed). */
+  start(): Promise<void>;
+  /** Stops it for good and removes its data. */
+  close(): Promise<void>;
+}
+
+const PORTS = [6391, 6392, 6393, 6394, 6395, 6396, 6397, 6398, 6399];
+
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sorting-redis-'));
+  let port = 0;
+  for (const p of PORTS) {
+    if (!(await portTaken(p))) {
+      port = p;
+      break;
+    }
+  }
+  if (!port) throw new Error(`no free port among ${PORTS.join(', ')} for the test's own Redis`);
+  let child: ChildProcess | null = null;
+  let exited = true;
+  const url = `redis://127.0.0.1:${port}`;
+  const start = async () => {
+    exited = false;
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--loglevel', 'warning'],
+      { stdio: 'ignore' },
+    );
+    child.once('exit', () => {
+      exited = true;
+    });
+    const probe = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await waitFor(
+        async () => {
+          if (exited) throw new Error('redis-server exited at start');
+          try {
+            if (probe.status !== 'ready') await probe.connect();
+            return (await probe.ping()) === 'PONG';
+          } catch {
+            probe.disconnect();
+            return false;
+          }
+        },
+        { timeoutMs: 10_000, intervalMs: 50, what: `redis-server on port ${port}` },
+      );
+    } finally {
+      probe.disconnect();
+    }
+  };
+  const kill = async () => {
+    if (!child || exited) return;
+    child.kill('SIGKILL');
+    await waitFor(() => exited, { timeoutMs: 5_000, what: 'redis-server to exit' });
+  };
+  await start();
+  return {
+    url,
+    port,
+    kill,
+    start,
+    async close() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
