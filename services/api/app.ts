@@ -6,6 +6,7 @@ import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
 import { buildOpenApi } from './http/openapi';
+import { pagesRouter } from './http/pages';
 import { registerRoutes } from './http/register-routes';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
@@ -96,6 +97,9 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
     res.json(doc);
   });
   app.use(`${API_PREFIX}/docs`, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Sorting wall API' }));
+
+  // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
+  app.use(pagesRouter());
 
   const root = Router();
   registerRoutes(root, ROUTE_GROUPS.root, deps);

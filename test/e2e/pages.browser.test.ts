@@ -1,0 +1,160 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import request from 'supertest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
+import { PAGES_CSP } from '../../services/api/http/pages';
+import { startTestApi, uniqueSuffix, type TestApi } from '../support/test-api';
+import { buildFloor, type Floor } from '../support/sorting-floor';
+
+// Debian's chromium (.ci/run installs it); playwright-core drives it, no browser download.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', 'artifacts');
+// Generous bounds for a loaded 2-core machine; each wait ends as soon as the DOM shows the state.
+const STEP_MS = 15_000;
+jest.setTimeout(120_000);
+
+// These run in the browser; the project compiles without the DOM library, so name what they use.
+type Styled = { style: { gridColumn: string; gridRow: string; backgroundColor: string } };
+declare const document: { activeElement: { id: string } | null };
+declare function getComputedStyle(e: unknown): { fontSize: string };
+
+describe('hub and sorter pages in a browser', () => {
+  let api: TestApi;
+  let server: Server;
+  let closeWs: () => Promise<void>;
+  let base: string;
+  let browser: Browser;
+  let floor: Floor;
+  const sorter = { email: `sorter-${uniqueSuffix()}@example.com`, password: 'sorter-pass-1' };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    api = await startTestApi({ workers: ['sorting', 'outbox'] });
+    server = createServer(api.app);
+    closeWs = attachWebSocketEvents(server, api.deps);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    floor = await buildFloor(api, {
+      slots: 12,
+      orders: [
+        { id: 1, items: [{ sku: 'SKU-A', qty: 1 }] },
+        { id: 2, items: [{ sku: 'SKU-B', qty: 2 }] },
+      ],
+    });
+    const admin = floor.tenant.auth;
+    await request(api.app).patch(`/api/v1/walls/${floor.wallId}`).set('Authorization', admin)
+      .send({ segmentRows: 2, segmentColumns: 3, flowDirection: 'LeftToRight' }).expect(200);
+    await request(api.app).post('/api/v1/admin/employees').set('Authorization', admin)
+      .send({ ...sorter, firstName: 'Sam', lastName: 'Sorter', roles: ['Sorter'] }).expect(200);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await closeWs?.();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+    await api?.close();
+  });
+
+  async function signIn(page: Page, path: string, email: string, password: string): Promise<void> {
+    await page.goto(`${base}${path}`);
+    await page.fill('#sign-in input[name=username]', email);
+    await page.fill('#sign-in input[name=password]', password);
+    await page.click('#sign-in button[type=submit]');
+  }
+
+  it('serves both pages with a strict Content-Security-Policy and no inline script', async () => {
+    for (const path of ['/hub', '/sorter']) {
+      const res = await request(api.app).get(path).expect(200);
+      expect(res.headers['content-security-policy']).toBe(PAGES_CSP);
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(res.text).not.toMatch(/\son\w+=/);
+    }
+    await request(api.app).get('/hub/assets/hub.js').expect(200).expect('content-type', /javascript/);
+    await request(api.app).get('/hub/assets/../../package.json').expect(404);
+  });
+
+  it('a scan on the sorter page lights its slot on the hub within a second; confirm and completion follow', async () => {
+    const hub = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const phone = await browser.newPage({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    const pageErrors: string[] = [];
+    for (const p of [hub, phone]) {
+      p.on('pageerror', (e) => pageErrors.push(e.message));
+      // Console errors include CSP violations; the refusals the test provokes (HTTP 4xx) are expected.
+      p.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of 4') && pageErrors.push(m.text()));
+    }
+
+    await signIn(hub, '/hub', floor.tenant.adminEmail, floor.tenant.password);
+    await hub.waitForSelector('#grid .slot >> nth=11', { timeout: STEP_MS });
+    await hub.waitForSelector('#live[data-state=on]', { timeout: STEP_MS });
+    // Laid out as the wall says: 2 × 3 segments side by side, so slot 4 starts row 2 and slot 7 the second segment.
+    const cell = (n: number) => hub.$eval(`.slot[data-position="${n}"]`, (e) => [(e as unknown as Styled).style.gridColumn, (e as unknown as Styled).style.gridRow]);
+    expect(await cell(4)).toEqual(['1', '2']);
+    expect(await cell(7)).toEqual(['4', '1']);
+
+    await signIn(phone, '/sorter', sorter.email, sorter.password);
+    await phone.click('#wall-list button.wall', { timeout: STEP_MS });
+    await phone.waitForSelector('#who:has-text("You are Red")', { timeout: STEP_MS });
+    await hub.waitForSelector('#sorters li:has-text("Red")', { timeout: STEP_MS });
+
+    // The scan field has the focus: the wedge scanner "types" the code and Enter.
+    expect(await phone.evaluate(() => document.activeElement?.id)).toBe('scan');
+    await phone.keyboard.type('SKU-A');
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
+    const position = Number(await phone.textContent('#slot-no'));
+    const crc = floor.slots.find((s) => s.position === position)!.crc;
+    const shown = Date.now();
+    await hub.waitForSelector(`.slot.lit[data-crc="${crc}"]`, { timeout: 1000 });
+    const litAfterMs = Date.now() - shown;
+    expect(await hub.$eval(`.slot[data-crc="${crc}"]`, (e) => (e as unknown as Styled).style.backgroundColor)).toBe('rgb(229, 57, 53)');
+    expect(await phone.$eval('#target', (e) => (e as unknown as Styled).style.backgroundColor)).toBe('rgb(229, 57, 53)');
+    await hub.screenshot({ path: join(ARTIFACTS, 'hub-lit.png') });
+    await phone.screenshot({ path: join(ARTIFACTS, 'sorter-put.png') });
+
+    // A wrong slot is refused in large type with the service's detail; the scan stays pending.
+    const other = floor.slots.find((s) => s.crc !== crc)!;
+    await phone.keyboard.type(`A-${other.crc}`);
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#refusal:not([hidden])', { timeout: STEP_MS });
+    expect(await phone.textContent('#refusal-detail')).toMatch(/\S/);
+    expect(parseFloat(await phone.$eval('#refusal', (e) => getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(20);
+    await phone.screenshot({ path: join(ARTIFACTS, 'sorter-refusal.png') });
+
+    // The right slot's A- barcode confirms; the order (one unit) is complete: the shipper side shows it.
+    await phone.keyboard.type(`A-${crc}`);
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#target[data-state=idle]', { timeout: STEP_MS });
+    expect(await phone.textContent('#hint')).toContain(`In slot ${position}`);
+    await hub.waitForSelector(`.slot[data-crc="${crc}"][data-status=Complete]:not(.lit)`, { timeout: STEP_MS });
+    await hub.waitForSelector('#feed li[data-type="sort-box.completed"]', { timeout: STEP_MS });
+
+    // The shipper releases it (B- scan through the API); the hub shows it empty again.
+    await request(api.app).post(`/api/v1/sort-boxes/B-${crc}/release`).set('Authorization', floor.tenant.auth).expect(200);
+    await hub.waitForSelector(`.slot[data-crc="${crc}"][data-status=Empty]`, { timeout: STEP_MS });
+
+    // A second scan, then cancel: the hub's slot goes dark again.
+    await phone.keyboard.type('SKU-B');
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
+    const positionB = Number(await phone.textContent('#slot-no'));
+    const crcB = floor.slots.find((s) => s.position === positionB)?.crc;
+    expect(crcB).toBeDefined();
+    await hub.waitForSelector(`.slot.lit[data-crc="${crcB}"]`, { timeout: STEP_MS });
+    await hub.screenshot({ path: join(ARTIFACTS, 'hub.png') });
+    await phone.screenshot({ path: join(ARTIFACTS, 'sorter.png') });
+    await phone.click('#cancel');
+    await phone.waitForSelector('#target[data-state=idle]', { timeout: STEP_MS });
+    await hub.waitForSelector(`.slot[data-crc="${crcB}"]:not(.lit)`, { timeout: STEP_MS });
+
+    expect(pageErrors).toEqual([]);
+    expect(litAfterMs).toBeLessThan(1000);
+    await hub.close();
+    await phone.close();
+  });
+});
