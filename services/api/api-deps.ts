@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandBus } from '../../shared/queue/command-bus';
+import type { QueueInspection } from '../../shared/queue/queue-registry';
 import type { WallEventsHub } from './events/wall-events.hub';
 
 /** What the HTTP layer is given: built once per process by the composition root and passed in. */
@@ -13,6 +14,8 @@ export interface ApiDeps {
   rateLimiter: FailureRateLimiter;
   /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
   commands: CommandBus;
+  /** Every BullMQ queue of the deployment, for the dashboard and the queue metrics. */
+  queues: QueueInspection;
   /** Live wall events for hub connections (SSE, WebSocket). */
   events: WallEventsHub;
   /** Each dependency's answer to a ping, for /readyz. */

@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
 import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { registerRoutes } from './http/register-routes';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
@@ -104,6 +105,8 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
   const root = Router();
   registerRoutes(root, ROUTE_GROUPS.root, deps);
   app.use(root);
+  // After the root routes: POST /admin/queues/session (there) hands out the cookie this checks.
+  app.use(QUEUE_DASHBOARD_PATH, ...queueDashboard(deps));
 
   const api = Router();
   registerRoutes(api, ROUTE_GROUPS.api, deps);

@@ -7,6 +7,7 @@ const state = { wall: null, slots: new Map(), pending: new Map(), sorters: new M
 
 async function start() {
   $('#sign-out').hidden = !token.get();
+  $('#queues').hidden = !claims().roles?.includes('Admin');
   if (!token.get()) return show('sign-in');
   let walls;
   try {
@@ -214,10 +215,30 @@ function signOut() {
   token.clear();
   $('#wall-select').hidden = true;
   $('#live').hidden = true;
+  $('#queues').hidden = true;
   start();
 }
 
+/** What the token says about its holder (to offer the queue dashboard to Admins; the service decides). */
+function claims() {
+  try {
+    return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return {};
+  }
+}
+
+async function openQueues() {
+  try {
+    const { url } = await api('POST', '/admin/queues/session');
+    location.href = url;
+  } catch (err) {
+    alert(err.detail || err.message);
+  }
+}
+
 signInForm($('#sign-in form'), start);
+$('#queues').addEventListener('click', openQueues);
 $('#sign-out').addEventListener('click', signOut);
 $('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)));
 start().catch((err) => alert(err.detail || err.message));

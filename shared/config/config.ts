@@ -5,6 +5,8 @@ const bool = z
   .transform((v) => (typeof v === 'boolean' ? v : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())));
 
 const DEV_JWT_SECRET = 'development-only-secret-change-me';
+// The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
+const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
 /** Every setting of the service, with its default. The README's settings table mirrors this. */
 export const configSchema = z.object({
@@ -31,14 +33,18 @@ export const configSchema = z.object({
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  // Operators: the Admins (by e-mail) who may open the queue dashboard, which shows every client's jobs.
+  QUEUE_DASHBOARD_ADMINS: z.string().optional(),
   APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com'),
   APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com'),
   APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com'),
   APP_URL_INVENTORY_LENS: z.string().default('https://{team}.inventory-lens.example.com'),
 });
 
-export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET'> & {
+export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
   JWT_SECRET: string;
+  /** Lower-cased e-mails; unset means the demo Admin in development and nobody otherwise. */
+  QUEUE_DASHBOARD_ADMINS: string[];
   /** True when JWT_SECRET was not set and the development default is in use. */
   usingDevJwtSecret: boolean;
 };
@@ -54,5 +60,11 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   if (!cfg.JWT_SECRET && cfg.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
   }
-  return { ...cfg, JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET, usingDevJwtSecret: !cfg.JWT_SECRET };
+  const dashboardAdmins = cfg.QUEUE_DASHBOARD_ADMINS ?? (cfg.NODE_ENV === 'development' ? DEV_DASHBOARD_ADMIN : '');
+  return {
+    ...cfg,
+    JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET,
+    usingDevJwtSecret: !cfg.JWT_SECRET,
+    QUEUE_DASHBOARD_ADMINS: dashboardAdmins.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
+  };
 }

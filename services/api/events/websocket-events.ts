@@ -5,6 +5,7 @@ import { AppError } from '../../../shared/errors/app-error';
 import { verifyAccessToken } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
 import { assertOwnWall, followWall } from './event-stream';
+import { trackHubConnection } from '../http/metrics';
 
 export const WEBSOCKET_EVENTS_PATH = '/api/v1/events/ws';
 
@@ -35,13 +36,30 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       }
       const em = deps.orm.em.fork();
       await assertOwnWall(em, claims.clientId, wallId);
-      wss.handleUpgrade(req, socket, head, async (ws) => {
-        const unsubscribe = await followWall(em, deps.events, wallId, url.searchParams.get('lastEventId') ?? undefined, (_event, raw) => {
-          if (ws.readyState === ws.OPEN) ws.send(raw);
-        });
-        ws.on('close', () => void unsubscribe());
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const untrack = trackHubConnection('websocket');
         const ping = setInterval(() => ws.ping(), 15_000);
-        ws.on('close', () => clearInterval(ping));
+        let unsubscribe: (() => Promise<void>) | null = null;
+        let closed = false;
+        ws.on('close', () => {
+          closed = true;
+          untrack();
+          clearInterval(ping);
+          if (unsubscribe) void unsubscribe();
+        });
+        followWall(em, deps.events, wallId, url.searchParams.get('lastEventId') ?? undefined, (_event, raw) => {
+          if (ws.readyState === ws.OPEN) ws.send(raw);
+        }).then(
+          (stop) => {
+            // A client that left while the replay ran: drop the subscription at once.
+            if (closed) void stop();
+            else unsubscribe = stop;
+          },
+          (err: unknown) => {
+            deps.log.error({ err, wallId }, 'could not follow the wall for a WebSocket hub');
+            ws.close(1011, 'could not follow the wall');
+          },
+        );
       });
     } catch (err) {
       refuse(socket, err instanceof AppError ? err : new AppError('internal-error', 'Could not open the event stream.'));

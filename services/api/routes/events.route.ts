@@ -3,6 +3,7 @@ import type { RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
 import { assertOwnWall, followWall } from '../events/event-stream';
+import { trackHubConnection } from '../http/metrics';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -25,6 +26,8 @@ export const eventsRoutes: RouteDef[] = [
       res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
       res.flushHeaders();
       res.write('retry: 3000\n\n');
+      const untrack = trackHubConnection('sse');
+      req.on('close', untrack);
       const lastEventId = req.header('last-event-id') ?? undefined;
       const unsubscribe = await followWall(em, deps.events, query.wallId, lastEventId, (event, raw) => {
         res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`);
