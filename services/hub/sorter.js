@@ -13,7 +13,7 @@ async function start() {
     const walls = await api('GET', '/api/v1/walls');
     $('#wall-list').replaceChildren(
       ...walls.map((w) =>
-        el('button.wall', { type: 'button', disabled: !w.isActive, onclick: () => connect(w.id) }, el('b', { textContent: w.name }), el('small', { textContent: `${w.connectedSorters}/${w.maxSorters} sorters` })),
+        el('button.wall', { type: 'button', disabled: !w.isActive, onclick: () => connect(w) }, el('b', { textContent: w.name }), el('small', { textContent: `${w.connectedSorters}/${w.maxSorters} sorters` })),
       ),
     );
     if (!walls.length) $('#wall-list').append(el('p', { textContent: 'Your company has no walls yet.' }));
@@ -24,10 +24,11 @@ async function start() {
   }
 }
 
-async function connect(wallId) {
+async function connect(wall) {
   $('#walls-error').hidden = true;
   try {
-    setSession(await api('POST', `/api/v1/walls/${wallId}/sessions`, { body: {} }));
+    const session = await api('POST', `/api/v1/walls/${wall.id}/sessions`, { body: {} });
+    setSession({ ...session, wallName: wall.name });
     sorting();
   } catch (err) {
     refuse(err, '#walls-error');
@@ -45,7 +46,7 @@ async function sorting() {
   const bar = $('#bar');
   bar.style.background = s.colorHex;
   bar.style.color = textOn(s.colorHex);
-  $('#who').textContent = `You are ${s.color}`;
+  $('#who').textContent = `You are ${s.color} · ${s.wallName}`;
   show('sorting');
   setItem(null);
   api('GET', '/api/v1/security/pin/length').then((n) => (state.pinLength = n), () => undefined);
