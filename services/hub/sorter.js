@@ -157,7 +157,14 @@ async function onPin(e) {
   e.preventDefault();
   const pin = $('#pin').value;
   $('#pin-form').hidden = true;
-  await cancel(pin).catch(refuse);
+  try {
+    // Checked here too, for companies whose PIN is enforced by the app rather than the service.
+    const { valid } = await api('POST', `/api/v1/security/pin/validate?${new URLSearchParams({ pin })}`);
+    if (!valid) throw { title: 'Wrong PIN', detail: 'The scan was not cancelled. Ask your manager for the PIN.' };
+    await cancel(pin);
+  } catch (err) {
+    refuse(err);
+  }
   focusScan();
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import request from 'supertest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
@@ -28,12 +29,20 @@ describe('hub and sorter pages in a browser', () => {
   let base: string;
   let browser: Browser;
   let floor: Floor;
+  const upgraded: Duplex[] = [];
+  let blockUpgrades = false;
   const sorter = { email: `sorter-${uniqueSuffix()}@example.com`, password: 'sorter-pass-1' };
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     api = await startTestApi({ workers: ['sorting', 'outbox'] });
     server = createServer(api.app);
+    // Runs before the event stream's own upgrade handler: records the sockets (to drop them later)
+    // and, while blocked, refuses new ones, as a network outage would.
+    server.on('upgrade', (_req, socket: Duplex) => {
+      if (blockUpgrades) socket.destroy();
+      else upgraded.push(socket);
+    });
     closeWs = attachWebSocketEvents(server, api.deps);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,6 +58,7 @@ describe('hub and sorter pages in a browser', () => {
       .send({ segmentRows: 2, segmentColumns: 3, flowDirection: 'LeftToRight' }).expect(200);
     await request(api.app).post('/api/v1/admin/employees').set('Authorization', admin)
       .send({ ...sorter, firstName: 'Sam', lastName: 'Sorter', roles: ['Sorter'] }).expect(200);
+    await request(api.app).put('/api/v1/admin/security/pin').set('Authorization', admin).send({ pin: '4321', enforcement: 'server' }).expect(200);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   });
 
@@ -138,19 +148,38 @@ describe('hub and sorter pages in a browser', () => {
     await request(api.app).post(`/api/v1/sort-boxes/B-${crc}/release`).set('Authorization', floor.tenant.auth).expect(200);
     await hub.waitForSelector(`.slot[data-crc="${crc}"][data-status=Empty]`, { timeout: STEP_MS });
 
-    // A second scan, then cancel: the hub's slot goes dark again.
+    // The hub's connection drops and stays down while the next scan happens: it comes back by
+    // itself and catches up on the missed event (lastEventId), lighting the slot.
+    blockUpgrades = true;
+    for (const socket of upgraded) socket.destroy();
+    await hub.waitForSelector('#live[data-state=off]', { timeout: STEP_MS });
     await phone.keyboard.type('SKU-B');
     await phone.keyboard.press('Enter');
     await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
     const positionB = Number(await phone.textContent('#slot-no'));
     const crcB = floor.slots.find((s) => s.position === positionB)?.crc;
     expect(crcB).toBeDefined();
+    expect(await hub.$(`.slot.lit[data-crc="${crcB}"]`)).toBeNull();
+    blockUpgrades = false;
+    await hub.waitForSelector('#live[data-state=on]', { timeout: STEP_MS });
     await hub.waitForSelector(`.slot.lit[data-crc="${crcB}"]`, { timeout: STEP_MS });
     await hub.screenshot({ path: join(ARTIFACTS, 'hub.png') });
     await phone.screenshot({ path: join(ARTIFACTS, 'sorter.png') });
+
+    // Cancel asks for the PIN: a wrong one is refused, the right one cancels; the slot goes dark.
     await phone.click('#cancel');
+    await phone.fill('#pin', '0000');
+    await phone.press('#pin', 'Enter');
+    await phone.waitForSelector('#refusal:not([hidden])', { timeout: STEP_MS });
+    expect(await phone.textContent('#refusal-title')).toBe('Wrong PIN');
+    expect(await phone.getAttribute('#target', 'data-state')).toBe('put');
+    await phone.click('#cancel');
+    await phone.fill('#pin', '4321');
+    await phone.screenshot({ path: join(ARTIFACTS, 'sorter-pin.png') });
+    await phone.press('#pin', 'Enter');
     await phone.waitForSelector('#target[data-state=idle]', { timeout: STEP_MS });
     await hub.waitForSelector(`.slot[data-crc="${crcB}"]:not(.lit)`, { timeout: STEP_MS });
+    expect(await phone.evaluate(() => document.activeElement?.id)).toBe('scan');
 
     expect(pageErrors).toEqual([]);
     expect(litAfterMs).toBeLessThan(1000);
