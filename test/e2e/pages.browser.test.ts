@@ -112,6 +112,15 @@ describe('hub and sorter pages in a browser', () => {
     await phone.waitForSelector('#who:has-text("You are Red")', { timeout: STEP_MS });
     await hub.waitForSelector('#sorters li:has-text("Red")', { timeout: STEP_MS });
 
+    // The latency is taken inside the browsers (one machine clock), so the test driver's own round
+    // trips on a busy machine do not count: from the sorter page showing the slot to the hub lighting it.
+    await hub.evaluate(`window.litAt = {}; new MutationObserver(() => {
+      for (const n of document.querySelectorAll('.slot.lit')) window.litAt[n.dataset.crc] ??= Date.now();
+    }).observe(document.getElementById('grid'), { subtree: true, attributes: true, attributeFilter: ['class'] })`);
+    await phone.evaluate(`new MutationObserver(() => {
+      if (document.getElementById('target').dataset.state === 'put') window.shownAt ??= Date.now();
+    }).observe(document.getElementById('target'), { attributes: true })`);
+
     // The scan field has the focus: the wedge scanner "types" the code and Enter.
     expect(await phone.evaluate(() => document.activeElement?.id)).toBe('scan');
     await phone.keyboard.type('SKU-A');
@@ -119,11 +128,11 @@ describe('hub and sorter pages in a browser', () => {
     await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
     const position = Number(await phone.textContent('#slot-no'));
     const crc = floor.slots.find((s) => s.position === position)!.crc;
-    const shown = Date.now();
-    await hub.waitForSelector(`.slot.lit[data-crc="${crc}"]`, { timeout: 1000 });
-    const litAfterMs = Date.now() - shown;
+    await hub.waitForSelector(`.slot.lit[data-crc="${crc}"]`, { timeout: STEP_MS });
+    const litAfterMs = (await hub.evaluate(`window.litAt[${JSON.stringify(crc)}]`)) as number - ((await phone.evaluate('window.shownAt')) as number);
     expect(await hub.$eval(`.slot[data-crc="${crc}"]`, (e) => (e as unknown as Styled).style.backgroundColor)).toBe('rgb(229, 57, 53)');
     expect(await phone.$eval('#target', (e) => (e as unknown as Styled).style.backgroundColor)).toBe('rgb(229, 57, 53)');
+    expect(litAfterMs).toBeLessThan(1000);
     await hub.screenshot({ path: join(ARTIFACTS, 'hub-lit.png') });
     await phone.screenshot({ path: join(ARTIFACTS, 'sorter-put.png') });
 
@@ -182,7 +191,6 @@ describe('hub and sorter pages in a browser', () => {
     expect(await phone.evaluate(() => document.activeElement?.id)).toBe('scan');
 
     expect(pageErrors).toEqual([]);
-    expect(litAfterMs).toBeLessThan(1000);
     await hub.close();
     await phone.close();
   });
