@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import WebSocket from 'ws';
@@ -107,7 +107,7 @@ describe('operations: queue dashboard and metrics', () => {
       expect(text).not.toMatch(/metrics_collector_errors_total\{/);
     });
 
-    it('counts open WebSocket hub connections', async () => {
+    it('counts open WebSocket and SSE hub connections', async () => {
       const server: Server = createServer(api.app);
       const closeWs = attachWebSocketEvents(server, api.deps);
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -120,6 +120,14 @@ describe('operations: queue dashboard and metrics', () => {
         await waitFor(async () => (await gauge()) === before + 1, { what: 'the gauge to count the connection' });
         ws.close();
         await waitFor(async () => (await gauge()) === before, { what: 'the gauge to drop the connection' });
+
+        const sse = async () => sample((await request(api.app).get('/metrics')).text, 'hub_connections', { transport: 'sse' });
+        const sseBefore = (await sse())!;
+        const req = get(`http://127.0.0.1:${port}/api/v1/events?wallId=${floor.wallId}`, { headers: { Authorization: floor.tenant.auth } });
+        req.on('error', () => undefined);
+        await waitFor(async () => (await sse()) === sseBefore + 1, { what: 'the SSE stream to be counted' });
+        req.destroy();
+        await waitFor(async () => (await sse()) === sseBefore, { what: 'the SSE stream to be dropped' });
       } finally {
         await closeWs();
         server.closeAllConnections();
