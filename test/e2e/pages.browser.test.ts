@@ -172,7 +172,8 @@ describe('hub and sorter pages in a browser', () => {
     expect(crcB).toBeDefined();
     expect(await hub.$(`.slot.lit[data-crc="${crcB}"]`)).toBeNull();
     blockUpgrades = false;
-    await hub.waitForSelector('#live[data-state=on]', { timeout: STEP_MS });
+    // The hub waits up to 10 s between attempts (backoff), so this wait is longer than the others.
+    await hub.waitForSelector('#live[data-state=on]', { timeout: 30_000 });
     await hub.waitForSelector(`.slot.lit[data-crc="${crcB}"]`, { timeout: STEP_MS });
     await hub.screenshot({ path: join(ARTIFACTS, 'hub.png') });
     await phone.screenshot({ path: join(ARTIFACTS, 'sorter.png') });
