@@ -4,7 +4,8 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandBus } from '../../shared/queue/queue-module';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
-import { instrumentCommandBus, setOperationalSources, WEBHOOK_FAILURE_WINDOW_S } from './http/metrics';
+import { instrumentCommandBus, setOperationalSources } from './http/metrics';
+import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
@@ -17,26 +18,8 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);
   runtime.onClose('queue inspection', () => queues.close());
-  const sql = <T>(query: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(query, params);
-  setOperationalSources({
-    queueCounts: () => queues.jobCounts(),
-    outbox: async () => {
-      // The oldest by id through the partial index of unpublished events; the count reads the same index.
-      const [row] = await sql<{ lag: string | null; unpublished: string }>(
-        `select coalesce(extract(epoch from now() - (select occurred_at from outbox_event where published_at is null order by id limit 1)), 0) as lag,
-                (select count(*) from outbox_event where published_at is null) as unpublished`,
-      );
-      return { lagSeconds: Math.max(0, Number(row?.lag ?? 0)), unpublished: Number(row?.unpublished ?? 0) };
-    },
-    webhookFailures: async () => {
-      const [row] = await sql<{ n: string }>(
-        `select count(*) as n from webhook_delivery where status = 'failed' and attempted_at > now() - make_interval(secs => ?)`,
-        [WEBHOOK_FAILURE_WINDOW_S],
-      );
-      return Number(row?.n ?? 0);
-    },
-  });
-  runtime.onClose('metrics sources', () => setOperationalSources(null));
+  const unsetSources = setOperationalSources(operationalSources(orm, queues));
+  runtime.onClose('metrics sources', unsetSources);
   const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
   runtime.onClose('event subscriptions', () => events.close());
   return {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
+import { setOperationalSources } from '../../services/api/http/metrics';
 import { DASHBOARD_COOKIE } from '../../services/api/http/queue-dashboard';
 import { signIn, startTestApi, uniqueSuffix, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
@@ -105,6 +106,30 @@ describe('operations: queue dashboard and metrics', () => {
       expect(sample(text, 'webhook_delivery_failures_recent')).toBe(before + 1);
       expect(sample(text, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/sort-box-items', status: '200' })).toBeGreaterThanOrEqual(1);
       expect(text).not.toMatch(/metrics_collector_errors_total\{/);
+    });
+
+    it('answers a scrape while Redis or PostgreSQL hangs or fails, leaving those gauges out and counting the failures', async () => {
+      const unset = setOperationalSources({
+        queueCounts: () => new Promise(() => undefined),
+        outbox: () => Promise.reject(new Error('down')),
+        webhookFailures: () => Promise.reject(new Error('down')),
+      });
+      try {
+        const started = Date.now();
+        const first = (await request(api.app).get('/metrics').expect(200)).text;
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(first).not.toMatch(/^queue_jobs\{/m);
+        expect(sample(first, 'outbox_lag_seconds')).toBeNaN();
+        expect(sample(first, 'outbox_unpublished_events')).toBeNaN();
+        expect(sample(first, 'webhook_delivery_failures_recent')).toBeNaN();
+        // The counter is written out before the gauges' collectors finish: the next scrape shows them.
+        const next = (await request(api.app).get('/metrics').expect(200)).text;
+        for (const collector of ['queue_jobs', 'outbox', 'webhook_failures']) {
+          expect(sample(next, 'metrics_collector_errors_total', { collector })).toBeGreaterThanOrEqual(1);
+        }
+      } finally {
+        unset();
+      }
     });
 
     it('counts open WebSocket and SSE hub connections', async () => {

@@ -90,8 +90,12 @@ export const WEBHOOK_FAILURE_WINDOW_S = 300;
 const SOURCE_TIMEOUT_MS = 2000;
 let sources: OperationalSources | null = null;
 
-export function setOperationalSources(s: OperationalSources | null): void {
+/** Sets the sources; the answer unsets them unless another API of the process has replaced them since. */
+export function setOperationalSources(s: OperationalSources): () => void {
   sources = s;
+  return () => {
+    if (sources === s) sources = null;
+  };
 }
 
 function bounded<T>(p: Promise<T>): Promise<T> {
@@ -104,7 +108,7 @@ function bounded<T>(p: Promise<T>): Promise<T> {
 
 const collectorErrors = new client.Counter({
   name: 'metrics_collector_errors_total',
-  help: 'Scrape-time collectors that failed or timed out (their gauges are missing from that scrape), by collector',
+  help: 'Scrape-time collectors that failed or timed out (their gauges are NaN or missing in that scrape), by collector',
   labelNames: ['collector'],
   registers: [metricsRegistry],
 });
@@ -127,13 +131,15 @@ new client.Gauge({
   },
 });
 
-// One query feeds both outbox gauges; the second collect reuses the first's answer.
-let outboxReading: Promise<{ lagSeconds: number; unpublished: number }> | null = null;
+// One query feeds both outbox gauges: the first of the two collectors of a scrape starts it, the
+// second takes the same answer.
+const OUTBOX_GAUGES = 2;
+let outboxRead: { reading: Promise<{ lagSeconds: number; unpublished: number }>; left: number } | null = null;
 function readOutbox(): Promise<{ lagSeconds: number; unpublished: number }> {
-  if (!outboxReading) {
-    outboxReading = bounded(sources!.outbox()).finally(() => setTimeout(() => (outboxReading = null), 100));
-  }
-  return outboxReading;
+  outboxRead ??= { reading: bounded(sources!.outbox()), left: OUTBOX_GAUGES };
+  const { reading } = outboxRead;
+  if (--outboxRead.left === 0) outboxRead = null;
+  return reading;
 }
 
 new client.Gauge({
@@ -146,6 +152,7 @@ new client.Gauge({
     try {
       this.set((await readOutbox()).lagSeconds);
     } catch {
+      this.set(NaN); // unknown, not 0 (which would read as "caught up")
       collectorErrors.inc({ collector: 'outbox' });
     }
   },
@@ -161,7 +168,7 @@ new client.Gauge({
     try {
       this.set((await readOutbox()).unpublished);
     } catch {
-      // counted by outbox_lag_seconds' collector
+      this.set(NaN); // counted by outbox_lag_seconds' collector
     }
   },
 });
@@ -176,6 +183,7 @@ new client.Gauge({
     try {
       this.set(await bounded(sources.webhookFailures()));
     } catch {
+      this.set(NaN);
       collectorErrors.inc({ collector: 'webhook_failures' });
     }
   },
