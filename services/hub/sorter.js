@@ -85,6 +85,11 @@ async function scan(barcode) {
   if (/^[ab]-/i.test(barcode)) {
     throw { title: 'Scan a product first', detail: `${barcode} is a slot barcode; scan the product, then the slot it lights.` };
   }
+  if (state.item) {
+    // One unit at a time: a second scan would leave the first one lit and waiting.
+    const { position, sorterBarcode } = state.item;
+    throw { title: `Confirm slot ${position} first`, detail: `Put the unit in slot ${position} and scan ${sorterBarcode}, or cancel the scan.` };
+  }
   const item = await api('POST', '/api/v1/sort-box-items', {
     body: { sessionToken: state.session.token, barcode },
     headers: { 'Idempotency-Key': randomId() },

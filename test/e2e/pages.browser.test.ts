@@ -146,6 +146,10 @@ describe('hub and sorter pages in a browser', () => {
     expect(await phone.textContent('#refusal-detail')).toMatch(/\S/);
     expect(parseFloat(await phone.$eval('#refusal', (e) => getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(20);
     await phone.screenshot({ path: join(ARTIFACTS, 'sorter-refusal.png') });
+    // Another product before confirming is refused on the page: one unit at a time.
+    await phone.keyboard.type('SKU-B');
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector(`#refusal-title:has-text("Confirm slot ${position} first")`, { timeout: STEP_MS });
 
     // The right slot's A- barcode confirms; the order (one unit) is complete: the shipper side shows it.
     await phone.keyboard.type(`A-${crc}`);
