@@ -158,6 +158,8 @@ describe('hub and sorter pages in a browser', () => {
     expect(await phone.textContent('#hint')).toContain(`In slot ${position}`);
     await hub.waitForSelector(`.slot[data-crc="${crc}"][data-status=Complete]:not(.lit)`, { timeout: STEP_MS });
     await hub.waitForSelector('#feed li[data-type="sort-box.completed"]', { timeout: STEP_MS });
+    await hub.screenshot({ path: join(ARTIFACTS, 'hub-complete.png') });
+    await phone.screenshot({ path: join(ARTIFACTS, 'sorter-confirmed.png') });
 
     // The shipper releases it (B- scan through the API); the hub shows it empty again.
     await request(api.app).post(`/api/v1/sort-boxes/B-${crc}/release`).set('Authorization', floor.tenant.auth).expect(200);
