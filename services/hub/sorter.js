@@ -120,6 +120,7 @@ function setItem(item, message) {
   const box = $('#target');
   const s = state.session;
   box.dataset.state = item ? (state.mode === 'swap' ? 'swap' : 'put') : 'idle';
+  box.dataset.done = String(!item && Boolean(message) && message.startsWith('✓'));
   box.style.background = item ? s.colorHex : '';
   box.style.color = item ? textOn(s.colorHex) : '';
   $('#hint').textContent = item
