@@ -199,6 +199,20 @@ describe('hub and sorter pages in a browser', () => {
     await hub.waitForSelector(`.slot[data-crc="${crcB}"]:not(.lit)`, { timeout: STEP_MS });
     expect(await phone.evaluate(() => document.activeElement?.id)).toBe('scan');
 
+    // Swap: the next A- scan moves the order to that empty slot; the hub lights the new one.
+    await phone.keyboard.type('SKU-B');
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
+    const from = Number(await phone.textContent('#slot-no'));
+    const to = floor.slots.find((s) => s.position !== from && s.position !== position)!;
+    await phone.click('#swap');
+    await phone.waitForSelector('#target[data-state=swap]', { timeout: STEP_MS });
+    await phone.keyboard.type(`A-${to.crc}`);
+    await phone.keyboard.press('Enter');
+    await phone.waitForSelector(`#target[data-state=put] #slot-no:text-is("${to.position}")`, { timeout: STEP_MS });
+    await hub.waitForSelector(`.slot.lit[data-crc="${to.crc}"]`, { timeout: STEP_MS });
+    expect(await hub.$(`.slot.lit[data-position="${from}"]`)).toBeNull();
+
     expect(pageErrors).toEqual([]);
     await hub.close();
     await phone.close();
