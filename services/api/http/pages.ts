@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 
-/** services/hub: the hub and sorter pages, plain files (no build step). */
-export const PAGES_DIR = join(__dirname, '..', '..', 'hub');
+/**
+ * services/hub: the hub and sorter pages, plain files (no build step). Beside this file's folder when
+ * run from source (tsx); from the working directory when run compiled from dist/ (tsc copies no .js).
+ */
+export const PAGES_DIR = [join(__dirname, '..', '..', 'hub'), join(process.cwd(), 'services', 'hub')].find((d) => existsSync(join(d, 'hub.html'))) ?? join(__dirname, '..', '..', 'hub');
 
 /**
  * Only the page's own files run: no inline script or style attribute in markup (styles set from JS
