@@ -44,15 +44,16 @@ async function layout() {
   const { wall } = state;
   const slots = [...state.slots.values()];
   const grid = $('#grid');
-  let cells = slots.map((_, i) => ({ index: i + 1, x: i % 10, y: Math.floor(i / 10) }));
-  if (slots.length && wall.segmentRows && wall.segmentColumns) {
-    const q = new URLSearchParams({ sortBoxes: slots.length, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
+  // Positions may have gaps (a detached slot keeps its number free): lay out up to the highest one.
+  const last = Math.max(0, ...slots.map((s) => s.position));
+  let cells = Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % 10, y: Math.floor(i / 10) }));
+  if (last && wall.segmentRows && wall.segmentColumns) {
+    const q = new URLSearchParams({ sortBoxes: last, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
     cells = await api('GET', `/api/v1/list-sortbox-displays?${q}`);
   }
   const byIndex = new Map(cells.map((c) => [c.index, c]));
   const cols = Math.max(1, ...cells.map((c) => c.x + 1));
   grid.style.setProperty('--cols', cols);
-  grid.style.setProperty('--seg', wall.segmentColumns || cols);
   grid.replaceChildren(
     ...slots.map((s) => {
       const c = byIndex.get(s.position) || { x: 0, y: 0 };
