@@ -4,6 +4,7 @@ import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandBus } from '../../shared/queue/command-bus';
 import type { LabelRenderer } from '../../workers/labels/render-pool';
+import type { QueueInspection } from '../../shared/queue/queue-registry';
 import type { WallEventsHub } from './events/wall-events.hub';
 import type { EmployeeAccess } from './http/employee-access';
 
@@ -17,6 +18,8 @@ export interface ApiDeps {
   access: EmployeeAccess;
   /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
   commands: CommandBus;
+  /** Every BullMQ queue of the deployment, for the dashboard and the queue metrics. */
+  queues: QueueInspection;
   /** Live wall events for hub connections (SSE, WebSocket). */
   events: WallEventsHub;
   /** Renders license plates off the event loop (worker threads). */

@@ -6,6 +6,8 @@ import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
 import { buildOpenApi } from './http/openapi';
+import { pagesRouter } from './http/pages';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { registerRoutes } from './http/register-routes';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
@@ -99,9 +101,14 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
   });
   app.use(`${API_PREFIX}/docs`, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Sorting wall API' }));
 
+  // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
+  app.use(pagesRouter());
+
   const root = Router();
   registerRoutes(root, ROUTE_GROUPS.root, deps);
   app.use(root);
+  // After the root routes: POST /admin/queues/session (there) hands out the cookie this checks.
+  app.use(QUEUE_DASHBOARD_PATH, ...queueDashboard(deps));
 
   const api = Router();
   registerRoutes(api, ROUTE_GROUPS.api, deps);

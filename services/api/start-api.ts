@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandBus } from '../../shared/queue/queue-module';
+import { openQueueInspection } from '../../shared/queue/queue-registry';
+import { instrumentCommandBus, setOperationalSources } from './http/metrics';
+import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
@@ -15,8 +18,12 @@ import { trackWallListeners } from './http/metrics';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  const commands = createCommandBus(runtime.queueSettings, log);
+  const commands = instrumentCommandBus(createCommandBus(runtime.queueSettings, log));
   runtime.onClose('command bus', () => commands.close());
+  const queues = openQueueInspection(runtime.queueSettings);
+  runtime.onClose('queue inspection', () => queues.close());
+  const unsetSources = setOperationalSources(operationalSources(orm, queues));
+  runtime.onClose('metrics sources', unsetSources);
   const events = new WallEventsHub(createRedis(config.REDIS_URL, { log, name: 'wall events' }), config.QUEUE_PREFIX);
   const untrack = trackWallListeners(() => events.listenerCount());
   runtime.onClose('event subscriptions', () => {
@@ -32,6 +39,7 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   runtime.onClose('label render threads', () => labels.close());
   return {
     events,
+    queues,
     config,
     log,
     orm,

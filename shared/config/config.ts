@@ -26,6 +26,8 @@ const trustProxy = z
   });
 
 const DEV_JWT_SECRET = 'development-only-secret-change-me';
+// The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
+const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
 /** Every setting of the service, with its default. The README's settings table mirrors this. */
 export const configSchema = z.object({
@@ -58,6 +60,8 @@ export const configSchema = z.object({
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   TOKEN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(100),
   TRUST_PROXY: trustProxy,
+  // Operators: the Admins (by e-mail) who may open the queue dashboard, which shows every client's jobs.
+  QUEUE_DASHBOARD_ADMINS: z.string().optional(),
   APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com'),
   APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com'),
   APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com'),
@@ -67,8 +71,10 @@ export const configSchema = z.object({
   LABEL_RENDER_MAX_QUEUED: z.coerce.number().int().min(1).default(500),
 });
 
-export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET'> & {
+export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
   JWT_SECRET: string;
+  /** Lower-cased e-mails; unset means the demo Admin in development and nobody otherwise. */
+  QUEUE_DASHBOARD_ADMINS: string[];
   /** True when JWT_SECRET was not set and the development default is in use. */
   usingDevJwtSecret: boolean;
 };
@@ -84,5 +90,11 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   if (!cfg.JWT_SECRET && cfg.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
   }
-  return { ...cfg, JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET, usingDevJwtSecret: !cfg.JWT_SECRET };
+  const dashboardAdmins = cfg.QUEUE_DASHBOARD_ADMINS ?? (cfg.NODE_ENV === 'development' ? DEV_DASHBOARD_ADMIN : '');
+  return {
+    ...cfg,
+    JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET,
+    usingDevJwtSecret: !cfg.JWT_SECRET,
+    QUEUE_DASHBOARD_ADMINS: dashboardAdmins.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
+  };
 }

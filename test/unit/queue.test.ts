@@ -45,4 +45,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: required/);
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SEED_DEMO: 'false' })).toMatchObject({ SEED_DEMO: false, usingDevJwtSecret: false });
   });
+
+  it('opens the queue dashboard to the listed Admins only; unset: the demo Admin in development, nobody otherwise', () => {
+    expect(loadConfig({ QUEUE_DASHBOARD_ADMINS: ' Ops@Example.com, ,b@x.io ' }).QUEUE_DASHBOARD_ADMINS).toEqual(['ops@example.com', 'b@x.io']);
+    expect(loadConfig({}).QUEUE_DASHBOARD_ADMINS).toEqual(['admin@demo.local']);
+    expect(loadConfig({ NODE_ENV: 'test' }).QUEUE_DASHBOARD_ADMINS).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).QUEUE_DASHBOARD_ADMINS).toEqual([]);
+    expect(loadConfig({ QUEUE_DASHBOARD_ADMINS: '' }).QUEUE_DASHBOARD_ADMINS).toEqual([]);
+  });
 });

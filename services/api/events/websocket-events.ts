@@ -6,6 +6,7 @@ import type { ApiDeps } from '../api-deps';
 import { authenticateToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
 import { assertOwnWall, followWall, parseLastEventId } from './event-stream';
+import { trackHubConnection } from '../http/metrics';
 
 export const WEBSOCKET_EVENTS_PATH = '/api/v1/events/ws';
 const PING_MS = 15_000;
@@ -55,6 +56,7 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       socket.once('close', () => void follower.stop());
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         ws.on('error', () => undefined);
+        ws.once('close', trackHubConnection('websocket'));
         follower.start((_event, raw) => {
           if (ws.readyState === ws.OPEN) ws.send(raw);
         });

@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
+import { AppError } from '../../../shared/errors/app-error';
+import type { CommandBus } from '../../../shared/queue/command-bus';
 
 /** One registry per process; /metrics serves it. */
 export const metricsRegistry = new client.Registry();
@@ -41,3 +43,167 @@ export function trackWallListeners(count: () => number): () => void {
   wallListenerSources.add(count);
   return () => wallListenerSources.delete(count);
 }
+
+/* ---- Commands: from the API's point of view (queue wait + worker), per command and outcome ---- */
+
+const commandDuration = new client.Histogram({
+  name: 'command_duration_seconds',
+  help: 'Workflow command latency seen by the API (enqueue to answer), by command and outcome (ok or the refusal code)',
+  labelNames: ['command', 'outcome'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** The same bus, timing each command. */
+export function instrumentCommandBus(bus: CommandBus): CommandBus {
+  return {
+    async execute(name, data) {
+      const end = commandDuration.startTimer({ command: name });
+      try {
+        const result = await bus.execute(name, data);
+        end({ outcome: 'ok' });
+        return result;
+      } catch (err) {
+        end({ outcome: err instanceof AppError ? err.code : 'internal-error' });
+        throw err;
+      }
+    },
+    close: () => bus.close(),
+  };
+}
+
+/* ---- Hub connections ---- */
+
+const hubConnections = new client.Gauge({
+  name: 'hub_connections',
+  help: 'Open hub event streams of this process, by transport (sse, websocket)',
+  labelNames: ['transport'],
+  registers: [metricsRegistry],
+});
+hubConnections.set({ transport: 'sse' }, 0);
+hubConnections.set({ transport: 'websocket' }, 0);
+
+/** Counts one open stream; call the answer once when it closes. */
+export function trackHubConnection(transport: 'sse' | 'websocket'): () => void {
+  hubConnections.inc({ transport });
+  let open = true;
+  return () => {
+    if (open) hubConnections.dec({ transport });
+    open = false;
+  };
+}
+
+/* ---- Deployment-wide gauges, read on scrape (from Redis and PostgreSQL) ---- */
+
+/** Where the scrape-time gauges read from; the process's API sets it once (the latest one wins). */
+export interface OperationalSources {
+  queueCounts(): Promise<{ queue: string; counts: Record<string, number> }[]>;
+  /** Age in seconds of the oldest unpublished outbox event (0 when none) and how many there are. */
+  outbox(): Promise<{ lagSeconds: number; unpublished: number }>;
+  /** Failed webhook attempts in the last WEBHOOK_FAILURE_WINDOW_S seconds. */
+  webhookFailures(): Promise<number>;
+}
+
+export const WEBHOOK_FAILURE_WINDOW_S = 300;
+// A scrape answers within this even while Redis or PostgreSQL hangs; the gauge is then left out.
+const SOURCE_TIMEOUT_MS = 2000;
+let sources: OperationalSources | null = null;
+
+/** Sets the sources; the answer unsets them unless another API of the process has replaced them since. */
+export function setOperationalSources(s: OperationalSources): () => void {
+  sources = s;
+  return () => {
+    if (sources === s) sources = null;
+  };
+}
+
+function bounded<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('metrics source timed out')), SOURCE_TIMEOUT_MS);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+const collectorErrors = new client.Counter({
+  name: 'metrics_collector_errors_total',
+  help: 'Scrape-time collectors that failed or timed out (their gauges are NaN or missing in that scrape), by collector',
+  labelNames: ['collector'],
+  registers: [metricsRegistry],
+});
+
+new client.Gauge({
+  name: 'queue_jobs',
+  help: 'Jobs per queue and state (waiting, active, delayed, prioritized, failed, completed) as BullMQ holds them',
+  labelNames: ['queue', 'state'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      for (const { queue, counts } of await bounded(sources.queueCounts())) {
+        for (const [state, n] of Object.entries(counts)) this.set({ queue, state }, n);
+      }
+    } catch {
+      collectorErrors.inc({ collector: 'queue_jobs' });
+    }
+  },
+});
+
+// One query feeds both outbox gauges: the first of the two collectors of a scrape starts it, the
+// second takes the same answer.
+const OUTBOX_GAUGES = 2;
+let outboxRead: { reading: Promise<{ lagSeconds: number; unpublished: number }>; left: number } | null = null;
+function readOutbox(): Promise<{ lagSeconds: number; unpublished: number }> {
+  outboxRead ??= { reading: bounded(sources!.outbox()), left: OUTBOX_GAUGES };
+  const { reading } = outboxRead;
+  if (--outboxRead.left === 0) outboxRead = null;
+  return reading;
+}
+
+new client.Gauge({
+  name: 'outbox_lag_seconds',
+  help: 'Age of the oldest committed event not yet published to hubs and webhooks (0 when the relay is caught up)',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      this.set((await readOutbox()).lagSeconds);
+    } catch {
+      this.set(NaN); // unknown, not 0 (which would read as "caught up")
+      collectorErrors.inc({ collector: 'outbox' });
+    }
+  },
+});
+
+new client.Gauge({
+  name: 'outbox_unpublished_events',
+  help: 'Committed events waiting for the outbox relay',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      this.set((await readOutbox()).unpublished);
+    } catch {
+      this.set(NaN); // counted by outbox_lag_seconds' collector
+    }
+  },
+});
+
+new client.Gauge({
+  name: 'webhook_delivery_failures_recent',
+  help: `Failed webhook delivery attempts in the last ${WEBHOOK_FAILURE_WINDOW_S} s (every client, every subscription)`,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      this.set(await bounded(sources.webhookFailures()));
+    } catch {
+      this.set(NaN);
+      collectorErrors.inc({ collector: 'webhook_failures' });
+    }
+  },
+});

@@ -4,6 +4,7 @@ import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
 import { requestToken, stillAccepted } from '../http/authenticate';
 import { assertOwnWall, followWall, parseLastEventId } from '../events/event-stream';
+import { trackHubConnection } from '../http/metrics';
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -32,8 +33,10 @@ export const eventsRoutes: RouteDef[] = [
       const follower = await followWall(em, deps.events, query.wallId, lastEventId);
       // The one release point: 'close' fires when the client goes away or the server ends the response.
       let heartbeat: NodeJS.Timeout | undefined;
+      const untrack = trackHubConnection('sse');
       const release = () => {
         clearInterval(heartbeat);
+        untrack();
         void follower.stop();
       };
       if (req.socket.destroyed) return release();

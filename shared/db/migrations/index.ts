@@ -6,6 +6,7 @@ import { Migration20261123030000_event_pipeline } from './Migration2026112303000
 import { Migration20261123040000_transparency_codes } from './Migration20261123040000_transparency_codes';
 import { Migration20261123040100_auto_login_tokens } from './Migration20261123040100_auto_login_tokens';
 import { Migration20261123040200_license_plates } from './Migration20261123040200_license_plates';
+import { Migration20261123060000_metrics_indexes } from './Migration20261123060000_metrics_indexes';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123040000_transparency_codes', class: Migration20261123040000_transparency_codes },
   { name: 'Migration20261123040100_auto_login_tokens', class: Migration20261123040100_auto_login_tokens },
   { name: 'Migration20261123040200_license_plates', class: Migration20261123040200_license_plates },
+  { name: 'Migration20261123060000_metrics_indexes', class: Migration20261123060000_metrics_indexes },
 ];

@@ -1,0 +1,81 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { RequestHandler, Response } from 'express';
+import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
+import { AppError } from '../../../shared/errors/app-error';
+import type { ApiDeps } from '../api-deps';
+
+/**
+ * The BullMQ dashboard (bull-board) at /admin/queues, for operators: it shows and can retry or remove
+ * the jobs of every client, so only the Admins named in QUEUE_DASHBOARD_ADMINS may open it.
+ *
+ * A browser page cannot send a bearer header, so the page that holds the token (the hub) first calls
+ * POST /admin/queues/session with it and gets a cookie: HttpOnly (no script reads it), SameSite=Strict
+ * (no other site's page can make the browser send it, so the dashboard's own retry/clean calls are not
+ * forgeable), Path=/admin/queues (sent nowhere else) and short-lived. Its token is signed with a key
+ * derived from JWT_SECRET, so it is no bearer token for the API even if it leaked.
+ */
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+export const DASHBOARD_COOKIE = 'queue_dashboard';
+export const DASHBOARD_SESSION_SECONDS = 15 * 60;
+
+export const dashboardSecret = (jwtSecret: string) => `${jwtSecret}\u0000queue-dashboard`;
+
+export function assertOperator(auth: AuthClaims, deps: ApiDeps): void {
+  if (!auth.roles.includes('Admin')) throw new AppError('forbidden', 'The queue dashboard is for Admins.');
+  if (!deps.config.QUEUE_DASHBOARD_ADMINS.includes(auth.email.toLowerCase())) {
+    throw new AppError('forbidden', 'The queue dashboard shows every client\'s jobs: only the Admins listed in the QUEUE_DASHBOARD_ADMINS setting may open it.');
+  }
+}
+
+export function setDashboardCookie(res: Response, value: string, maxAge: number, secure: boolean): void {
+  const attrs = [`${DASHBOARD_COOKIE}=${value}`, `Path=${QUEUE_DASHBOARD_PATH}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
+  if (secure) attrs.push('Secure');
+  res.setHeader('Set-Cookie', attrs.join('; '));
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+/** The dashboard behind its cookie; bull-board (and its Redis connection) is built on the first admitted request. */
+export function queueDashboard(deps: ApiDeps): RequestHandler[] {
+  const guard: RequestHandler = (req, res, next) => {
+    const token = cookieValue(req.headers.cookie, DASHBOARD_COOKIE);
+    const claims = token ? verifyAccessToken(token, dashboardSecret(deps.config.JWT_SECRET)) : null;
+    if (!claims) {
+      return next(
+        new AppError('unauthorized', `Open the queue dashboard from the hub page (/hub, "Queues") as an operator Admin, or POST ${QUEUE_DASHBOARD_PATH}/session with your bearer token first.`),
+      );
+    }
+    try {
+      assertOperator(claims, deps);
+    } catch (err) {
+      return next(err);
+    }
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+  let board: RequestHandler | null = null;
+  const dashboard: RequestHandler = (req, res, next) => {
+    if (!board) {
+      const adapter = new ExpressAdapter();
+      adapter.setBasePath(QUEUE_DASHBOARD_PATH);
+      createBullBoard({
+        queues: deps.queues.queues().map((q) => new BullMQAdapter(q)),
+        serverAdapter: adapter,
+        options: { uiConfig: { boardTitle: 'Sorting wall queues' } },
+      });
+      board = adapter.getRouter() as RequestHandler;
+    }
+    board(req, res, next);
+  };
+  return [guard, dashboard];
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { signAccessToken } from '../../../shared/auth/jwt';
+import { defineRoute } from '../http/route';
+import {
+  assertOperator,
+  DASHBOARD_COOKIE,
+  DASHBOARD_SESSION_SECONDS,
+  dashboardSecret,
+  QUEUE_DASHBOARD_PATH,
+  setDashboardCookie,
+} from '../http/queue-dashboard';
+
+/** Outside /api/v1, beside the dashboard it opens (services/api/http/queue-dashboard.ts says why a cookie). */
+export const queueDashboardSessionRoute = defineRoute({
+  method: 'post',
+  path: `${QUEUE_DASHBOARD_PATH}/session`,
+  operationId: 'OpenQueueDashboard',
+  summary: 'Open the queue dashboard: sets a short-lived cookie for /admin/queues',
+  description:
+    `For the Admins listed in QUEUE_DASHBOARD_ADMINS (the dashboard shows every client's jobs). Sets the HttpOnly, SameSite=Strict cookie ` +
+    `${DASHBOARD_COOKIE} for ${QUEUE_DASHBOARD_PATH}, valid ${DASHBOARD_SESSION_SECONDS / 60} minutes; then open ${QUEUE_DASHBOARD_PATH} in the same browser. ` +
+    'The hub page does this with its "Queues" button.',
+  tags: ['Operations'],
+  access: ['Admin'],
+  response: z.object({ url: z.string(), expiresIn: z.number().int() }),
+  errors: ['forbidden'],
+  handler: ({ auth, deps, req, res }) => {
+    assertOperator(auth, deps);
+    const token = signAccessToken(auth, dashboardSecret(deps.config.JWT_SECRET), DASHBOARD_SESSION_SECONDS);
+    setDashboardCookie(res, token, DASHBOARD_SESSION_SECONDS, req.secure);
+    return { url: `${QUEUE_DASHBOARD_PATH}`, expiresIn: DASHBOARD_SESSION_SECONDS };
+  },
+});
+

@@ -1,0 +1,26 @@
+import type { Orm } from '../../../../shared/db/orm';
+import type { QueueInspection } from '../../../../shared/queue/queue-registry';
+import { WEBHOOK_FAILURE_WINDOW_S, type OperationalSources } from '../../http/metrics';
+
+/** What the deployment-wide gauges of /metrics read on each scrape: BullMQ's counts and two small queries. */
+export function operationalSources(orm: Orm, queues: QueueInspection): OperationalSources {
+  const sql = <T>(query: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(query, params);
+  return {
+    queueCounts: () => queues.jobCounts(),
+    outbox: async () => {
+      // Both through the partial index of unpublished events: the oldest by id, and how many.
+      const [row] = await sql<{ lag: string | null; unpublished: string }>(
+        `select coalesce(extract(epoch from now() - (select occurred_at from outbox_event where published_at is null order by id limit 1)), 0) as lag,
+                (select count(*) from outbox_event where published_at is null) as unpublished`,
+      );
+      return { lagSeconds: Math.max(0, Number(row?.lag ?? 0)), unpublished: Number(row?.unpublished ?? 0) };
+    },
+    webhookFailures: async () => {
+      const [row] = await sql<{ n: string }>(
+        `select count(*) as n from webhook_delivery where status = 'failed' and attempted_at > now() - make_interval(secs => ?)`,
+        [WEBHOOK_FAILURE_WINDOW_S],
+      );
+      return Number(row?.n ?? 0);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Shared by the hub and sorter pages: the token in sessionStorage, fetch with problem+json errors,
+// the sign-in form, and small DOM helpers. No framework: each page is a few hundred lines.
+
+const TOKEN_KEY = 'sortingWall.token';
+
+export const token = {
+  get: () => sessionStorage.getItem(TOKEN_KEY),
+  set: (t) => sessionStorage.setItem(TOKEN_KEY, t),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** A refusal of the service: `title` and `detail` come from its problem+json answer. */
+export class Problem extends Error {
+  constructor(status, body) {
+    super(body.detail || body.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = body.code || 'error';
+    this.title = body.title || `Error ${status}`;
+    this.detail = body.detail || '';
+  }
+}
+
+/** Calls the API with the bearer token; answers the JSON body or throws a Problem. */
+export async function api(method, path, { body, headers = {} } = {}) {
+  const h = { ...headers };
+  const t = token.get();
+  if (t) h.Authorization = `Bearer ${t}`;
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new Problem(0, { title: 'No connection', detail: 'The service cannot be reached. Check the network and try again.' });
+  }
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { detail: text.slice(0, 200) };
+  }
+  if (!res.ok) throw new Problem(res.status, data || {});
+  return data;
+}
+
+/** A random id for Idempotency-Key; getRandomValues works on plain http too (randomUUID does not). */
+export function randomId() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+/** Creates an element: el('div.slot', { dataset: {...} }, 'text', child). */
+export function el(tag, props = {}, ...children) {
+  const [name, ...classes] = tag.split('.');
+  const node = document.createElement(name);
+  if (classes.length) node.className = classes.join(' ');
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'dataset') Object.assign(node.dataset, v);
+    else if (k === 'style') Object.assign(node.style, v);
+    else node[k] = v;
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+/** Black or white text, whichever reads better on the sorter's color. */
+export function textOn(hex) {
+  const n = parseInt(hex.replace('#', ''), 16);
+  const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? '#111' : '#fff';
+}
+
+/** Wires the page's sign-in form: POST /token, keep the token, then call onSignedIn. */
+export function signInForm(form, onSignedIn) {
+  const error = $('.form-error', form);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    const data = new FormData(form);
+    try {
+      const res = await api('POST', '/token', { body: { username: data.get('username'), password: data.get('password') } });
+      token.set(res.access_token);
+      form.reset();
+      onSignedIn();
+    } catch (err) {
+      error.textContent = err.detail || err.message;
+    }
+  });
+}
+
+/** Shows exactly one of the page's sections (by id). */
+export function show(id) {
+  for (const s of document.querySelectorAll('main > section')) s.hidden = s.id !== id;
+}

@@ -1,0 +1,77 @@
+import { parseArgs } from 'node:util';
+import { formatSummary, runSimulation, type SimOptions } from './simulator';
+
+/*
+ * npm run simulate -- --walls 3 --sorters 6 --minutes 2 [--url http://localhost:3000]
+ *                     [--user admin@demo.local --password demo-admin-1] [--pace 1] [--seconds N] [--seed N]
+ * Sorting against a running service, for demos (watch it on /hub) and load.
+ */
+
+const USAGE = `usage: npm run simulate -- [--walls 3] [--sorters 6] [--minutes 2 | --seconds N] [--url http://localhost:3000]
+                         [--user admin@demo.local] [--password demo-admin-1] [--pace 1] [--seed 1]
+  --sorters  sorters per wall (1..6)      --pace  multiplies every human pause (0.1 = ten times faster)`;
+
+export function parseSimArgs(argv: string[]): Omit<SimOptions, 'progress'> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      walls: { type: 'string', default: '3' },
+      sorters: { type: 'string', default: '6' },
+      minutes: { type: 'string' },
+      seconds: { type: 'string' },
+      url: { type: 'string', default: 'http://localhost:3000' },
+      user: { type: 'string', default: 'admin@demo.local' },
+      password: { type: 'string', default: 'demo-admin-1' },
+      pace: { type: 'string', default: '1' },
+      seed: { type: 'string', default: '1' },
+    },
+  });
+  const num = (name: string, v: string | undefined, min: number, max: number, int = true): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) throw new Error(`--${name} must be ${int ? 'an integer' : 'a number'} from ${min} to ${max}, not '${v}'`);
+    return n;
+  };
+  const seconds = values.seconds !== undefined ? num('seconds', values.seconds, 1, 86_400) : num('minutes', values.minutes ?? '2', 0.05, 1440, false) * 60;
+  return {
+    url: values.url!,
+    user: values.user!,
+    password: values.password!,
+    walls: num('walls', values.walls, 1, 100),
+    sortersPerWall: num('sorters', values.sorters, 1, 6),
+    durationMs: Math.round(seconds * 1000),
+    pace: num('pace', values.pace, 0, 100, false),
+    seed: num('seed', values.seed, 0, 2 ** 31),
+  };
+}
+
+async function main(): Promise<void> {
+  let opts: Omit<SimOptions, 'progress'>;
+  try {
+    opts = parseSimArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const tty = process.stderr.isTTY;
+  let lastLine = 0;
+  const progress = (line: string) => {
+    // A terminal gets one line redrawn in place; a log gets a line every 10 s.
+    if (tty) process.stderr.write(`\r${line.slice(0, (process.stderr.columns ?? 120) - 1).padEnd((process.stderr.columns ?? 120) - 1)}`);
+    else if (Date.now() - lastLine >= 10_000) {
+      lastLine = Date.now();
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  console.error(`Simulating ${opts.walls} wall(s) × ${opts.sortersPerWall} sorter(s) for ${opts.durationMs / 1000} s against ${opts.url} (watch it on ${opts.url}/hub)`);
+  const summary = await runSimulation({ ...opts, progress });
+  if (tty) process.stderr.write('\n');
+  console.log(formatSummary(summary));
+}
+
+if (require.main === module) {
+  main().catch((err: Error) => {
+    console.error(`simulate: ${err.message}`);
+    process.exit(1);
+  });
+}

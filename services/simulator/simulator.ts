@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { SimClient, expectOk } from './sim-client';
+import { SIM_SORTER_PASSWORD, firstOrderId, loadOrders, setUpFloor, type SimWall } from './sim-setup';
+
+/*
+ * Drives realistic sorting against a running service: per wall, sorters scan, walk to the lit slot,
+ * confirm with its A- barcode, now and then cancel, swap to another slot or scan a wrong slot first;
+ * a shipper per wall releases the complete slots. Orders are loaded again whenever the units run low.
+ * Every pause is a human's, scaled by `pace` (0.1 = ten times faster than people).
+ */
+
+export interface SimOptions {
+  url: string;
+  user: string;
+  password: string;
+  walls: number;
+  sortersPerWall: number;
+  durationMs: number;
+  /** Multiplies every human pause; 1 is a person's speed. */
+  pace: number;
+  seed: number;
+  /** Called about once a second with the progress line. */
+  progress?: (line: string) => void;
+}
+
+export interface SimSummary {
+  seconds: number;
+  walls: number;
+  sorters: number;
+  scans: number;
+  confirms: number;
+  completedOrders: number;
+  cancels: number;
+  swaps: number;
+  wrongSlots: number;
+  ordersLoaded: number;
+  refusals: Record<string, number>;
+  scanMs: { p50: number; p95: number };
+  confirmMs: { p50: number; p95: number };
+}
+
+/** A small seeded generator: the same seed gives the same choices (timing aside). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function percentile(values: number[], p: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+}
+
+export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
+  const http = new SimClient(opts.url.replace(/\/$/, ''));
+  const random = prng(opts.seed);
+  const started = Date.now();
+  const deadline = started + opts.durationMs;
+  const running = () => Date.now() < deadline;
+  // A human pause of about `ms` (± 50 %), cut short by the end of the run.
+  const pause = (ms: number) => {
+    const wait = Math.max(0, Math.min(ms * opts.pace * (0.5 + random()), deadline - Date.now()));
+    return new Promise((r) => setTimeout(r, wait));
+  };
+
+  const admin = await http.signIn(opts.user, opts.password);
+  const { walls, sorters } = await setUpFloor(http, admin, { walls: opts.walls, sortersPerWall: opts.sortersPerWall });
+
+  const stats = { scans: 0, confirms: 0, completedOrders: 0, cancels: 0, swaps: 0, wrongSlots: 0, ordersLoaded: 0 };
+  const refusals: Record<string, number> = {};
+  const scanMs: number[] = [];
+  const confirmMs: number[] = [];
+  const refuse = (code: string) => (refusals[code] = (refusals[code] ?? 0) + 1);
+
+  // The units waiting at the walls (one SKU per unit); refilled with new orders when low.
+  const units: string[] = [];
+  const orderIds = { next: firstOrderId() };
+  const batch = Math.max(10, walls.length * 12);
+  let refilling: Promise<void> | null = null;
+  const refill = () =>
+    (refilling ??= loadOrders(http, admin, orderIds, batch, random)
+      .then((u) => {
+        units.push(...u);
+        stats.ordersLoaded += batch;
+      })
+      .finally(() => (refilling = null)));
+  const takeUnit = async (): Promise<string | undefined> => {
+    if (units.length < sorters.length * 2) {
+      await refill().catch((err: Error) => {
+        refuse('order-load-failed');
+        opts.progress?.(`loading orders failed: ${err.message}`);
+      });
+    }
+    return units.splice(Math.floor(random() * units.length), 1)[0];
+  };
+
+  // What each wall's shipper saw last: the empty slots a swap can move to.
+  const emptySlots = new Map<number, string[]>();
+
+  async function shipper(wall: SimWall): Promise<void> {
+    while (running()) {
+      const res = await http.call<{ slots: { crc: string; status: string }[] }>('GET', `/api/v1/walls/${wall.id}`, { auth: admin });
+      if (res.status === 200) {
+        emptySlots.set(wall.id, res.body.slots.filter((s) => s.status === 'Empty').map((s) => s.crc));
+        for (const slot of res.body.slots.filter((s) => s.status === 'Complete')) {
+          await pause(800); // take the order out, print and stick the label
+          if (!running()) break;
+          const rel = await http.call('POST', `/api/v1/sort-boxes/B-${slot.crc}/release`, { auth: admin });
+          if (rel.status === 200) stats.completedOrders++;
+          else refuse(rel.body?.code ?? `http-${rel.status}`);
+        }
+      }
+      await pause(1000);
+    }
+  }
+
+  async function confirm(auth: string, itemId: number, crc: string): Promise<boolean> {
+    const res = await http.call('PATCH', `/api/v1/sort-box-items/${itemId}/confirm`, { auth, body: { barcode: `A-${crc}` } });
+    if (res.status === 200) {
+      stats.confirms++;
+      confirmMs.push(res.ms);
+      return true;
+    }
+    refuse(res.body?.code ?? `http-${res.status}`);
+    return false;
+  }
+
+  async function sorter(email: string, wall: SimWall, index: number): Promise<void> {
+    const auth = await http.signIn(email, SIM_SORTER_PASSWORD);
+    const connect = async () => {
+      const res = await http.call<{ token: string }>('POST', `/api/v1/walls/${wall.id}/sessions`, { auth, body: {} });
+      return expectOk(res, `connecting ${email} to ${wall.name}`).token;
+    };
+    let session = await connect();
+    await pause(300 * index); // sorters of a wall do not all start in the same second
+    while (running()) {
+      const sku = await takeUnit();
+      if (!sku) {
+        await new Promise((r) => setTimeout(r, 200)); // nothing to sort yet: wait for the next load
+        continue;
+      }
+      await pause(1200); // pick the next unit from the tote, find its barcode
+      const scan = await http.call('POST', '/api/v1/sort-box-items', {
+        auth,
+        body: { sessionToken: session, barcode: sku },
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      if (scan.status !== 200) {
+        const code = scan.body?.code ?? `http-${scan.status}`;
+        refuse(code);
+        if (code === 'session-ended') session = await connect();
+        // A full wall or a busy service: the unit goes back, the sorter waits for the shipper.
+        if (['no-empty-slot', 'service-unavailable', 'command-timeout', 'no-connection', 'rate-limited'].includes(code)) {
+          units.push(sku);
+          await pause(1500);
+        }
+        continue;
+      }
+      stats.scans++;
+      scanMs.push(scan.ms);
+      const item = scan.body as { id: number; crc: string };
+      await pause(900); // walk to the lit slot
+      const r = random();
+      if (r < 0.03) {
+        // Changed their mind: the unit goes back to the tote.
+        const res = await http.call('PATCH', `/api/v1/sort-box-items/${item.id}/cancel`, { auth });
+        if (res.status === 200) {
+          stats.cancels++;
+          units.push(sku);
+          continue;
+        }
+        refuse(res.body?.code ?? `http-${res.status}`); // e.g. pin-required: confirm instead
+      } else if (r < 0.06) {
+        const free = emptySlots.get(wall.id) ?? [];
+        const target = free[Math.floor(random() * free.length)];
+        if (target && target !== item.crc) {
+          const res = await http.call('PATCH', `/api/v1/sort-box-items/${item.id}/swap`, { auth, body: { sessionToken: session, barcode: `A-${target}` } });
+          if (res.status === 200) {
+            stats.swaps++;
+            item.crc = (res.body as { crc: string }).crc;
+            await pause(600);
+          } else refuse(res.body?.code ?? `http-${res.status}`);
+        }
+      } else if (r < 0.1) {
+        // A wrong slot first: the service refuses it and the item stays pending.
+        const other = (emptySlots.get(wall.id) ?? []).find((c) => c !== item.crc);
+        if (other) {
+          const res = await http.call('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth, body: { barcode: `A-${other}` } });
+          if (res.body?.code === 'wrong-slot') stats.wrongSlots++;
+          else refuse(res.body?.code ?? `http-${res.status}`);
+          await pause(700);
+        }
+      }
+      if (!(await confirm(auth, item.id, item.crc))) units.push(sku);
+    }
+    await http.call('DELETE', `/api/v1/walls/${wall.id}/sessions/${encodeURIComponent(session)}`, { auth });
+  }
+
+  const ticker = setInterval(() => {
+    const s = (Date.now() - started) / 1000;
+    opts.progress?.(
+      `[${Math.round(s)}s/${Math.round(opts.durationMs / 1000)}s] scans ${stats.scans} (${(stats.scans / s).toFixed(1)}/s)  confirms ${stats.confirms}  ` +
+        `completed ${stats.completedOrders}  cancels ${stats.cancels}  swaps ${stats.swaps}  wrong slots ${stats.wrongSlots}  ` +
+        `refused ${Object.values(refusals).reduce((a, b) => a + b, 0)}  units left ${units.length}`,
+    );
+  }, 1000);
+  try {
+    await refill();
+    await Promise.all([...walls.map((w) => shipper(w)), ...sorters.map((s, i) => sorter(s.email, s.wall, i % opts.sortersPerWall))]);
+  } finally {
+    clearInterval(ticker);
+  }
+  return {
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    walls: walls.length,
+    sorters: sorters.length,
+    ...stats,
+    refusals,
+    scanMs: { p50: percentile(scanMs, 50), p95: percentile(scanMs, 95) },
+    confirmMs: { p50: percentile(confirmMs, 50), p95: percentile(confirmMs, 95) },
+  };
+}
+
+export function formatSummary(s: SimSummary): string {
+  const refused = Object.entries(s.refusals).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+  return [
+    `Simulated ${s.seconds} s on ${s.walls} wall(s) with ${s.sorters} sorter(s)`,
+    `  scans ${s.scans} (${(s.scans / Math.max(s.seconds, 0.1)).toFixed(1)}/s), confirms ${s.confirms}, completed orders ${s.completedOrders}`,
+    `  cancels ${s.cancels}, swaps ${s.swaps}, wrong slots ${s.wrongSlots}, orders loaded ${s.ordersLoaded}`,
+    `  refusals: ${refused}`,
+    `  scan latency p50 ${s.scanMs.p50} ms, p95 ${s.scanMs.p95} ms; confirm p50 ${s.confirmMs.p50} ms, p95 ${s.confirmMs.p95} ms`,
+  ].join('\n');
+}

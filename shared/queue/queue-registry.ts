@@ -1,0 +1,58 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import IORedis, { type Redis } from 'ioredis';
+import { QUEUES, type JobQueueKind } from './jobs';
+import { commandQueueName } from './partitioning';
+import type { QueueSettings } from './queue-module';
+
+/** What operators look at: job counts per state, as BullMQ keeps them. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+export interface QueueInspection {
+  /** Every queue of the deployment, opened on first use (one Redis connection for all). */
+  queues(): Queue[];
+  /** Job counts per queue name and state; one round trip per queue. */
+  jobCounts(): Promise<{ queue: string; counts: Record<QueueState, number> }[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The queues that exist: one command queue per partition, then every queue of the job module (webhook
+ * deliveries, maintenance, one per event consumer), all from the job module's one list (jobs.ts). The
+ * dashboard (/admin/queues) and the queue metrics read them here.
+ */
+export function queueNames(partitions: number): string[] {
+  const jobQueues = (Object.keys(QUEUES) as (keyof typeof QUEUES)[])
+    .filter((k): k is JobQueueKind => k !== 'commands')
+    .map((k) => QUEUES[k].name());
+  return [...Array.from({ length: partitions }, (_, p) => commandQueueName(p)), ...jobQueues];
+}
+
+export function openQueueInspection(settings: Pick<QueueSettings, 'redisUrl' | 'prefix' | 'partitions'>): QueueInspection {
+  let connection: Redis | null = null;
+  let opened: Queue[] | null = null;
+  const queues = () => {
+    if (!opened) {
+      // Few retries: a scrape or a dashboard page must fail fast while Redis is away, not hang.
+      connection = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 1, enableReadyCheck: true });
+      connection.on('error', () => undefined);
+      opened = queueNames(settings.partitions).map((name) => new Queue(name, { connection: connection as ConnectionOptions, prefix: settings.prefix }));
+    }
+    return opened;
+  };
+  return {
+    queues,
+    async jobCounts() {
+      return Promise.all(
+        queues().map(async (q) => ({ queue: q.name, counts: (await q.getJobCounts(...QUEUE_STATES)) as Record<QueueState, number> })),
+      );
+    },
+    async close() {
+      if (!opened) return;
+      await Promise.all(opened.map((q) => q.close().catch(() => undefined)));
+      await connection?.quit().catch(() => undefined);
+      opened = null;
+      connection = null;
+    },
+  };
+}

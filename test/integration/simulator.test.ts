@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseSimArgs } from '../../services/simulator/simulate.cli';
+import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+
+const ROOT = path.join(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+describe('npm run simulate', () => {
+  let api: TestApi;
+  let server: Server;
+  let url: string;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    api = await startTestApi({ workers: ['sorting'] });
+    server = createServer(api.app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    tenant = await newTenant(api, 'Sim');
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await api.close();
+  });
+
+  it('reads its arguments, with --seconds instead of --minutes, and refuses bad ones', () => {
+    expect(parseSimArgs(['--walls', '3', '--sorters', '6', '--minutes', '2'])).toMatchObject({ walls: 3, sortersPerWall: 6, durationMs: 120_000, url: 'http://localhost:3000', pace: 1 });
+    expect(parseSimArgs(['--seconds', '5', '--pace', '0.1', '--url', 'http://127.0.0.1:1'])).toMatchObject({ durationMs: 5000, pace: 0.1, url: 'http://127.0.0.1:1' });
+    expect(() => parseSimArgs(['--sorters', '7'])).toThrow(/--sorters must be an integer from 1 to 6/);
+    expect(() => parseSimArgs(['--walls', 'x'])).toThrow(/--walls/);
+    expect(() => parseSimArgs(['--bogus'])).toThrow();
+  });
+
+  it('sorts against a running service for the time given and prints a summary with completed orders', async () => {
+    // Ten times faster than people, so a few seconds complete orders; a second run reuses the walls.
+    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--url', url, '--user', tenant.adminEmail, '--password', tenant.password];
+    const run = () =>
+      new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+        execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }),
+        );
+      });
+    const started = Date.now();
+    const { stdout } = await run();
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(stdout).toMatch(/^Simulated [\d.]+ s on 2 wall\(s\) with 4 sorter\(s\)/);
+    const figure = (label: string) => Number(stdout.match(new RegExp(`${label} (\\d+)`))?.[1]);
+    expect(figure('scans')).toBeGreaterThan(0);
+    expect(figure('confirms')).toBeGreaterThan(0);
+    expect(figure('completed orders')).toBeGreaterThan(0);
+    expect(stdout).toMatch(/scan latency p50 \d+ ms/);
+  }, 90_000);
+});
