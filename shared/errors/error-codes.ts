@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   'last-admin': { status: 409, title: 'Last active Admin' },
   'idempotency-key-reused': { status: 409, title: 'Idempotency key reused' },
   'invalid-transition': { status: 409, title: 'Invalid state transition' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
   'picklist-not-open': { status: 422, title: 'Picklist not open' },
   'picklist-required': { status: 422, title: 'Picklist required' },
   'wall-inactive': { status: 422, title: 'Wall inactive' },

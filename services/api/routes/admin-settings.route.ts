@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PIN_ENFORCEMENTS } from '../../../shared/db/entities/client-settings.entity';
 import { defineRoute, type RouteDef } from '../http/route';
+import { monthParam } from '../http/validation';
 import { setPin } from '../use-cases/settings/set-pin.use-case';
 import { setSortingEnabled } from '../use-cases/settings/sorting-subscription.use-case';
 import { currentMonth, sortingUsage } from '../use-cases/settings/sorting-usage.use-case';
@@ -49,9 +50,7 @@ export const adminSettingsRoutes: RouteDef[] = [
     tags: ['Admin: settings'],
     access: ['Admin'],
     query: z.object({
-      month: z
-        .string()
-        .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM')
+      month: monthParam
         .optional()
         .describe('YYYY-MM (UTC); default the current month'),
     }),
