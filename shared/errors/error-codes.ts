@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   'no-empty-slot': { status: 422, title: 'No empty slot' },
   'units-exceed-remaining': { status: 422, title: 'Units exceed remaining quantity' },
   'shipper-barcode-not-accepted': { status: 422, title: 'Shipper barcode not accepted' },
+  'sorter-barcode-not-accepted': { status: 422, title: 'Sorter barcode not accepted' },
   'wrong-slot': { status: 422, title: 'Wrong slot' },
   'invalid-transparency-code': { status: 422, title: 'Invalid transparency code' },
   'rate-limited': { status: 429, title: 'Too many requests' },
