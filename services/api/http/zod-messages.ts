@@ -14,6 +14,8 @@ interface CheckDef {
   value?: unknown;
   format?: string;
   inclusive?: boolean;
+  minimum?: number;
+  maximum?: number;
 }
 
 const MAX_INT32 = 2147483647;
@@ -40,10 +42,10 @@ export function describeNumber(checks: CheckDef[]): string {
 }
 
 function describeText(checks: CheckDef[]): string {
-  const min = checks.find((c) => c.check === 'min_length')?.value as number | undefined;
-  const max = checks.find((c) => c.check === 'max_length')?.value as number | undefined;
+  const min = checks.find((c) => c.check === 'min_length')?.minimum;
+  const max = checks.find((c) => c.check === 'max_length')?.maximum;
   if (min !== undefined && max !== undefined) return min === max ? `text of ${min} characters` : `text of ${min} to ${max} characters`;
-  if (max !== undefined) return `text of at most ${max} characters`;
+  if (max !== undefined) return `text of at most ${characters(max)}`;
   if (min !== undefined) return `text of at least ${characters(min)}`;
   return 'text';
 }
