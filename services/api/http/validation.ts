@@ -22,13 +22,14 @@ export function zodIssuesToFieldErrors(issues: z.core.$ZodIssue[], location: Inp
 }
 
 const WHERE: Record<InputLocation, string> = { path: 'Path parameter', query: 'Query parameter', body: 'Field', header: 'Header' };
+const WHOLE: Record<InputLocation, string> = { path: 'The request path', query: 'The query string', body: 'The request body', header: 'The request headers' };
 
 function validationFailed(errors: (FieldError & { in: InputLocation })[]): AppError {
   const first = errors[0]!;
   const detail =
     errors.length === 1
-      ? first.path === 'body' && first.in === 'body'
-        ? `The request body ${first.message}.`
+      ? first.path === first.in
+        ? `${WHOLE[first.in]} ${first.message}.`
         : `${WHERE[first.in]} '${first.path}' ${first.message}.`
       : `The request has ${errors.length} invalid fields; see errors[].`;
   return new AppError('validation-failed', detail, { errors });
