@@ -18,7 +18,7 @@ export function toAppError(err: unknown): AppError {
     });
   }
   if (e?.type === 'entity.too.large') {
-    return new AppError('payload-too-large', `The request body is larger than the limit of ${formatBytes((e as { limit?: number }).limit)}; send the rows in several calls.`);
+    return new AppError('payload-too-large', `The request body is larger than the limit of ${formatBytes((e as { limit?: number }).limit)}; send less per request (a bulk load: split its rows over several calls).`);
   }
   // The router could not decode a path parameter: a client's malformed percent-encoding.
   if (err instanceof URIError || (e?.status === 400 && typeof e?.message === 'string' && /decode/i.test(e.message))) {

@@ -75,7 +75,7 @@ function unstorableIn(value: unknown, location: InputLocation): (FieldError & { 
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v).reverse()) {
         const why = unstorableText(k);
-        if (why) errors.push({ path: fieldPath(path, location), message: `has a key that ${why}`, in: location });
+        if (why) errors.push({ path: fieldPath(path, location), message: `has a key with ${why.replace(/^must not contain /, '')}`, in: location });
         else stack.push([child, [...path, k]]);
       }
     }
