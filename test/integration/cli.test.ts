@@ -4,14 +4,15 @@ import path from 'node:path';
 import { Client, Employee } from '../../shared/db/entities';
 import { initOrm } from '../../shared/db/orm';
 import { verifySecret } from '../../shared/auth/password';
-import { TEST_PG_BASE, dropDatabase, withAdmin } from '../support/test-db';
+import { TEST_PG_BASE, dropDatabase, testRunId, withAdmin } from '../support/test-db';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const CLI = path.join(ROOT, 'services/cli/cli.ts');
 
 // A database that does not exist yet: the cli must create and migrate it (docs/api.md §10).
-const dbName = `sorting_test_cli_${randomUUID().slice(0, 8)}`;
+// Named after the run, so another jest run's start-up does not take it for a stale database and drop it.
+const dbName = `sorting_test_${testRunId()}_cli_${randomUUID().slice(0, 8)}`;
 const databaseUrl = `${TEST_PG_BASE}/${dbName}`;
 
 interface Run {
