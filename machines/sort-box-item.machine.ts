@@ -59,7 +59,7 @@ export const sortBoxItemMachine = setup({
               type: 'refuse',
               params: ({ event }) => ({
                 code: 'units-exceed-remaining',
-                detail: `Cannot confirm ${event.units} unit(s): ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
+                detail: `Cannot confirm ${event.units} ${event.units === 1 ? 'unit' : 'units'}: ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
               }),
             },
           },

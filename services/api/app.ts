@@ -9,12 +9,15 @@ import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { registerRoutes } from './http/register-routes';
+import { rejectUnstorableInput } from './http/validation';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
 export const API_PREFIX = '/api/v1';
 export const CATALOG_PREFIX = '/catalog';
 const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
+/** Largest JSON body: a bulk load of 10,000 rows fits; more answers 413 payload-too-large. */
+export const BODY_LIMIT = '10mb';
 
 export interface RouteGroups {
   root: RouteDef[];
@@ -64,7 +67,8 @@ function baseApp(deps: ApiDeps): Express {
     );
   }
   app.use(httpMetrics);
-  app.use(express.json({ type: JSON_TYPES, limit: '10mb', strict: false }));
+  app.use(express.json({ type: JSON_TYPES, limit: BODY_LIMIT, strict: false }));
+  app.use(rejectUnstorableInput);
   return app;
 }
 

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { hashSecret } from '../../shared/auth/password';
+import { shipperBarcode, sorterBarcode } from '../../shared/domain/barcodes';
 import { crc32Hex } from '../../shared/domain/crc';
 import { priorityRank, type OrderPriority } from '../../shared/domain/priority';
 import {
@@ -38,8 +39,15 @@ export interface DemoSignIn {
   accounts: DemoAccount[];
   wallId: number;
   picklistId: number;
+  /** Barcodes to try the floor with: products an open order needs, and the first slot's codes. */
+  barcodes: DemoBarcodes;
   /** The sign-in instructions, as plain text for a terminal. */
   banner: string;
+}
+
+export interface DemoBarcodes {
+  products: { barcode: string; kind: 'SKU' | 'UPC' | 'alias'; sku: string; title: string }[];
+  slot: { position: number; crc: string; sorterBarcode: string; shipperBarcode: string };
 }
 
 // Well-known demo credentials, printed at start-up: the demo client is for trying things out only.
@@ -135,6 +143,24 @@ function upcA(eleven: string): string {
 
 function money(n: number): number {
   return Math.round(n * 100) / 100;
+}
+
+/** A few codes that resolve to products some open order needs (by UPC, alias and SKU), and slot 1's codes. */
+function demoBarcodes(products: { sku: string; title: string; upc?: string | null; aliases: string[] }[], ordered: Set<string>): DemoBarcodes {
+  const needed = products.filter((p) => ordered.has(p.sku));
+  const out: DemoBarcodes['products'] = [];
+  const byUpc = needed.find((p) => p.upc);
+  if (byUpc) out.push({ barcode: byUpc.upc!, kind: 'UPC', sku: byUpc.sku, title: byUpc.title });
+  const byAlias = needed.find((p) => p.aliases.length && p !== byUpc);
+  if (byAlias) out.push({ barcode: byAlias.aliases[0]!, kind: 'alias', sku: byAlias.sku, title: byAlias.title });
+  const bySku = needed.find((p) => p !== byUpc && p !== byAlias);
+  if (bySku) out.push({ barcode: bySku.sku, kind: 'SKU', sku: bySku.sku, title: bySku.title });
+  const crc = crc32Hex(serialOf(0));
+  return { products: out, slot: { position: 1, crc, sorterBarcode: sorterBarcode(crc), shipperBarcode: shipperBarcode(crc) } };
+}
+
+function serialOf(i: number): string {
+  return `0x${(FIRST_SERIAL + i).toString(16).toUpperCase().padStart(8, '0')}`;
 }
 
 /**
@@ -259,11 +285,11 @@ export async function seedDemo(
 
     for (let n = 0; n < PICKLIST_SIZE; n++) tx.create(PicklistOrder, { clientId, picklistId: PICKLIST_ID, orderId: FIRST_ORDER_ID + n });
     for (let i = 0; i < SLOT_COUNT; i++) {
-      const serialNumber = `0x${(FIRST_SERIAL + i).toString(16).toUpperCase().padStart(8, '0')}`;
+      const serialNumber = serialOf(i);
       tx.create(SortBox, { clientId, wallId: wall.id, serialNumber, crc: crc32Hex(serialNumber), position: i + 1, status: 'Empty', createdAt: now });
     }
     await tx.flush();
-    return { clientId, team: created.team, wallId: wall.id };
+    return { clientId, team: created.team, wallId: wall.id, barcodes: demoBarcodes(products, new Set(lines.map((l) => l.sku))) };
   });
 
   if (!result) {
@@ -283,6 +309,10 @@ export async function seedDemo(
     '',
     ' Accounts:',
     ...ACCOUNTS.map((a) => `   ${a.role.padEnd(8)} ${a.email.padEnd(20)} ${a.password}`),
+    '',
+    ' Barcodes to scan (POST /api/v1/sort-box-items, after POST /api/v1/walls/' + `${result.wallId}/sessions):`,
+    ...result.barcodes.products.map((b) => `   ${b.barcode.padEnd(16)} ${b.kind.padEnd(5)} of ${b.sku} (${b.title})`),
+    ` Slot ${result.barcodes.slot.position}: confirm with ${result.barcodes.slot.sorterBarcode} (front, sorter); release with ${result.barcodes.slot.shipperBarcode} (back, shipper)`,
     '',
     ` API docs: ${base}/api/v1/docs    OpenAPI: ${base}/api/v1/openapi.json`,
     ' Demo credentials are public: set SEED_DEMO=false in production.',

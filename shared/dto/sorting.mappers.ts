@@ -27,7 +27,8 @@ export function toSessionEventDto(s: ISorterSession): SessionEventDto {
   };
 }
 
-export function toSortBoxDto(b: ISortBox): SortBoxDto {
+/** The one SortBox record of the API and of every event (docs/api.md §8: one shape per record). */
+export function toSortBoxDto(b: Pick<ISortBox, 'id' | 'wallId' | 'serialNumber' | 'crc' | 'position' | 'status' | 'orderId'>): SortBoxDto {
   return {
     id: b.id,
     wallId: b.wallId,

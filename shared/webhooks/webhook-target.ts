@@ -35,6 +35,9 @@ export function isPrivateAddress(address: string): boolean {
   return false;
 }
 
+// Which setting lifts the refusal, for the operator who runs receivers on a private network.
+const ALLOW_HINT = 'the service accepts such targets only when started with WEBHOOK_ALLOW_PRIVATE_TARGETS=true';
+
 /**
  * Why `url` cannot be a webhook target, or null when it can. Checks the scheme, and (unless private
  * targets are allowed) IP literals and `localhost`; DNS names are checked at delivery time.
@@ -50,8 +53,8 @@ export function webhookUrlProblem(url: string, allowPrivate: boolean): string | 
   if (parsed.username || parsed.password) return 'must not carry a user name or password';
   if (allowPrivate) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return `must not point at this service's own host ('${host}')`;
-  if (isIP(host) && isPrivateAddress(host)) return `must point at a public address; ${host} is private, loopback or link-local`;
+  if (host === 'localhost' || host.endsWith('.localhost')) return `must not point at this service's own host ('${host}'); ${ALLOW_HINT}`;
+  if (isIP(host) && isPrivateAddress(host)) return `must point at a public address; ${host} is private, loopback or link-local; ${ALLOW_HINT}`;
   return null;
 }
 
@@ -64,5 +67,5 @@ export async function assertPublicTarget(url: string, allowPrivate: boolean): Pr
   if (isIP(host)) return;
   const answers = await lookup(host, { all: true, verbatim: true });
   const bad = answers.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new Error(`webhook host '${host}' resolves to ${bad.address}, a private address; refused`);
+  if (bad) throw new Error(`webhook host '${host}' resolves to ${bad.address}, a private address; refused (${ALLOW_HINT})`);
 }

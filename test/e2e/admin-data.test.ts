@@ -318,7 +318,7 @@ describe('admin data loading', () => {
       const below = await put(t, 'orders', [order(1, [{ sku: 'A-1', qty: 2 }, { sku: 'B-2', qty: 2 }]), order(2, [{ sku: 'A-1', qty: 9 }])]);
       expect(below.status).toBe(400);
       expect(paths(below)).toEqual(['[0].items[0].qty']);
-      expect(below.body.errors[0].message).toMatch(/2 unit\(s\) of 'A-1' sorted and 1 awaiting/);
+      expect(below.body.errors[0].message).toMatch(/2 units of 'A-1' sorted and 1 awaiting/);
 
       const removed = await put(t, 'orders', [order(1, [{ sku: 'A-1', qty: 5 }])]);
       expect(removed.status).toBe(400);

@@ -66,6 +66,26 @@ async function counts(orm: Orm) {
 }
 
 describe('seedDemo', () => {
+  it('prints barcodes to scan: products an open order needs (by UPC, alias, SKU) and slot 1\'s A- and B- codes', async () => {
+    const orm = await freshOrm();
+    const signIn = (await seedDemo(orm.em.fork(), config, log))!;
+    const { products, slot } = signIn.barcodes;
+    expect(products.map((p) => p.kind)).toEqual(['UPC', 'alias', 'SKU']);
+    const em = orm.em.fork();
+    for (const p of products) {
+      expect(signIn.banner).toContain(p.barcode);
+      const code = await em.findOne(ProductCode, { code: p.barcode.toUpperCase() });
+      const product = await em.findOneOrFail(Product, { id: code!.productId });
+      expect(product.sku).toBe(p.sku);
+      expect(await em.count(OrderItem, { sku: p.sku })).toBeGreaterThan(0);
+    }
+    const first = await em.findOneOrFail(SortBox, { position: 1 });
+    expect(slot).toEqual({ position: 1, crc: first.crc, sorterBarcode: `A-${first.crc}`, shipperBarcode: `B-${first.crc}` });
+    expect(signIn.banner).toContain(`A-${first.crc}`);
+    expect(signIn.banner).toContain(`B-${first.crc}`);
+  });
+
+
   it('seeds the demo client on an empty database, once, even when two processes race', async () => {
     const orm = await freshOrm();
     const results = await Promise.all([seedDemo(orm.em.fork(), config, log), seedDemo(orm.em.fork(), config, log)]);

@@ -75,6 +75,8 @@ describe('webhook deliveries: the notifications worker POSTs each relayed event,
       expect(hook.received.map((r) => r.body.type).sort()).toEqual(['session.started', 'sort-box-item.created']);
       for (const r of hook.received) {
         expect(r.headers['content-type']).toBe('application/json');
+        // The receiver can tell who calls it: the service and its version.
+        expect(r.headers['user-agent']).toMatch(/^sorting-wall-service\/\d+\.\d+\.\d+ \(webhooks\)$/);
         expect(r.headers['webhook-id']).toBe(r.body.id);
         expect(r.body).toMatchObject({ clientId: floor.tenant.clientId, wallId: floor.wallId });
         expectValidSignature(r, sub.secret);

@@ -3,6 +3,7 @@ import { WebhookDelivery, WebhookSubscription } from '../../shared/db/entities';
 import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/notification-queue';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
+import { WEBHOOK_USER_AGENT } from '../../shared/webhooks/webhook-user-agent';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 500;
@@ -65,7 +66,7 @@ export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt
   }
 
   const body = JSON.stringify(job.event);
-  const headers = signWebhook(sub.secret, job.event.id, Math.floor(Date.now() / 1000), body);
+  const headers = { ...signWebhook(sub.secret, job.event.id, Math.floor(Date.now() / 1000), body), 'user-agent': WEBHOOK_USER_AGENT };
   const started = performance.now();
   let response: Response;
   try {

@@ -3,6 +3,11 @@ import { AppError } from '../../../shared/errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage } from '../../../shared/errors/outage';
 import type { Logger } from '../../../shared/logging/logger';
 
+function formatBytes(n: number | undefined): string {
+  if (!n) return 'the service allows';
+  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} kB`;
+}
+
 /**
  * Turns anything thrown into an AppError: PostgreSQL or Redis unavailable is a 503 with Retry-After,
  * unknown failures a 500 without internals.
@@ -28,7 +33,11 @@ export function toAppError(err: unknown): AppError {
     });
   }
   if (e?.type === 'entity.too.large') {
-    return new AppError('validation-failed', 'The request body is too large.', { errors: [{ path: 'body', message: 'too large' }] });
+    return new AppError('payload-too-large', `The request body is larger than the limit of ${formatBytes((e as { limit?: number }).limit)}; send less per request (a bulk load: split its rows over several calls).`);
+  }
+  // The router could not decode a path parameter: a client's malformed percent-encoding.
+  if (err instanceof URIError || (e?.status === 400 && typeof e?.message === 'string' && /decode/i.test(e.message))) {
+    return new AppError('validation-failed', 'The path is not valid percent-encoded UTF-8.', { errors: [{ path: 'path', message: 'is not valid percent-encoded UTF-8' }] });
   }
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
     return new AppError('validation-failed', `Unsupported body encoding: ${e.message}.`);

@@ -4,6 +4,7 @@ import { hasAnyRole, type AuthClaims } from '../../../shared/auth/jwt';
 import { checkToken, requestToken } from './authenticate';
 import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
+import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
 import { parseInput } from './validation';
 
@@ -26,6 +27,24 @@ export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken 
   return check.claims;
 }
 
+// Roles nest (Admin ⊇ Manager ⊇ Sorter), so "Manager" means a Manager or an Admin.
+const WHO: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager or an Admin', Sorter: 'a Sorter, a Manager or an Admin' };
+const ARTICLE: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager', Sorter: 'a Sorter' };
+
+/** What the operation does, in words: its `action`, else its summary up to the first colon. */
+export function actionOf(route: RouteDef): string {
+  const text = route.action ?? route.summary.split(/[:;]|\s\(/)[0]!.trim();
+  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
+
+/** "Only a Manager or an Admin may create a wall; you are signed in as a Sorter." */
+export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string {
+  const needed = route.access as readonly Role[];
+  const who = needed.map((r) => WHO[r]).join(', or ');
+  const you = roles.length ? roles.map((r) => ARTICLE[r]).join(' and ') : 'an employee without a role';
+  return `Only ${who} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
+}
+
 /** Mounts each route definition: authenticate, authorize, validate, then call the handler. */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
   for (const route of routes) {
@@ -33,10 +52,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
       try {
         const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : await authenticate(req, deps, route.allowQueryToken);
         if (Array.isArray(route.access) && !hasAnyRole(auth, route.access)) {
-          throw new AppError(
-            'forbidden',
-            `${route.operationId} needs the role ${route.access.join(' or ')}; you have ${auth.roles.join(', ') || 'no role'}.`,
-          );
+          throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};

@@ -29,6 +29,8 @@ export interface RouteDef<P = any, Q = any, B = any> {
   path: string;
   operationId: string;
   summary: string;
+  /** What the operation does, for a 403's detail ("Only an Admin may <action>"); default: the summary up to its first colon. */
+  action?: string;
   description?: string;
   tags: string[];
   access: Access;

@@ -13,6 +13,7 @@ import {
   warehousesBody,
 } from '../use-cases/admin-data/admin-data.dto';
 import { MAX_BULK_ROWS } from '../use-cases/admin-data/bulk';
+import { listProducts } from '../use-cases/admin-data/list-products.use-case';
 import { shipOrder } from '../use-cases/admin-data/ship-order.use-case';
 import { upsertOrders } from '../use-cases/admin-data/upsert-orders.use-case';
 import { upsertPicklists } from '../use-cases/admin-data/upsert-picklists.use-case';
@@ -20,6 +21,7 @@ import { upsertProducts } from '../use-cases/admin-data/upsert-products.use-case
 import { upsertWarehouses } from '../use-cases/admin-data/upsert-warehouses.use-case';
 
 const tags = ['Admin: data loading'];
+const MAX_PRODUCT_PAGE = 500;
 const bulkNote =
   `Up to ${MAX_BULK_ROWS} rows per call, written in one transaction: all or nothing. A refused batch answers ` +
   '400 validation-failed with one entry per problem in errors[] (path like `[2].warehouseId`) and changes nothing. ' +
@@ -51,6 +53,28 @@ export const adminDataRoutes: RouteDef[] = [
     body: productsBody,
     response: bulkResultDto(productDto),
     handler: ({ em, auth, body }) => upsertProducts(em, auth.clientId, body),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/admin/products',
+    operationId: 'ListProducts',
+    summary: 'List the loaded products, a page at a time',
+    action: 'list the loaded products',
+    description:
+      'Products in a stable order (by id, oldest first). search matches part of the SKU, title, UPC, a shadow SKU or an alias, ignoring case. ' +
+      'A page holds at most limit products; nextCursor, when not null, fetches the next page (pass it as cursor with the same search).',
+    tags,
+    access: ['Admin'],
+    query: z.object({
+      search: z.string().trim().max(200).optional().describe('Part of a SKU, title, UPC, shadow SKU or alias (any case); absent or empty: every product.'),
+      limit: z.coerce.number().int().min(1).max(MAX_PRODUCT_PAGE).default(50).describe(`Products per page, 1..${MAX_PRODUCT_PAGE}, default 50.`),
+      cursor: z.string().min(1).max(200).optional().describe("The previous page's nextCursor; absent for the first page."),
+    }),
+    response: z.object({
+      items: z.array(productDto),
+      nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page.'),
+    }),
+    handler: ({ em, auth, query }) => listProducts(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'put',

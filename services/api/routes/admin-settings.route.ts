@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PIN_ENFORCEMENTS } from '../../../shared/db/entities/client-settings.entity';
 import { defineRoute, type RouteDef } from '../http/route';
+import { monthParam } from '../http/validation';
 import { setPin } from '../use-cases/settings/set-pin.use-case';
 import { setSortingEnabled } from '../use-cases/settings/sorting-subscription.use-case';
 import { currentMonth, sortingUsage } from '../use-cases/settings/sorting-usage.use-case';
@@ -35,6 +36,7 @@ export const adminSettingsRoutes: RouteDef[] = [
     path: '/admin/subscriptions/sorting',
     operationId: 'SetSortingSubscription',
     summary: 'Enable (free) or disable the sorting subscription',
+    action: 'enable or disable the sorting subscription',
     description: 'While disabled, sorting operations answer 403 subscription-disabled.',
     tags: ['Admin: settings'],
     access: ['Admin'],
@@ -47,13 +49,12 @@ export const adminSettingsRoutes: RouteDef[] = [
     path: '/admin/subscriptions/sorting/usage',
     operationId: 'GetSortingUsage',
     summary: 'Slots used in a month: the billing figure',
+    action: 'read the sorting usage (slots used in a month)',
     description: 'Distinct slots that received at least one confirmed unit in the calendar month (UTC).',
     tags: ['Admin: settings'],
     access: ['Admin'],
     query: z.object({
-      month: z
-        .string()
-        .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM')
+      month: monthParam
         .optional()
         .describe('YYYY-MM (UTC); default the current month'),
     }),

@@ -164,22 +164,29 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     path: '/sort-boxes/{barcode}/release',
     operationId: 'ReleaseSortBox',
     summary: "The shipper's scan: empty a Complete slot so it can take the next order",
+    action: 'release a slot',
     description:
-      'Only a Complete slot is released (409 slot-not-complete otherwise); it becomes Empty and takes the next order. The order keeps its confirmed units. ' +
-      'force=true (Manager, Admin; 403 for a Sorter) empties any slot and cancels its pending items, listed in cancelledItems.',
+      "barcode: the shipper barcode B-XXXXXXXX on the back of the slot, or the slot's crc. The sorter barcode A-XXXXXXXX on the front is refused " +
+      '(422 sorter-barcode-not-accepted): a release is the shipper\'s scan. force=true (Manager, Admin) empties any slot and cancels its pending items.',
     tags: ['Sorting'],
     access: ['Sorter'],
     requiresSubscription: true,
-    params: z.object({ barcode: z.string().min(8).max(64).describe("The slot's shipper barcode B-XXXXXXXX, its crc or its sorter barcode") }),
+    params: z.object({ barcode: z.string().min(8).max(64).describe('B-XXXXXXXX (the shipper barcode) or the crc XXXXXXXX; any case') }),
     query: z.object({ force: queryBool.default(false).describe('Manager or Admin: empty the slot in any state, cancelling its pending items. Default false.') }),
     response: releaseResultDto,
-    errors: ['not-found', 'forbidden', 'slot-not-complete', ...COMMAND_ERRORS],
+    errors: ['not-found', 'forbidden', 'slot-not-complete', 'sorter-barcode-not-accepted', ...COMMAND_ERRORS],
     handler: async ({ params, query, auth, em, deps }) => {
       const parsed = parseSlotBarcode(params.barcode);
       if (!parsed) {
         throw new AppError('validation-failed', `'${params.barcode}' is not a slot barcode: scan B-XXXXXXXX on the back of the slot.`, {
           errors: [{ path: 'barcode', message: 'not a slot barcode' }],
         });
+      }
+      if (parsed.kind === 'sorter') {
+        throw new AppError(
+          'sorter-barcode-not-accepted',
+          `'${params.barcode.trim()}' is the sorter barcode on the front of the slot; to release the slot, scan the back-side (B-) barcode B-${parsed.crc}.`,
+        );
       }
       if (query.force && !auth.roles.some((r) => r === 'Admin' || r === 'Manager')) {
         throw new AppError('forbidden', 'Only a Manager or Admin may force the release of a slot.');

@@ -8,7 +8,7 @@ import { createWall } from '../use-cases/walls/create-wall.use-case';
 import { getWall } from '../use-cases/walls/get-wall.use-case';
 import { listWalls } from '../use-cases/walls/list-walls.use-case';
 import { updateWall } from '../use-cases/walls/update-wall.use-case';
-import { wallDetailDto, wallDto, wallSummaryDto } from '../use-cases/walls/wall.dto';
+import { wallDetailDto, wallDto } from '../use-cases/walls/wall.dto';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),
@@ -77,7 +77,7 @@ export const wallsRoutes: RouteDef[] = [
     description: 'Oldest wall first (by id).',
     tags: ['Walls'],
     access: 'authenticated',
-    response: z.array(wallSummaryDto),
+    response: z.array(wallDto),
     handler: ({ em, auth }) => listWalls(em, auth.clientId),
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import { AppError } from '../../../shared/errors/app-error';
-import { parseSlotBarcode, shipperBarcode, sorterBarcode } from '../../../shared/domain/barcodes';
+import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import type { ISortBoxItem } from '../../../shared/db/entities';
@@ -7,7 +7,8 @@ import type { SlotStatus } from '../../../shared/domain/slot-choice';
 import { decide } from '../../../machines/decide';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
-import { toItemDto } from '../../../shared/dto/sorting.mappers';
+import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
+import { count } from '../../../shared/text/wording';
 import { isManager } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 import { PreparedSql, runPrepared } from '../prepared-sql';
@@ -30,6 +31,7 @@ interface ItemRow {
   cancelled_at: Date | null;
   item_crc: string;
   slot_id: number | null;
+  serial_number: string | null;
   crc: string | null;
   position: number | null;
   slot_status: SlotStatus | null;
@@ -42,7 +44,7 @@ interface ItemRow {
 const ITEM_SQL = new PreparedSql('confirm-item', `
 select i.id, i.wall_id, i.status, i.units, i.confirmed_units, i.order_id, i.order_item_id, i.sku, i.barcode,
        i.barcode_input_method, i.user_id, i.color, i.created_at, i.confirmed_at, i.cancelled_at, i.crc as item_crc,
-       sb.id as slot_id, sb.crc, sb.position, sb.status as slot_status, oi.qty, oi.confirmed_qty, oi.pending_qty
+       sb.id as slot_id, sb.serial_number, sb.crc, sb.position, sb.status as slot_status, oi.qty, oi.confirmed_qty, oi.pending_qty
   from sort_box_item i
   join order_item oi on oi.id = i.order_item_id
   left join sort_box sb on sb.id = i.sort_box_id
@@ -50,10 +52,11 @@ select i.id, i.wall_id, i.status, i.units, i.confirmed_units, i.order_id, i.orde
    for update of oi`);
 
 // The confirmation's writes in one statement; answers the line's new figures and whether any line
-// of the order still waits for units.
+// of the order still waits for units. A confirm of N units makes the item hold N (docs/api.md §7):
+// units = confirmed_units = N, and the line trades the item's pending units for N confirmed ones.
 const CONFIRM_SQL = new PreparedSql('confirm-write', `
 with item as (
-  update sort_box_item set status = 'Confirmed', confirmed_units = ?, confirmed_at = ? where id = ? returning 1
+  update sort_box_item set status = 'Confirmed', units = ?, confirmed_units = ?, confirmed_at = ? where id = ? returning 1
 ), line as (
   update order_item set confirmed_qty = confirmed_qty + ?, pending_qty = pending_qty - ? where id = ?
   returning qty, confirmed_qty, pending_qty
@@ -87,7 +90,9 @@ function refusal(code: string, row: ItemRow, units: number, remainingUnits: numb
     case 'units-exceed-remaining':
       return new AppError(
         code,
-        `Order ${row.order_id} needs ${Math.max(remainingUnits, 0)} more unit${remainingUnits === 1 ? '' : 's'} of SKU '${row.sku}' (other scans pending included); you confirmed ${units}.`,
+        remainingUnits > 0
+          ? `Order ${row.order_id} needs only ${count(remainingUnits, 'more unit')} of SKU '${row.sku}' (other pending scans counted); you tried to confirm ${units}. Nothing was confirmed.`
+          : `Order ${row.order_id} needs no more units of SKU '${row.sku}' (other pending scans counted); you tried to confirm ${units}. Nothing was confirmed.`,
       );
     case 'item-already-confirmed':
       return new AppError(code, `Sort box item ${row.id} was already confirmed${row.confirmed_at ? ` at ${new Date(row.confirmed_at).toISOString()}` : ''}.`);
@@ -121,18 +126,19 @@ export async function confirmItem({ tx, now, emit, note }: WallCommandContext, c
   if (!d.ok) throw refusal(d.code, row, cmd.units, remainingUnits, d.detail);
 
   const [after] = await runPrepared<{ qty: number; confirmed_qty: number; pending_qty: number; order_open: boolean }>(tx, CONFIRM_SQL, [
-    cmd.units, now, row.id,
+    cmd.units, cmd.units, now, row.id,
     cmd.units, row.units, row.order_item_id,
     now, new Date(now.getTime() + idleTimeoutMs), cmd.wallId, cmd.userId,
     cmd.clientId, row.order_id, row.order_item_id,
   ]);
   const item = {
-    id: row.id, wallId: row.wall_id, status: d.value as ISortBoxItem['status'], units: row.units, confirmedUnits: cmd.units, orderId: row.order_id,
+    id: row.id, wallId: row.wall_id, status: d.value as ISortBoxItem['status'], units: cmd.units, confirmedUnits: cmd.units, orderId: row.order_id,
     sku: row.sku, barcode: row.barcode, barcodeInputMethod: row.barcode_input_method, userId: row.user_id, color: row.color,
     createdAt: row.created_at, confirmedAt: now, cancelledAt: row.cancelled_at,
   };
   const dto = toItemDto(item, slot, { qty: after.qty, confirmedQty: after.confirmed_qty, pendingQty: after.pending_qty });
-  const sortBox = () => ({ id: slot.id, wallId: cmd.wallId, crc: slot.crc, sorterBarcode: sorterBarcode(slot.crc), shipperBarcode: shipperBarcode(slot.crc), position: slot.position, status: slot.status, orderId: row.order_id });
+  // The same SortBox record as everywhere else (one mapper): events must not drop fields.
+  const sortBox = () => toSortBoxDto({ id: slot.id, wallId: cmd.wallId, serialNumber: row.serial_number!, crc: slot.crc, position: slot.position, status: slot.status, orderId: row.order_id });
   for (const e of d.emits) emit(e, { item: dto, sortBox: sortBox() });
 
   if (!after.order_open && slot.status === 'Sorting') {

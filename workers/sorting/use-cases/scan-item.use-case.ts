@@ -8,7 +8,7 @@ import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
-import { toItemDto } from '../../../shared/dto/sorting.mappers';
+import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { assertSessionActive } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 import { PreparedSql, runPrepared } from '../prepared-sql';
@@ -22,12 +22,14 @@ interface CandidateRow {
   confirmed_qty: number;
   pending_qty: number;
   slot_id: number | null;
+  slot_serial_number: string | null;
   slot_crc: string | null;
   slot_position: number | null;
 }
 
 interface SlotRow {
   id: number;
+  serial_number: string;
   crc: string;
   position: number;
   status: SlotStatus;
@@ -54,7 +56,7 @@ const CANDIDATE_LIMIT = 20;
  */
 const CANDIDATES_SQL = new PreparedSql('scan-candidates', `
 select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qty, oi.confirmed_qty, oi.pending_qty,
-       sb.id as slot_id, sb.crc as slot_crc, sb.position as slot_position
+       sb.id as slot_id, sb.serial_number as slot_serial_number, sb.crc as slot_crc, sb.position as slot_position
   from order_item oi
   join orders o on o.client_id = oi.client_id and o.id = oi.order_id
   left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id
@@ -66,6 +68,19 @@ select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qt
    and (sb.id is null or (sb.wall_id = ? and sb.status = 'Sorting'))
  order by (sb.id is not null) desc, o.priority_rank desc, o.order_date asc, o.id asc
  limit ${CANDIDATE_LIMIT}`);
+
+// The open orders of the scan's scope that contain the sku, for the no-fulfillable-order detail.
+const WHY_NO_ORDER_SQL = new PreparedSql('scan-why-no-order', `
+select count(*)::int as orders,
+       count(*) filter (where oi.qty > oi.confirmed_qty + oi.pending_qty)::int as needing,
+       count(*) filter (where oi.confirmed_qty >= oi.qty)::int as sorted
+  from order_item oi
+  join orders o on o.client_id = oi.client_id and o.id = oi.order_id
+ where oi.client_id = ? and oi.sku = ?
+   and o.status = 'Unshipped' and not o.is_drop_ship
+   and (?::int is null or o.warehouse_id = ?::int)
+   and (?::int is null or exists (select 1 from picklist_order po
+                                   where po.client_id = o.client_id and po.picklist_id = ?::int and po.order_id = o.id))`);
 
 export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
@@ -84,7 +99,7 @@ select s.id, s.user_id, s.picklist_id, s.color, s.status, s.end_reason, s.ended_
 
 const EMPTY_SLOT_SQL = new PreparedSql(
   'scan-empty-slot',
-  `select id, crc, position, status from sort_box where wall_id = ? and status = 'Empty' order by position limit 1`,
+  `select id, serial_number, crc, position, status from sort_box where wall_id = ? and status = 'Empty' order by position limit 1`,
 );
 
 // Reserves one unit; matches nothing if another wall took the last one since the candidates were read.
@@ -162,7 +177,7 @@ export async function scanItem(
       qty: r.qty,
       confirmedQty: r.confirmed_qty,
       pendingQty: r.pending_qty,
-      slot: r.slot_id === null ? null : { id: r.slot_id, crc: r.slot_crc!, position: r.slot_position!, status: 'Sorting' },
+      slot: r.slot_id === null ? null : { id: r.slot_id, serial_number: r.slot_serial_number!, crc: r.slot_crc!, position: r.slot_position!, status: 'Sorting' },
     }));
     const order = chooseOrder(candidates);
     if (!order) throw await noFulfillableOrder(tx, wall, cmd.clientId, code.sku, barcode, session.picklist_id);
@@ -200,9 +215,9 @@ export async function scanItem(
       slot,
       { qty: line.qty, confirmedQty: line.confirmed_qty, pendingQty: line.pending_qty },
     );
-    const sortBox = { id: slot.id, wallId: wall.id, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId };
+    const sortBox = toSortBoxDto({ id: slot.id, wallId: wall.id, serialNumber: slot.serial_number, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId });
     // What the hub needs to light the slot: its crc and position, the sorter's color.
-    emit('sort-box-item.created', { item: dto, sortBox: { ...sortBox, sorterBarcode: dto.sorterBarcode, shipperBarcode: `B-${slot.crc}` }, color: dto.color, colorHex: dto.colorHex });
+    emit('sort-box-item.created', { item: dto, sortBox, color: dto.color, colorHex: dto.colorHex });
     if (idempotencyKey) {
       tx.create(IdempotencyRecord, {
         clientId: cmd.clientId,
@@ -231,10 +246,31 @@ async function noFulfillableOrder(
   const scope = [warehouse ? `of warehouse '${warehouse.name}'` : null, picklistId !== null ? `in picklist ${picklistId}` : null]
     .filter(Boolean)
     .join(' ');
+  const where = scope ? ` ${scope}` : '';
   const scanned = barcode.toUpperCase() === sku.toUpperCase() ? '' : ` (scanned '${barcode}')`;
+  // Why nothing matched, so the floor knows whether the unit is extra or just early/late.
+  const [why] = await runPrepared<{ orders: number; needing: number; sorted: number }>(tx, WHY_NO_ORDER_SQL, [
+    clientId, sku, wall.warehouseId ?? null, wall.warehouseId ?? null, picklistId, picklistId,
+  ]);
+  const aside = 'Put the unit aside for a supervisor.';
+  if (!why || why.orders === 0) {
+    return new AppError('no-fulfillable-order', `No open order${where} contains SKU '${sku}'${scanned}. ${aside}`);
+  }
+  if (why.needing > 0) {
+    return new AppError(
+      'no-fulfillable-order',
+      `The ${why.needing === 1 ? 'open order' : `${why.needing} open orders`}${where} that still ${why.needing === 1 ? 'needs' : 'need'} SKU '${sku}'${scanned} ${why.needing === 1 ? 'is' : 'are'} being sorted on another wall; sort the unit there.`,
+    );
+  }
+  const pending = why.orders - why.sorted;
+  const state =
+    why.orders === 1
+      ? why.sorted === 1 ? 'is already fully sorted' : 'has its remaining units scanned and awaiting confirmation'
+      : pending === 0 ? 'is already fully sorted' : why.sorted === 0 ? 'has its remaining units scanned and awaiting confirmation'
+        : `is already fully sorted (${why.sorted}) or has its remaining units scanned and awaiting confirmation (${pending})`;
   return new AppError(
     'no-fulfillable-order',
-    `No unshipped order ${scope ? `${scope} ` : ''}still needs SKU '${sku}'${scanned}: every unit is sorted or scanned already. Put the unit aside for a supervisor.`,
+    `${why.orders === 1 ? 'The only open order' : `Every one of the ${why.orders} open orders`}${where} that ${why.orders === 1 ? 'contains' : 'contain'} SKU '${sku}'${scanned} ${state}. ${aside}`,
   );
 }
 
@@ -244,8 +280,11 @@ async function noEmptySlot(tx: WallCommandContext['tx'], wall: WallCommandContex
     return new AppError('no-empty-slot', `Wall '${wall.name}' has no slots attached; a Manager attaches them with PUT /walls/${wall.id}/sort-boxes.`);
   }
   const complete = await tx.count(SortBox, { wallId: wall.id, status: 'Complete' });
+  const waiting = complete ? ` (${complete === total ? (total === 1 ? 'complete' : 'all complete') : `${complete} complete`}, waiting for the shipper)` : '';
   return new AppError(
     'no-empty-slot',
-    `All ${total} slots of wall '${wall.name}' hold orders${complete ? ` (${complete} complete, waiting for the shipper)` : ''}; release a completed slot or attach more slots.`,
+    total === 1
+      ? `The only slot of wall '${wall.name}' holds an order${waiting}; release it or attach more slots.`
+      : `All ${total} slots of wall '${wall.name}' hold orders${waiting}; release a completed slot or attach more slots.`,
   );
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ORDER_PRIORITIES } from '../../../../shared/domain/priority';
 import { ORDER_STATUSES } from '../../../../shared/db/entities/order.entity';
 import { PICKLIST_STATUSES } from '../../../../shared/db/entities/picklist.entity';
+import { isoDateOrDateTime } from '../../http/validation';
 import { MAX_BULK_ROWS } from './bulk';
 
 /** Request and answer shapes of the bulk loads (docs/api.md §3). PUT replaces each row as a whole. */
@@ -97,9 +98,7 @@ const orderLine = z.object({
 export const orderRow = z.object({
   id: clientId('Order id'),
   warehouseId: clientId('Warehouse id, loaded before with PUT /admin/warehouses'),
-  orderDate: z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()])
-    .describe('ISO 8601 date-time (or a date, read as midnight UTC)'),
+  orderDate: isoDateOrDateTime.describe('ISO 8601 date-time (or a date, read as midnight UTC), between 0001-01-01 and 9999-12-31 UTC'),
   priority: z.enum(ORDER_PRIORITIES).default('Normal').describe('Higher priority orders take scanned units first'),
   isDropShip: z.boolean().default(false).describe('Drop-ship orders are never sorted on a wall'),
   shipTo: shipTo.describe('Where the order goes; printed on its license plate'),

@@ -3,6 +3,7 @@ import { PRODUCT_CODE_KINDS } from '../../../../shared/db/entities/product.entit
 import { priorityRank } from '../../../../shared/domain/priority';
 import type { AdminOrderDto, OrderRow } from './admin-data.dto';
 import { RowErrors, codeOf, flagDuplicates, json, sql, type BulkResult } from './bulk';
+import { count } from '../../../../shared/text/wording';
 
 interface StoredLine {
   id: number;
@@ -129,7 +130,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
             errors.add(
               i,
               `items[${j}].qty`,
-              `order ${r.id} has ${old.confirmed_qty} unit(s) of '${sku}' sorted and ${old.pending_qty} awaiting confirmation; qty cannot go below ${progress}`,
+              `order ${r.id} has ${count(old.confirmed_qty, 'unit')} of '${sku}' sorted and ${old.pending_qty} awaiting confirmation; qty cannot go below ${progress}`,
             );
           }
           toUpdate.push({ id: old.id, qty: line.qty, bins });
@@ -145,7 +146,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
           errors.add(
             i,
             'items',
-            `line '${old.sku}' of order ${r.id} has ${old.confirmed_qty} unit(s) sorted and ${old.pending_qty} awaiting confirmation; it cannot be removed`,
+            `line '${old.sku}' of order ${r.id} has ${count(old.confirmed_qty, 'unit')} sorted and ${old.pending_qty} awaiting confirmation; it cannot be removed`,
           );
         } else {
           toDelete.push({ line: old, row: i });
@@ -180,7 +181,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
           errors.add(
             d.row,
             'items',
-            `line '${d.line.sku}' of order ${d.line.order_id} has a scan history (${n} scan(s), since cancelled); it cannot be removed, keep it in the order`,
+            `line '${d.line.sku}' of order ${d.line.order_id} has a scan history (${count(n, 'scan')}, since cancelled); it cannot be removed, keep it in the order`,
           );
         }
       }

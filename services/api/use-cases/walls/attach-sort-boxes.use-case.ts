@@ -5,6 +5,8 @@ import { AppError, type FieldError } from '../../../../shared/errors/app-error';
 import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
 import { toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { emitWallUpdated, isUniqueViolation, lockWall } from './wall-access';
+import { countsOfWall } from './list-walls.use-case';
+import { toWallDto } from './wall.dto';
 
 const SERIAL_INDEX = 'sort_box_serial_uq';
 const CRC_INDEX = 'sort_box_crc_uq';
@@ -108,7 +110,7 @@ export async function attachSortBoxes(em: EntityManager, clientId: number, wallI
           return box;
         });
         await tx.flush();
-        emitWallUpdated(tx, wall, 'sort-boxes-attached', attached.map(toSortBoxDto), now);
+        emitWallUpdated(tx, clientId, toWallDto(wall, await countsOfWall(tx, clientId, wall.id)), 'sort-boxes-attached', attached.map(toSortBoxDto), now);
         await tx.flush();
       }
       return serialNumbers.map((s) => toSortBoxDto(bySerial.get(s)!));

@@ -37,7 +37,7 @@ export async function createWall(em: EntityManager, clientId: number, input: Cre
         updatedAt: now,
       });
       await tx.flush();
-      return toWallDto(wall);
+      return toWallDto(wall, { slotCount: 0, connectedSorters: 0 });
     });
   } catch (err) {
     if (isUniqueViolation(err, WALL_NAME_INDEX)) throw wallNameTaken(input.name);

@@ -4,6 +4,9 @@ import { AppError } from '../../../../shared/errors/app-error';
 import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
 import { toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { emitWallUpdated, lockWall } from './wall-access';
+import { count } from '../../../../shared/text/wording';
+import { countsOfWall } from './list-walls.use-case';
+import { toWallDto } from './wall.dto';
 
 /**
  * DELETE /walls/{id}/sort-boxes/{crc}: detaches an Empty slot and answers it as it was.
@@ -26,13 +29,13 @@ export async function detachSortBox(em: EntityManager, clientId: number, wallId:
     if (pending > 0) {
       throw new AppError(
         'slot-not-empty',
-        `Slot ${crc} of wall '${wall.name}' has ${pending} scan(s) waiting for confirmation; confirm or cancel them before detaching it.`,
+        `Slot ${crc} of wall '${wall.name}' has ${count(pending, 'scan')} waiting for confirmation; confirm or cancel them before detaching it.`,
       );
     }
     const answer = toSortBoxDto(slot);
     tx.remove(slot);
     await tx.flush();
-    emitWallUpdated(tx, wall, 'sort-box-detached', [answer]);
+    emitWallUpdated(tx, clientId, toWallDto(wall, await countsOfWall(tx, clientId, wall.id)), 'sort-box-detached', [answer]);
     await tx.flush();
     return answer;
   });

@@ -16,9 +16,7 @@ export async function getWall(em: EntityManager, clientId: number, wallId: numbe
   const slots = await em.find(SortBox, { clientId, wallId }, { orderBy: { position: 'asc' } });
   const sessions = await em.find(SorterSession, { clientId, wallId, status: 'Connected' }, { orderBy: { startedAt: 'asc', id: 'asc' } });
   return {
-    ...toWallDto(wall),
-    slotCount: slots.length,
-    connectedSorters: sessions.length,
+    ...toWallDto(wall, { slotCount: slots.length, connectedSorters: sessions.length }),
     slots: slots.map(toSortBoxDto),
     // A session token lets its holder scan as that sorter, so it is not shown to other sorters.
     sessions: sessions.map((s) => {

@@ -3,8 +3,10 @@ import { SortBox } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { CreateWallInput } from './create-wall.use-case';
 import { emitWallUpdated, isUniqueViolation, lockWall } from './wall-access';
+import { countsOfWall } from './list-walls.use-case';
 import { toWallDto, type WallDto } from './wall.dto';
 import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
+import { count } from '../../../../shared/text/wording';
 
 export type UpdateWallInput = Partial<CreateWallInput>;
 
@@ -20,7 +22,7 @@ export async function updateWall(em: EntityManager, clientId: number, wallId: nu
     return await em.transactional(async (tx) => {
       const wall = await lockWall(tx, clientId, wallId);
       const changed = FIELDS.filter((f) => input[f] !== undefined && input[f] !== (wall[f] ?? null));
-      if (changed.length === 0) return toWallDto(wall);
+      if (changed.length === 0) return toWallDto(wall, await countsOfWall(tx, clientId, wall.id));
 
       if (changed.includes('name')) await assertWallNameFree(tx, clientId, input.name!, wall.id);
       if (changed.includes('warehouseId')) {
@@ -32,15 +34,16 @@ export async function updateWall(em: EntityManager, clientId: number, wallId: nu
           const list = occupied.slice(0, 5).map((s) => `${s.crc} (order ${s.orderId})`).join(', ');
           throw new AppError(
             'slot-not-empty',
-            `Wall '${wall.name}' has ${occupied.length} slot(s) holding orders: ${list}${occupied.length > 5 ? ', ...' : ''}. Release them before changing the wall's warehouse.`,
+            `Wall '${wall.name}' has ${count(occupied.length, 'slot')} holding orders: ${list}${occupied.length > 5 ? ', ...' : ''}. Release them before changing the wall's warehouse.`,
           );
         }
       }
       for (const f of changed) (wall as Record<string, unknown>)[f] = input[f];
       await tx.flush();
-      emitWallUpdated(tx, wall, 'wall');
+      const dto = toWallDto(wall, await countsOfWall(tx, clientId, wall.id));
+      emitWallUpdated(tx, clientId, dto, 'wall');
       await tx.flush();
-      return toWallDto(wall);
+      return dto;
     });
   } catch (err) {
     if (isUniqueViolation(err, WALL_NAME_INDEX)) throw wallNameTaken(input.name ?? '');

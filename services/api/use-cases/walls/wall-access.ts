@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent, Wall, type IWall } from '../../../../shared/db/entities';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
-import { toWallDto } from './wall.dto';
+import type { WallDto } from './wall.dto';
 
 /** The caller's wall, or 404 exactly as for a missing one (another client's id reveals nothing). */
 export async function findWall(em: EntityManager, clientId: number, wallId: number): Promise<IWall> {
@@ -32,14 +32,14 @@ export type WallChange = 'wall' | 'sort-boxes-attached' | 'sort-box-detached';
  * style (`{ session }`, `{ item, sortBox }`): `{ wall, change, sortBoxes? }`, sortBoxes being the
  * slots attached or the one detached.
  */
-export function emitWallUpdated(tx: EntityManager, wall: IWall, change: WallChange, sortBoxes?: SortBoxDto[], now = new Date()): void {
+export function emitWallUpdated(tx: EntityManager, clientId: number, wall: WallDto, change: WallChange, sortBoxes?: SortBoxDto[], now = new Date()): void {
   tx.create(OutboxEvent, {
     eventId: randomUUID(),
-    clientId: wall.clientId,
+    clientId,
     wallId: wall.id,
     type: 'wall.updated',
     occurredAt: now,
-    data: { wall: toWallDto(wall), change, ...(sortBoxes ? { sortBoxes } : {}) },
+    data: { wall, change, ...(sortBoxes ? { sortBoxes } : {}) },
   });
 }
 

@@ -3,7 +3,10 @@ import { WALL_WORKFLOWS, type IWall } from '../../../../shared/db/entities';
 import { FLOW_DIRECTIONS } from '../../../../shared/domain/display-layout';
 import { sessionDto, sortBoxDto } from '../../../../shared/dto/sorting.dto';
 
-/** The Wall record of docs/api.md §5; also `data.wall` of every `wall.updated` event. */
+/**
+ * The Wall record of docs/api.md §5, one shape wherever a wall appears: POST, PATCH and GET /walls,
+ * GET /walls/{id} (which adds slots and sessions) and `data.wall` of every `wall.updated` event.
+ */
 export const wallDto = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -15,18 +18,19 @@ export const wallDto = z.object({
   segmentRows: z.number().int().nullable(),
   segmentColumns: z.number().int().nullable(),
   createdAt: z.string(),
-});
-export type WallDto = z.infer<typeof wallDto>;
-
-/** A wall in GET /walls: the record plus what a hub shows on its wall list. */
-export const wallSummaryDto = wallDto.extend({
   slotCount: z.number().int().describe('Slots (sort boxes) attached to the wall.'),
   connectedSorters: z.number().int().describe('Sessions of the wall in status Connected.'),
 });
-export type WallSummaryDto = z.infer<typeof wallSummaryDto>;
+export type WallDto = z.infer<typeof wallDto>;
 
-/** GET /walls/{id}: the summary plus the slots by position and the connected sessions. */
-export const wallDetailDto = wallSummaryDto.extend({
+/** What a wall record counts besides its own row. */
+export interface WallCounts {
+  slotCount: number;
+  connectedSorters: number;
+}
+
+/** GET /walls/{id}: the Wall record plus the slots by position and the connected sessions. */
+export const wallDetailDto = wallDto.extend({
   slots: z.array(sortBoxDto).describe('Every slot of the wall, ordered by position.'),
   sessions: z
     .array(
@@ -41,7 +45,8 @@ export const wallDetailDto = wallSummaryDto.extend({
 });
 export type WallDetailDto = z.infer<typeof wallDetailDto>;
 
-export function toWallDto(w: IWall): WallDto {
+/** The one mapper of the Wall record. */
+export function toWallDto(w: IWall, counts: WallCounts): WallDto {
   return {
     id: w.id,
     name: w.name,
@@ -53,5 +58,7 @@ export function toWallDto(w: IWall): WallDto {
     segmentRows: w.segmentRows ?? null,
     segmentColumns: w.segmentColumns ?? null,
     createdAt: new Date(w.createdAt).toISOString(),
+    slotCount: counts.slotCount,
+    connectedSorters: counts.connectedSorters,
   };
 }
