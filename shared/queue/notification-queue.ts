@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import { z } from 'zod';
 import type { WallEvent } from '../events/channels';
 import type { Logger } from '../logging/logger';
@@ -65,7 +65,7 @@ export interface WebhookQueue {
 }
 
 export function createWebhookQueue(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, retryBaseMs: number): WebhookQueue {
-  const producer: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3, enableReadyCheck: true });
+  const producer: Redis = createRedisConnection(settings.redisUrl);
   const queue = new Queue(WEBHOOK_QUEUE, { connection: producer as ConnectionOptions, prefix: settings.prefix });
   const opts = jobOptions(retryBaseMs);
   return {
@@ -92,7 +92,7 @@ export async function startWebhookWorker(
   log: Logger,
   concurrency = 16,
 ): Promise<{ close(): Promise<void> }> {
-  const workerConnection: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  const workerConnection: Redis = createRedisConnection(settings.redisUrl, { blocking: true });
   const worker = new Worker(
     WEBHOOK_QUEUE,
     async (job: Job) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
 import type { CommandBus } from './command-bus';
@@ -39,8 +39,8 @@ const JOB_OPTIONS = {
 } as const;
 
 function connection(url: string, forWorker: boolean): Redis {
-  // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
-  return new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true });
+  // One server or a cluster (REDIS_URL); workers block, so BullMQ needs maxRetriesPerRequest null there.
+  return createRedisConnection(url, { blocking: forWorker });
 }
 
 export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {

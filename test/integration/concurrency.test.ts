@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import IORedis from 'ioredis';
+import { createRedisConnection } from '../../shared/redis/connection';
 import request from 'supertest';
 import { Employee } from '../../shared/db/entities';
 import { hashSecret } from '../../shared/auth/password';
@@ -462,7 +462,7 @@ describe('sorting under load: 18 sorters, 3 walls, 2 worker processes', () => {
     expect(new Set(applied.map((a) => a.wall_id))).toEqual(new Set(floor.wallIds));
 
     // ---- Both worker processes applied commands (BullMQ keeps each job's worker name as processedBy)
-    const redis = new IORedis(api.runtime.config.REDIS_URL, { maxRetriesPerRequest: 2 });
+    const redis = createRedisConnection(api.runtime.config.REDIS_URL, { redisOptions: { maxRetriesPerRequest: 2 } });
     let processedBy: Record<string, number>;
     try {
       const pipeline = redis.pipeline();

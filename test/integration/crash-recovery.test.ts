@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
-import IORedis from 'ioredis';
+import { createRedisConnection } from '../../shared/redis/connection';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
 import type { CommandHandlers, CommandJobInfo } from '../../shared/queue/command-job';
 import type { CommandPayloads } from '../../shared/queue/commands';
@@ -95,7 +95,7 @@ describe('crash recovery: a worker killed mid-command', () => {
         .fork()
         .execute<{ partition: number; job_id: string }[]>("select partition, job_id from applied_command where client_id = ? and name = 'item.scan'", [floor.tenant.clientId]);
       expect(applied!.partition).toBe(partitionOf(floor.wallId, api.runtime.config.QUEUE_PARTITIONS));
-      const redis = new IORedis(api.runtime.config.REDIS_URL, { maxRetriesPerRequest: 2 });
+      const redis = createRedisConnection(api.runtime.config.REDIS_URL, { redisOptions: { maxRetriesPerRequest: 2 } });
       try {
         const job = await redis.hgetall(`${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(applied!.partition)}:${applied!.job_id}`);
         expect(Number(job.ats)).toBe(2);
