@@ -63,7 +63,8 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
   });
 
   const startWorkers = async (...labels: string[]) => {
-    const started = labels.map((l) => spawnWorkerProcess(l));
+    // direct: the child is the worker itself, so stopping it waits for the worker's own exit.
+    const started = labels.map((l) => spawnWorkerProcess(l, { direct: true }));
     workers.push(...started);
     try {
       await Promise.all(started.map((w) => waitUntilReady(w)));
@@ -91,7 +92,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
   it('runs the concurrency scenario with the same invariants (18 sorters, 3 walls, 2 worker processes)', async () => {
     const pair = await startWorkers('sorting worker A', 'sorting worker B');
     try {
-      const figures = await runLoadAndCheck(api, server, { iterations: 15 });
+      const figures = await runLoadAndCheck(api, server, { iterations: 12 });
       process.stdout.write(`\nconcurrency figures on the cluster: ${JSON.stringify(figures)}\n`);
     } catch (err) {
       const e = err as Error;
@@ -99,7 +100,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       throw e;
     } finally {
       // The crash scenario needs the queue to itself.
-      await Promise.all(pair.map((w) => stopWorkerProcess(w)));
+      await Promise.all(pair.map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
     }
   });
 
@@ -109,7 +110,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       await runWorkerCrashScenario(api, crashWorkers);
     } finally {
       workers.push(...crashWorkers);
-      await Promise.all(crashWorkers.map((w) => stopWorkerProcess(w)));
+      await Promise.all(crashWorkers.map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
     }
   });
 
@@ -129,7 +130,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       tokens.push(res.body.token as string);
     }
 
-    type Answer = { op: 'scan' | 'confirm'; status: number; code?: string; phase: string };
+    type Answer = { op: 'scan' | 'confirm'; status: number; code?: string; phase: string; ms: number };
     const answers: Answer[] = [];
     const unexpected: string[] = [];
     const scans = new Map<string, { sorter: number; itemId?: number }>(); // Idempotency-Key → item
@@ -140,17 +141,19 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
     let okAfterRecovery = 0;
 
     const scanOnce = async (i: number, key: string) => {
+      const t0 = Date.now();
       const res = await request(server)
         .post('/api/v1/sort-box-items')
         .set('Authorization', sorters[i]!.auth)
         .set('Idempotency-Key', key)
         .send({ sessionToken: tokens[i], barcode: 'SKU-A' });
-      answers.push({ op: 'scan', status: res.status, code: res.body?.code, phase });
+      answers.push({ op: 'scan', status: res.status, code: res.body?.code, phase, ms: Date.now() - t0 });
       return res;
     };
     const confirmOnce = async (i: number, itemId: number) => {
+      const t0 = Date.now();
       const res = await request(server).patch(`/api/v1/sort-box-items/${itemId}/confirm`).set('Authorization', sorters[i]!.auth).send({});
-      answers.push({ op: 'confirm', status: res.status, code: res.body?.code, phase });
+      answers.push({ op: 'confirm', status: res.status, code: res.body?.code, phase, ms: Date.now() - t0 });
       return res;
     };
     const acceptable = (status: number, code?: string) => status === 200 || status === 503 || (status === 504 && code === 'command-timeout');
@@ -171,17 +174,21 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       }
     };
 
+    const timings = { killedAt: 0, healthyAfterMs: 0, threePairsAfterMs: 0 };
     const traffic = Promise.all([0, 1, 2].map((i) => loop(i)));
     try {
       await waitFor(() => answers.filter((a) => a.status === 200).length >= 6, { timeoutMs: 30_000, what: 'traffic before the failover' });
       phase = 'failover';
+      timings.killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await waitFor(() => victim.exited, { timeoutMs: 5_000, what: `the master on port ${victimPort} to die` });
       await cluster.waitHealthy(40_000);
+      timings.healthyAfterMs = Date.now() - timings.killedAt;
       const newMaster = await cluster.masterOf(`${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(partition)}:wait`);
       expect(newMaster).not.toBe(victimPort);
       phase = 'recovered';
-      await waitFor(() => okAfterRecovery >= 6, { timeoutMs: 45_000, what: 'scan+confirm pairs to succeed after the failover' });
+      await waitFor(() => okAfterRecovery >= 3, { timeoutMs: 45_000, what: 'scan+confirm pairs to succeed after the failover' });
+      timings.threePairsAfterMs = Date.now() - timings.killedAt;
     } finally {
       stop = true;
       await traffic;
@@ -204,7 +211,8 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
 
     const tally: Record<string, number> = {};
     for (const a of answers) tally[`${a.phase} ${a.op} ${a.status}${a.code ? ` ${a.code}` : ''}`] = (tally[`${a.phase} ${a.op} ${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1;
-    process.stdout.write(`\nfailover answers: ${JSON.stringify(tally)}\n`);
+    const slowest = Math.max(...answers.map((a) => a.ms));
+    process.stdout.write(`\nfailover: ${JSON.stringify({ answers: tally, healthyAfterMs: timings.healthyAfterMs, threePairsAfterMs: timings.threePairsAfterMs, slowestAnswerMs: slowest })}\n`);
     expect(unexpected).toEqual([]);
     expect(answers.some((a) => a.status >= 500 && a.status !== 503 && a.status !== 504)).toBe(false);
 
@@ -220,6 +228,6 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       .fork()
       .execute<{ confirmed_qty: number; pending_qty: number }[]>('select confirmed_qty, pending_qty from order_item where client_id = ?', [floor.tenant.clientId]);
     expect(line).toEqual({ confirmed_qty: items.length, pending_qty: 0 });
-    await Promise.all(pair.map((w) => stopWorkerProcess(w)));
+    await Promise.all(pair.map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
   });
 });
