@@ -36,8 +36,9 @@ export interface BenchSettings {
   resultsDir: string;
 }
 
-export const BENCH_DATABASE = 'sorting_bench';
-export const BENCH_QUEUE_PREFIX = 'sorting-bench';
+// Overridable so that two benches on one machine (or one beside a dev database) never meet.
+export const BENCH_DATABASE = process.env.BENCH_DATABASE || 'sorting_bench';
+export const BENCH_QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX || 'sorting-bench';
 
 function int(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];

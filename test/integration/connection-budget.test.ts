@@ -28,7 +28,7 @@ describe('database connection budget', () => {
     }
   });
 
-  it('fails a query that waits longer than DATABASE_ACQUIRE_TIMEOUT_MS for a pool connection (KnexTimeoutError: a dependency outage, answered 503)', async () => {
+  it('fails a query that waits longer than DATABASE_ACQUIRE_TIMEOUT_MS for a pool connection (a KnexTimeoutError, which the API treats as a dependency outage)', async () => {
     const orm = await initOrm(process.env.DATABASE_URL!, 1, { acquireTimeoutMs: 300, applicationName: 'sorting:budget-test' });
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
