@@ -52,7 +52,8 @@ export async function ensureDatabase(databaseUrl: string, log?: Logger): Promise
     const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
     if (!rowCount) {
       await admin.query(`create database "${dbName.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created meanwhile by another process
+        // Created meanwhile by another process: 42P04, or 23505 when both inserted into pg_database at once.
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
       log?.info({ database: dbName }, 'created database');
     }

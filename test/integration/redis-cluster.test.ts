@@ -85,6 +85,15 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       masters.add(await cluster.masterOf(`${base}:wait`));
     }
     expect(masters.size).toBe(3);
+    // Rate limits (a MULTI on one key) work on the cluster: failed sign-ins are counted, never a 500.
+    for (let i = 0; i < 2; i++) {
+      const res = await request(server).post('/token').send({ username: `nobody-${i}@example.com`, password: 'wrong-password' });
+      expect(res.status).toBe(401);
+    }
+    const limiter = api.deps.rateLimiter;
+    await limiter.recordFailure('cluster-test', 60_000);
+    expect(await limiter.recordFailure('cluster-test', 60_000)).toBe(2);
+    expect(await limiter.blockedFor('cluster-test', 2)).toBeGreaterThan(0);
     const webhookSlots = new Set(await Promise.all(['wait', 'delayed', 'x_1'].map((k) => slotOf(`${prefix}:${WEBHOOK_QUEUE}:${k}`))));
     expect(webhookSlots.size).toBe(1);
   });
@@ -92,7 +101,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
   it('runs the concurrency scenario with the same invariants (18 sorters, 3 walls, 2 worker processes)', async () => {
     const pair = await startWorkers('sorting worker A', 'sorting worker B');
     try {
-      const figures = await runLoadAndCheck(api, server, { iterations: 12 });
+      const figures = await runLoadAndCheck(api, server, { iterations: 8 });
       process.stdout.write(`\nconcurrency figures on the cluster: ${JSON.stringify(figures)}\n`);
     } catch (err) {
       const e = err as Error;
@@ -121,6 +130,13 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
     // The master holding this wall's queue: its death stalls exactly the path under test.
     const victimPort = await cluster.masterOf(`${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(partition)}:wait`);
     const victim = cluster.nodes.find((n) => n.port === victimPort)!;
+
+    // The hub fan-out: an outbox relay process publishes the wall's events, this API process follows them.
+    const relay = spawnWorkerProcess('outbox relay', { kind: 'outbox', direct: true });
+    workers.push(relay);
+    await waitFor(() => relay.output.includes('outbox relay started'), { timeoutMs: 30_000, what: 'the outbox relay to start' });
+    const hubEvents: { type: string; data: { item?: { id: number } } }[] = [];
+    const unsubscribe = await api.deps.events.subscribe(floor.wallId, (e) => hubEvents.push(JSON.parse(e) as { type: string; data: { item?: { id: number } } }));
 
     const sorters = await Promise.all([1, 2, 3].map((n) => floor.sorter(n)));
     const tokens: string[] = [];
@@ -228,6 +244,13 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       .fork()
       .execute<{ confirmed_qty: number; pending_qty: number }[]>('select confirmed_qty, pending_qty from order_item where client_id = ?', [floor.tenant.clientId]);
     expect(line).toEqual({ confirmed_qty: items.length, pending_qty: 0 });
-    await Promise.all(pair.map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
+
+    // Every item's creation reached the hub through the cluster's pub/sub, failover or not (at least once).
+    const created = () => new Set(hubEvents.filter((e) => e.type === 'sort-box-item.created').map((e) => e.data.item?.id));
+    await waitFor(() => items.every((i) => created().has(i.id)), { timeoutMs: 20_000, what: 'every sort-box-item.created event on the hub' }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${items.filter((i) => !created().has(i.id)).length} of ${items.length} missing\n${workerOutput([relay])}`);
+    });
+    await unsubscribe();
+    await Promise.all([...pair, relay].map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
   });
 });
