@@ -36,8 +36,8 @@ export interface BenchSettings {
   resultsDir: string;
 }
 
-// Overridable so that two benches on one machine (or one beside a dev database) never meet.
-export const BENCH_DATABASE = process.env.BENCH_DATABASE || 'sorting_bench';
+// BENCH_DATABASE_NAME / BENCH_QUEUE_PREFIX: another name, so two benches on one machine do not collide.
+export const BENCH_DATABASE = process.env.BENCH_DATABASE_NAME || 'sorting_bench';
 export const BENCH_QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX || 'sorting-bench';
 
 function int(name: string, fallback: number, min = 1): number {

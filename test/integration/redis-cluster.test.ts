@@ -252,5 +252,6 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
     });
     await unsubscribe();
     await Promise.all([...pair, relay].map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
+    process.stdout.write(`\nEXITS ${[...pair, relay].map((w) => /\[.* exited: [^\]]*\]/.exec(w.output)?.[0]).join(' | ')}\n`);
   });
 });
