@@ -198,12 +198,18 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       timings.killedAt = Date.now();
       victim.child.kill('SIGKILL');
       await waitFor(() => victim.exited, { timeoutMs: 5_000, what: `the master on port ${victimPort} to die` });
+      // Right after the kill the others still think it alive: wait for its replica's promotion first.
+      const queueKey = `${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(partition)}:wait`;
+      await waitFor(async () => (await cluster.masterOf(queueKey).catch(() => victimPort)) !== victimPort, {
+        timeoutMs: 40_000,
+        what: `a replica to take over from the master on port ${victimPort}`,
+      });
       await cluster.waitHealthy(40_000);
       timings.healthyAfterMs = Date.now() - timings.killedAt;
-      const newMaster = await cluster.masterOf(`${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(partition)}:wait`);
-      expect(newMaster).not.toBe(victimPort);
       phase = 'recovered';
-      await waitFor(() => okAfterRecovery >= 3, { timeoutMs: 45_000, what: 'scan+confirm pairs to succeed after the failover' });
+      // Keep going a while past the failover window of the hub check below, so it has events to check.
+      const healthyAt = Date.now();
+      await waitFor(() => okAfterRecovery >= 3 && Date.now() > healthyAt + 3_000, { timeoutMs: 45_000, what: 'scan+confirm pairs to succeed after the failover' });
       timings.threePairsAfterMs = Date.now() - timings.killedAt;
     } finally {
       stop = true;
@@ -245,13 +251,28 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       .execute<{ confirmed_qty: number; pending_qty: number }[]>('select confirmed_qty, pending_qty from order_item where client_id = ?', [floor.tenant.clientId]);
     expect(line).toEqual({ confirmed_qty: items.length, pending_qty: 0 });
 
-    // Every item's creation reached the hub through the cluster's pub/sub, failover or not (at least once).
+    // Every item's creation reached the hub through the cluster's pub/sub, except possibly those published
+    // while the failover was under way: pub/sub is at most once, and a subscription held on the dead
+    // node is moved to another by the client (docs/scaling.md). Outside that window, none may be missing.
+    const windowFrom = timings.killedAt - 500;
+    const windowTo = timings.killedAt + timings.healthyAfterMs + 2_000;
+    const published = await api.runtime.orm.em
+      .fork()
+      .execute<{ item_id: number; published_ms: string | null }[]>(
+        "select (data->'item'->>'id')::int as item_id, (extract(epoch from published_at) * 1000)::bigint as published_ms from outbox_event where client_id = ? and type = 'sort-box-item.created'",
+        [floor.tenant.clientId],
+      );
+    const at = (p: { published_ms: string | null }) => (p.published_ms === null ? NaN : Number(p.published_ms));
+    const mustArrive = published.filter((p) => at(p) < windowFrom || at(p) > windowTo);
     const created = () => new Set(hubEvents.filter((e) => e.type === 'sort-box-item.created').map((e) => e.data.item?.id));
-    await waitFor(() => items.every((i) => created().has(i.id)), { timeoutMs: 20_000, what: 'every sort-box-item.created event on the hub' }).catch((err: Error) => {
-      throw new Error(`${err.message}: ${items.filter((i) => !created().has(i.id)).length} of ${items.length} missing\n${workerOutput([relay])}`);
+    await waitFor(() => mustArrive.every((p) => created().has(p.item_id)), { timeoutMs: 20_000, what: 'the sort-box-item.created events on the hub' }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${mustArrive.filter((p) => !created().has(p.item_id)).length} of ${mustArrive.length} missing\n${workerOutput([relay])}`);
     });
+    expect(mustArrive.length).toBeGreaterThan(0);
+    process.stdout.write(`\nhub: ${created().size} of ${items.length} item events arrived; ${published.length - mustArrive.length} were published during the failover window\n`);
     await unsubscribe();
     await Promise.all([...pair, relay].map((w) => stopWorkerProcess(w, 'SIGTERM', 5_000)));
-    process.stdout.write(`\nEXITS ${[...pair, relay].map((w) => /\[.* exited: [^\]]*\]/.exec(w.output)?.[0]).join(' | ')}\n`);
+    // How the processes ended (a SIGKILL here means SIGTERM was not obeyed within 5 s): for the log.
+    process.stdout.write(`\nworker exits after the failover: ${[...pair, relay].map((w) => /exited: [^\]]*/.exec(w.output)?.[0]).join(' | ')}\n`);
   });
 });
