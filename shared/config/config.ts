@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseRedisUrl } from '../redis/connection';
 
 const bool = z
   .union([z.boolean(), z.string()])
@@ -37,8 +38,25 @@ export const configSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/sorting'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: z.string().min(1).default('sorting'),
+  // The connection budget of the whole deployment (docs/scaling.md): every process checks at start
+  // that SERVICE_PROCESSES × DATABASE_POOL_MAX fits in it and warns if not.
+  DATABASE_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+  SERVICE_PROCESSES: z.coerce.number().int().min(1).default(1),
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  DATABASE_PREPARED_STATEMENTS: bool.default(true),
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((url) => {
+      try {
+        parseRedisUrl(url);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be redis://host:port, rediss://..., or redis+cluster://host:port,host:port,... for a Redis Cluster'),
+  // No braces: a hash tag in the prefix would put every queue in one cluster slot (docs/scaling.md).
+  QUEUE_PREFIX: z.string().min(1).regex(/^[^{}]+$/, 'must not contain { or }').default('sorting'),
   QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),

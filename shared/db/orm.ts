@@ -7,14 +7,26 @@ import { migrationsList } from './migrations';
 
 export type Orm = MikroORM;
 
-export function ormOptions(databaseUrl: string, poolMax = 10): Options {
+export interface PoolOptions {
+  /** How long a query waits for a free pool connection before it fails (KnexTimeoutError → 503). */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL application_name of the connections, e.g. `sorting:worker:sorting`: tells roles apart in pg_stat_activity. */
+  applicationName?: string;
+}
+
+export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolOptions = {}): Options {
+  const acquireTimeoutMs = poolOptions.acquireTimeoutMs ?? 60_000;
   return {
     clientUrl: databaseUrl,
     entities: ALL_ENTITIES,
     extensions: [Migrator],
     // Production never syncs the schema: it only runs the committed migrations.
     discovery: { warnWhenNoEntities: true },
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: poolMax, acquireTimeoutMillis: acquireTimeoutMs },
+    driverOptions: {
+      acquireConnectionTimeout: acquireTimeoutMs,
+      ...(poolOptions.applicationName ? { connection: { application_name: poolOptions.applicationName } } : {}),
+    },
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // A request or job forks its own entity manager; touching the global one is a bug.
     allowGlobalContext: false,
@@ -24,8 +36,8 @@ export function ormOptions(databaseUrl: string, poolMax = 10): Options {
   };
 }
 
-export async function initOrm(databaseUrl: string, poolMax = 10): Promise<Orm> {
-  return MikroORM.init(ormOptions(databaseUrl, poolMax));
+export async function initOrm(databaseUrl: string, poolMax = 10, poolOptions: PoolOptions = {}): Promise<Orm> {
+  return MikroORM.init(ormOptions(databaseUrl, poolMax, poolOptions));
 }
 
 /** Creates the database named in the URL when it does not exist yet (docs/api.md §10). */
@@ -40,7 +52,8 @@ export async function ensureDatabase(databaseUrl: string, log?: Logger): Promise
     const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
     if (!rowCount) {
       await admin.query(`create database "${dbName.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created meanwhile by another process
+        // Created meanwhile by another process: 42P04, or 23505 when both inserted into pg_database at once.
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
       log?.info({ database: dbName }, 'created database');
     }

@@ -10,7 +10,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ET
 // PostgreSQL SQLSTATEs: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now,
 // 53300 too many connections; class 08 (connection exceptions) is matched by prefix.
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
-const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'KnexTimeoutError', 'ConnectionException']);
+const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'KnexTimeoutError', 'ConnectionException', 'ClusterAllFailedError']);
 const MESSAGES = [
   /Connection terminated/i, // pg: the server went away mid-query
   /Client has encountered a connection error/i,
@@ -18,6 +18,7 @@ const MESSAGES = [
   /Stream isn't writeable/i, // ioredis, offline queue off
   /Timeout acquiring a connection/i, // knex pool
   /the database system is (starting up|shutting down|in recovery mode)/i,
+  /CLUSTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache/i, // Redis Cluster mid-failover or resharding, past the client's retries
 ];
 
 interface ErrorLike {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
 import { watchRedisErrors } from '../redis/redis';
 import {
@@ -63,7 +63,8 @@ export function queueName(kind: JobQueueKind): string {
 /** Every queue connection of the job module: its errors go to the JSON log, never to stderr. */
 export function queueConnection(url: string, forWorker: boolean, log: Logger | undefined, name: string): Redis {
   // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
-  return watchRedisErrors(new IORedis(url, { maxRetriesPerRequest: forWorker ? null : 3, enableReadyCheck: true }), log, name);
+  // One server or a cluster (REDIS_URL); workers block, so BullMQ needs maxRetriesPerRequest null there.
+  return watchRedisErrors(createRedisConnection(url, { blocking: forWorker }), log, name);
 }
 
 /**

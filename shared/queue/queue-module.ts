@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from '../redis/connection';
 import { AppError } from '../errors/app-error';
 import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';

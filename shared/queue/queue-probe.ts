@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import { commandQueueName } from './partitioning';
 import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
 import type { QueueSettings } from './queue-module';
@@ -20,10 +20,10 @@ export interface QueueRoundTrip {
 export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, n: number): Promise<QueueRoundTrip> {
   const name = `probe-${randomUUID()}`;
   const replyChannel = `${settings.prefix}:probe-replies:${randomUUID()}`;
-  const producer: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3 });
-  const subscriber: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3 });
-  const publisher: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3 });
-  const workerConnection: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null });
+  const producer: Redis = createRedisConnection(settings.redisUrl);
+  const subscriber: Redis = createRedisConnection(settings.redisUrl);
+  const publisher: Redis = createRedisConnection(settings.redisUrl);
+  const workerConnection: Redis = createRedisConnection(settings.redisUrl, { blocking: true });
   const queue = new Queue(name, { connection: producer as ConnectionOptions, prefix: settings.prefix });
   await queue.setGlobalConcurrency(1);
 
@@ -84,7 +84,7 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
  * starting), so a caller can wait for the sorting worker before sending commands.
  */
 export async function commandWorkersListening(settings: Pick<QueueSettings, 'redisUrl' | 'prefix' | 'partitions'>): Promise<number> {
-  const connection: Redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 3 });
+  const connection: Redis = createRedisConnection(settings.redisUrl);
   try {
     let fewest = Infinity;
     for (let partition = 0; partition < settings.partitions; partition++) {

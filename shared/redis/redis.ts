@@ -1,7 +1,9 @@
-import IORedis, { type Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger';
+import { createRedisConnection, type RedisConnection } from './connection';
 
-export type { Redis };
+/** A Redis connection: one server or a cluster (shared/redis/connection.ts). */
+export type Redis = RedisConnection;
 
 const ERROR_LOG_EVERY_MS = 5_000;
 
@@ -28,10 +30,9 @@ export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undef
 
 /**
  * Redis connections for everything but the queues (rate limits, reply channels, event fan-out).
- * BullMQ's own connections are made in shared/queue.
+ * BullMQ's own connections are made in shared/queue, through the same createRedisConnection.
  */
 export function createRedis(url: string, opts: RedisOptions & { log?: Logger; name?: string } = {}): Redis {
   const { log, name = 'redis', ...redisOpts } = opts;
-  const client = new IORedis(url, { maxRetriesPerRequest: 3, enableReadyCheck: true, lazyConnect: false, ...redisOpts });
-  return watchRedisErrors(client, log, name);
+  return watchRedisErrors(createRedisConnection(url, { redisOptions: { lazyConnect: false, ...redisOpts } }), log, name);
 }

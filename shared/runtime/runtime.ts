@@ -2,6 +2,7 @@ import { loadConfig, type AppConfig } from '../config/config';
 import { createLogger, type Logger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { createRedis, type Redis } from '../redis/redis';
+import { checkConnectionBudget } from '../db/connection-budget';
 import type { QueueSettings } from '../queue/queue-module';
 
 /** The outside things one process holds, built once and passed in, closed in order. */
@@ -27,8 +28,12 @@ export async function createRuntime(
     log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
   }
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
-  const orm = await initOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const orm = await initOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+    applicationName: `sorting:${role}`.slice(0, 63),
+  });
   if (opts.migrate) await migrate(orm, log);
+  await checkConnectionBudget(config, (sql) => orm.em.getConnection().execute(sql), log);
   const redis = createRedis(config.REDIS_URL, { log, name: 'shared' });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];
   const runtime: Runtime = {

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
-import { Client as PgClient } from 'pg';
-import IORedis from 'ioredis';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
 import type { CommandHandlers, CommandJobInfo } from '../../shared/queue/command-job';
 import type { CommandPayloads } from '../../shared/queue/commands';
-import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
-import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
-import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, type WorkerProcess } from '../support/worker-process';
+import { partitionOf } from '../../shared/queue/partitioning';
+import { startTestApi, type TestApi } from '../support/test-api';
+import { buildFloor, connect, type Floor } from '../support/sorting-floor';
+import { counts, runWorkerCrashScenario } from '../support/crash-scenario';
+import { stopWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 /*
  * A worker may die in the middle of a command, or be cut off from Redis after it committed. BullMQ
@@ -19,22 +17,6 @@ import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, ty
 jest.setTimeout(90_000);
 // The caller waits for a crashed worker's job to be handed out again (lock 5 s + stall check 2.5 s).
 process.env.COMMAND_TIMEOUT_MS = '30000';
-
-async function counts(api: TestApi, clientId: number): Promise<{ items: number; applied: Record<string, number>; pending: number; confirmed: number }> {
-  const em = api.runtime.orm.em.fork();
-  const [{ n }] = await em.execute<{ n: string }[]>('select count(*) as n from sort_box_item where client_id = ?', [clientId]);
-  const applied = await em.execute<{ name: string; n: string }[]>('select name, count(*) as n from applied_command where client_id = ? group by name', [clientId]);
-  const [line] = await em.execute<{ pending: string; confirmed: string }[]>(
-    'select coalesce(sum(pending_qty), 0) as pending, coalesce(sum(confirmed_qty), 0) as confirmed from order_item where client_id = ?',
-    [clientId],
-  );
-  return {
-    items: Number(n),
-    applied: Object.fromEntries(applied.map((r) => [r.name, Number(r.n)])),
-    pending: Number(line.pending),
-    confirmed: Number(line.confirmed),
-  };
-}
 
 describe('crash recovery: a worker killed mid-command', () => {
   let api: TestApi;
@@ -49,74 +31,7 @@ describe('crash recovery: a worker killed mid-command', () => {
   });
 
   it('hands the job to another worker, which applies it once and answers the waiting caller', async () => {
-    const first = spawnWorkerProcess('sorting worker A', { direct: true });
-    workers.push(first);
-    const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
-    await pg.connect();
-    try {
-      await waitUntilReady(first);
-      const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
-      const s1 = await floor.sorter(1);
-      const session = await connect(api, floor, s1.auth);
-      expect(session.status).toBe(200);
-
-      // Hold the wall row, so the worker takes the scan's job and then waits inside the command.
-      await pg.query('begin');
-      await pg.query('select id from wall where id = $1 for update', [floor.wallId]);
-      const answer = scan(api, s1.auth, session.body.token, 'SKU-A');
-      let activity: unknown[] = [];
-      await waitFor(
-        async () => {
-          // Not on the connection holding the lock: inside a transaction pg_stat_activity is a snapshot.
-          const rows = await api.runtime.orm.em.fork().execute<{ pid: number; state: string; wait_event_type: string | null; query: string }[]>(
-            `select pid, state, wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-          );
-          activity = rows;
-          return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
-        },
-        { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}\n${JSON.stringify(activity, null, 1)}`);
-      });
-      await stopWorkerProcess(first, 'SIGKILL');
-      await pg.query('rollback');
-
-      // Another worker finds the job stalled (its lock expired with the dead worker) and runs it.
-      const second = spawnWorkerProcess('sorting worker B', { direct: true });
-      workers.push(second);
-      await waitUntilReady(second);
-      const res = await answer;
-      expect({ status: res.status, code: res.body.code }).toEqual({ status: 200, code: undefined });
-      expect(res.body).toMatchObject({ orderId: 1, sku: 'SKU-A', status: 'PendingConfirmation', units: 1 });
-
-      expect(await counts(api, floor.tenant.clientId)).toEqual({ items: 1, applied: { 'session.start': 1, 'item.scan': 1 }, pending: 1, confirmed: 0 });
-      // The job was started twice, the second time by worker B.
-      const [applied] = await api.runtime.orm.em
-        .fork()
-        .execute<{ partition: number; job_id: string }[]>("select partition, job_id from applied_command where client_id = ? and name = 'item.scan'", [floor.tenant.clientId]);
-      expect(applied!.partition).toBe(partitionOf(floor.wallId, api.runtime.config.QUEUE_PARTITIONS));
-      const redis = new IORedis(api.runtime.config.REDIS_URL, { maxRetriesPerRequest: 2 });
-      try {
-        const job = await redis.hgetall(`${api.runtime.config.QUEUE_PREFIX}:${commandQueueName(applied!.partition)}:${applied!.job_id}`);
-        expect(Number(job.ats)).toBe(2);
-        expect(job.pb).toMatch(new RegExp(`:${second.child.pid}$`));
-      } finally {
-        redis.disconnect();
-      }
-      // Its log may reach us a moment after the answer did.
-      await waitFor(() => second.output.includes('command job stalled'), { timeoutMs: 5_000, what: "worker B's stalled-job warning" });
-
-      // And the flow goes on: the sorter confirms the unit the crashed worker never placed.
-      const ok = await request(api.app).patch(`/api/v1/sort-box-items/${res.body.id}/confirm`).set('Authorization', s1.auth);
-      expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ status: 'Confirmed', confirmedUnits: 1 });
-    } catch (err) {
-      const e = err as Error;
-      e.message = `${e.message}\n${workerOutput(workers)}`;
-      throw e;
-    } finally {
-      await pg.end();
-    }
+    await runWorkerCrashScenario(api, workers);
   });
 });
 

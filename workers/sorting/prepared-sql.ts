@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 interface PgConnection {
-  query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(q: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -21,6 +21,20 @@ export class PreparedSql {
 }
 
 /**
+ * DATABASE_PREPARED_STATEMENTS. On (the default): named prepared statements, planned once per server
+ * connection; right for a direct connection and for PgBouncer in session mode, or in transaction mode
+ * from 1.21 on (max_prepared_statements > 0). Off: the same SQL as plain parameterized queries (the
+ * unnamed statement, planned every time), which any pooler in any mode passes through; needed for
+ * PgBouncer before 1.21 in transaction mode, where a named statement prepared on one server connection
+ * is missing on the next ("prepared statement ... does not exist"). docs/scaling.md.
+ */
+let namedStatements = true;
+
+export function usePreparedStatements(on: boolean): void {
+  namedStatements = on;
+}
+
+/**
  * Runs a prepared statement on the connection of the entity manager's open transaction (knex hands a
  * transaction's own connection to anyone who asks its client). Without one, a plain execute.
  */
@@ -28,6 +42,6 @@ export async function runPrepared<T>(tx: EntityManager, stmt: PreparedSql, value
   const trx = tx.getTransactionContext<{ client?: { acquireConnection?: () => Promise<unknown> } }>();
   const conn = (await trx?.client?.acquireConnection?.()) as PgConnection | undefined;
   if (!conn || typeof conn.query !== 'function') return tx.execute<T[]>(stmt.sql, values);
-  const result = await conn.query({ name: stmt.name, text: stmt.text, values });
+  const result = await conn.query(namedStatements ? { name: stmt.name, text: stmt.text, values } : { text: stmt.text, values });
   return result.rows as T[];
 }

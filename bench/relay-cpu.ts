@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Client as PgClient } from 'pg';
+import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
+import { createRedis } from '../shared/redis/redis';
+import { cpuMs } from './cpu-usage';
+import { pollUntil } from './service-processes';
+
+/*
+ * `npx tsx bench/relay-cpu.ts`: CPU per outbox event of the outbox relay (worker kind `outbox`), its
+ * PostgreSQL backends and Redis, for docs/scaling.md. The relay runs as its own process on an empty
+ * database of its own; then RELAY_EVENTS committed events (an item.scanned-sized payload, spread over
+ * 50 walls, no webhook subscriptions) appear at once, and the CPU used until the relay has published
+ * them all is divided by their number. Redis is shared with whatever else runs: an upper bound.
+ *
+ *   RELAY_EVENTS (20000), RELAY_DATABASE (sorting_relay_bench), DATABASE_URL, REDIS_URL
+ */
+
+const ROOT = path.resolve(__dirname, '..');
+const N = Number(process.env.RELAY_EVENTS ?? 20_000);
+const DB = process.env.RELAY_DATABASE ?? 'sorting_relay_bench';
+const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting');
+base.pathname = `/${DB}`;
+const databaseUrl = base.toString();
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `sorting-relay-bench-${process.pid}`;
+
+async function redisCpuMs(redis: ReturnType<typeof createRedis>): Promise<number> {
+  const info = await redis.info('cpu');
+  const read = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (read('used_cpu_sys') + read('used_cpu_user')) * 1000;
+}
+
+async function backendsCpu(pg: PgClient): Promise<Map<number, number>> {
+  const { rows } = await pg.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 and application_name = 'sorting:worker:outbox'", [DB]);
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    const ms = cpuMs(pid);
+    if (ms !== undefined) out.set(pid, ms);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const orm = await initOrm(databaseUrl, 2);
+  await migrate(orm);
+  await orm.em.getConnection().execute('truncate outbox_event');
+  await orm.close();
+
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', NODE_ENV: 'production', JWT_SECRET: 'relay-bench-secret-not-for-production' };
+  const relay = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts', 'outbox'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  relay.stdout!.on('data', (b: Buffer) => (output += b.toString()));
+  relay.stderr!.on('data', (b: Buffer) => (output += b.toString()));
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  const redis = createRedis(redisUrl);
+  try {
+    await pollUntil('the outbox relay to start', async () => output.includes('outbox relay started'), { timeoutMs: 60_000 });
+    // Let it settle into its idle poll, so its start-up is not counted.
+    await pollUntil('the relay to connect', async () => (await backendsCpu(pg)).size > 0, { timeoutMs: 10_000 });
+    const data = JSON.stringify({
+      id: 123456, wallId: 1, crc: '8F3A', sorterBarcode: 'A-8F3A', position: 17, status: 'PendingConfirmation', units: 1, confirmedUnits: 0,
+      orderId: 987654, orderItemId: 1234567, sku: 'SKU-000123', barcode: '012345678905', sorter: { id: 42, color: 'Blue' }, sessionId: 777,
+    });
+    const relayBefore = cpuMs(relay.pid)!;
+    const backendsBefore = await backendsCpu(pg);
+    const redisBefore = await redisCpuMs(redis);
+    const t0 = Date.now();
+    await pg.query(
+      `insert into outbox_event (event_id, client_id, wall_id, type, data)
+       select gen_random_uuid(), 1, 1 + (g % 50), 'item.scanned', $1::jsonb from generate_series(1, $2) g`,
+      [data, N],
+    );
+    await pollUntil(
+      'every event to be relayed',
+      async () => {
+        const { rows } = await pg.query<{ n: string }>('select count(*) as n from outbox_event where published_at is null');
+        return Number(rows[0]!.n) === 0;
+      },
+      { timeoutMs: 300_000 },
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const relayMs = cpuMs(relay.pid)! - relayBefore;
+    const backendsAfter = await backendsCpu(pg);
+    let pgMs = 0;
+    for (const [pid, ms] of backendsAfter) pgMs += ms - (backendsBefore.get(pid) ?? 0);
+    const redisMs = (await redisCpuMs(redis)) - redisBefore;
+    const per = (ms: number) => Math.round((ms / N) * 1000) / 1000;
+    const result = {
+      events: N,
+      seconds: Math.round(seconds * 10) / 10,
+      eventsPerSecond: Math.round(N / seconds),
+      cpuMsPerEvent: { relay: per(relayMs), postgres: per(pgMs), redis: per(redisMs) },
+      note: `run ${randomUUID().slice(0, 8)}; Redis CPU includes anything else using that server`,
+    };
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    relay.kill('SIGTERM');
+    await pollUntil('the relay to exit', async () => relay.exitCode !== null || relay.signalCode !== null, { timeoutMs: 15_000 }).catch(() => relay.kill('SIGKILL'));
+    await pg.end();
+    let cursor = '0';
+    do {
+      const [next, keys] = await (redis as import('ioredis').Redis).scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1);
+});
