@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../http/route';
-import { idParam, queryBool } from '../http/validation';
+import { idParam, isoDateTime, queryBool } from '../http/validation';
 import { auditLogDto } from '../use-cases/audit/audit-log.dto';
 import { initialAuditTimestamp, listAuditLogs, type AuditFilter } from '../use-cases/audit/list-audit-logs.use-case';
 
@@ -8,10 +8,8 @@ import { initialAuditTimestamp, listAuditLogs, type AuditFilter } from '../use-c
 const blankAsAbsent = (v: unknown) => (v === '' ? undefined : v);
 const dateTime = z.preprocess(
   blankAsAbsent,
-  z.iso
-    .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-23T08:00:00Z' })
-    .transform((s) => new Date(s))
-    .optional(),
+  // The shared date-time schema: years 1..9999 in UTC, so PostgreSQL can compare with it.
+  isoDateTime.transform((s) => new Date(s)).optional(),
 );
 const id = z.preprocess(blankAsAbsent, idParam.optional());
 const bool = z.preprocess(blankAsAbsent, queryBool.optional());
