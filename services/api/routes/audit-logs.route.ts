@@ -42,8 +42,7 @@ const listAll = z.object({
   licensePlates: bool.describe('true: only license plate records; false: none of them.'),
 });
 const bySlot = z.object({
-  orderSortId: z
-    .iso.datetime({ offset: true, error: 'is required: an ISO 8601 date-time' })
+  orderSortId: isoDateTime
     .transform((s) => new Date(s))
     .describe(orderSortId.description ?? ''),
   userId,
