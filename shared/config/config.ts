@@ -19,6 +19,9 @@ export const configSchema = z.object({
   QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
+  // `npm start` (the supervisor): processes per role. 0 sorting workers = one per core.
+  SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   JWT_SECRET: z.string().min(16).optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
   SEED_DEMO: bool.default(true),
