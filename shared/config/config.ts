@@ -31,7 +31,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
-  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
+  // log2 of scrypt's N for passwords and the PIN (shared/auth/password.ts); tests use 4.
+  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com'),

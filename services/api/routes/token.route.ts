@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../../shared/errors/app-error';
 import { Employee } from '../../../shared/db/entities';
 import { signAccessToken } from '../../../shared/auth/jwt';
-import { verifySecret } from '../../../shared/auth/password';
+import { hashSecret, needsRehash, verifySecret } from '../../../shared/auth/password';
 import { defineRoute } from '../http/route';
 
 const tokenRequest = z.object({
@@ -16,8 +16,14 @@ const tokenResponse = z.object({
   expires_in: z.number().int(),
 });
 
-// Compared against when the e-mail is unknown, so both failures take the same time.
-const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.bJjVaJ9F8yQ0H3lzxHkAqOTSR2M6';
+// Compared against when the e-mail is unknown, so both failures take about the same time: one per
+// cost setting, made on first use.
+const dummyHashes = new Map<number, Promise<string>>();
+function dummyHash(cost: number): Promise<string> {
+  let h = dummyHashes.get(cost);
+  if (!h) dummyHashes.set(cost, (h = hashSecret('not-a-password', cost)));
+  return h;
+}
 
 /** POST /token: the sign-in. Failures are counted per address and user name (docs/api.md §1: 429). */
 export const tokenRoute = defineRoute({
@@ -43,7 +49,7 @@ export const tokenRoute = defineRoute({
     }
     // E-mail addresses are stored lower-cased (services/api/routes/employees), so equality is exact.
     const employee = await em.findOne(Employee, { email: username });
-    const ok = await verifySecret(body.password, employee?.passwordHash ?? DUMMY_HASH);
+    const ok = await verifySecret(body.password, employee?.passwordHash ?? (await dummyHash(config.PASSWORD_HASH_ROUNDS)));
     if (!employee || !ok || !employee.isActive) {
       await rateLimiter.recordFailure(key, config.TOKEN_RATE_WINDOW_MS);
       throw new AppError(
@@ -52,6 +58,12 @@ export const tokenRoute = defineRoute({
       );
     }
     await rateLimiter.reset(key);
+    if (needsRehash(employee.passwordHash, config.PASSWORD_HASH_ROUNDS)) {
+      // A bcrypt hash from before (or another cost): replaced now that the password is known. Only if
+      // it is still the one verified, so a password changed meanwhile is not overwritten.
+      const passwordHash = await hashSecret(body.password, config.PASSWORD_HASH_ROUNDS);
+      await em.nativeUpdate(Employee, { id: employee.id, passwordHash: employee.passwordHash }, { passwordHash });
+    }
     const access_token = signAccessToken(
       { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email },
       config.JWT_SECRET,
