@@ -34,10 +34,19 @@ export interface BenchSettings {
   /** tsx (as `npm start` does, the default) or node on a tsc build in bench/results/dist (the production shape). */
   runtime: 'tsx' | 'node';
   resultsDir: string;
+  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (issue 8). */
+  scenarios: ('easy' | 'realistic')[];
+  /** Realistic scenario: open-loop rates (pairs/s). */
+  realisticRates: number[];
+  /** Realistic scenario: orders seeded per wall (1–3 units each). */
+  realisticOrdersPerWall: number;
 }
 
-export const BENCH_DATABASE = 'sorting_bench';
-export const BENCH_QUEUE_PREFIX = 'sorting-bench';
+// Overridable so that several people can bench on one server at once; the database name must contain
+// "bench" (it is dropped and recreated).
+export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? 'sorting_bench';
+export const BENCH_QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX ?? 'sorting-bench';
+if (!/^[a-z0-9_]*bench[a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error(`BENCH_DATABASE must be lower-case letters, digits and _ and contain "bench"; got '${BENCH_DATABASE}'.`);
 
 function int(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -64,6 +73,12 @@ function runtime(): 'tsx' | 'node' {
   const raw = process.env.BENCH_RUNTIME ?? 'tsx';
   if (raw !== 'tsx' && raw !== 'node') throw new Error(`BENCH_RUNTIME must be tsx or node; got '${raw}'.`);
   return raw;
+}
+
+function scenarios(): ('easy' | 'realistic')[] {
+  const raw = (process.env.BENCH_SCENARIOS ?? 'easy,realistic').split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of raw) if (v !== 'easy' && v !== 'realistic') throw new Error(`BENCH_SCENARIOS must list easy and/or realistic; got '${v}'.`);
+  return raw as ('easy' | 'realistic')[];
 }
 
 function withDatabase(url: string, database: string): string {
@@ -97,6 +112,9 @@ export function loadBenchSettings(): BenchSettings {
     cpuProf: flag('BENCH_CPU_PROF'),
     runtime: runtime(),
     resultsDir: path.join(root, 'bench', 'results'),
+    scenarios: scenarios(),
+    realisticRates: list('BENCH_REALISTIC_RATES', [100, 250]),
+    realisticOrdersPerWall: int('BENCH_REALISTIC_ORDERS', 700),
   };
   const maxSorters = settings.walls * settings.sortersPerWall;
   for (const c of settings.concurrencies) {
