@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandBus } from '../../shared/queue/queue-module';
+import { SheddingCommandBus } from './use-cases/sorting/overload-shedder';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
@@ -11,7 +12,8 @@ import { createRedis } from '../../shared/redis/redis';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  const commands = createCommandBus(runtime.queueSettings, log);
+  // Below 100 commands waiting nothing is shed: a quiet or just-started process has no rate yet.
+  const commands = new SheddingCommandBus(createCommandBus(runtime.queueSettings, log), { maxWaitMs: config.COMMAND_MAX_WAIT_MS, minInFlight: 100 });
   runtime.onClose('command bus', () => commands.close());
   const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
   runtime.onClose('event subscriptions', () => events.close());
