@@ -11,6 +11,9 @@ import { ErrorCounts, summarize, type LatencySummary } from './stats';
  * listener per wall counts the relayed events; an optional burst of sign-ins lands mid-step.
  */
 
+/** The command timeout (10 s) and some: an overloaded step drains in bounded time. */
+const CLIENT_TIMEOUT_MS = 12_000;
+
 export interface Actor {
   auth: string;
   wallIndex: number;
@@ -120,7 +123,7 @@ class Rec {
 }
 
 function nextUnit(w: RealisticWall): string | undefined {
-  return w.cursor < w.tote.length ? w.tote[w.cursor++] : undefined;
+  return w.putBack.shift() ?? (w.cursor < w.tote.length ? w.tote[w.cursor++] : undefined);
 }
 
 async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number, crc: string, rec: Rec): Promise<void> {
@@ -136,16 +139,21 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
   const wall = floor.seed.walls[s.wallIndex];
   const barcode = nextUnit(wall);
   if (!barcode) return rec.fail('scan', -1, 'tote-empty');
-  const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode } });
+  const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode }, timeoutMs: CLIENT_TIMEOUT_MS });
   const scanned = performance.now();
   rec.scanAll.push(scanned - scheduledAt);
   rec.lastAnswer = Math.max(rec.lastAnswer, scanned);
-  if (scan.status !== 200) return rec.fail('scan', scan.status, scan.code);
+  if (scan.status !== 200) {
+    // Nothing was changed (4xx, 503): the sorter puts the unit back and it comes again later. After a
+    // 504 or no answer the scan may have been applied, so the unit is not offered twice.
+    if ((scan.status >= 400 && scan.status < 500) || scan.status === 503) wall.putBack.push(barcode);
+    return rec.fail('scan', scan.status, scan.code);
+  }
   rec.scanOk.push(scanned - scheduledAt);
   rec.scanAt.push([scanned, scanned - scheduledAt]);
   const item = scan.body as { id: number; crc: string; orderId: number };
   const t0 = performance.now();
-  const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` } });
+  const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
   const t1 = performance.now();
   rec.lastAnswer = Math.max(rec.lastAnswer, t1);
   if (confirm.status !== 200) return rec.fail('confirm', confirm.status, confirm.code);
@@ -166,7 +174,7 @@ function ticker(step: string, start: number, durationMs: number, rec: Rec): Node
     const elapsed = performance.now() - start;
     const left = Math.max(0, Math.ceil((durationMs - elapsed) / 1000));
     console.log(`  ${step.padEnd(22)} ${left > 0 ? `${String(left).padStart(3)} s left` : ' draining'} · ${rec.pairs} pairs (${Math.round(rec.pairs / (elapsed / 1000))}/s) · ${rec.releaseOk.length} releases · ${rec.errors.total} errors (${rec.fiveXx} 5xx)`);
-  }, 2000);
+  }, 5000);
 }
 
 /** The burst: every sorter signs in again at once (a shift change), timed; scans answered meanwhile are kept apart. */
@@ -255,7 +263,7 @@ export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, du
       floor.sorters.map(async (s) => {
         const wall = floor.seed.walls[s.wallIndex];
         // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
-        while (performance.now() < end && wall.cursor < wall.tote.length) await pair(http, floor, s, rec, performance.now(), releases);
+        while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) await pair(http, floor, s, rec, performance.now(), releases);
       }),
     );
     await Promise.all([...releases]);

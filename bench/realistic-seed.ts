@@ -20,6 +20,8 @@ export interface RealisticWall {
   /** The units as they arrive from batch picking: each order's units, orders in id order (UPCs). */
   tote: string[];
   cursor: number;
+  /** Units whose scan was refused (nothing changed): offered again before the tote's next. */
+  putBack: string[];
   /** Units per order, to know when an order is complete. */
   orderUnits: Map<number, number>;
 }
@@ -83,7 +85,7 @@ export async function seedRealistic(s: BenchSettings, sortersPerWall: number, wa
       for (let i = 0; i < orders.length; i += 500) await addOrders(e.fork(), clientId, orders.slice(i, i + 500));
       const wall = await addWall(e, clientId, { name: `Realistic wall ${pad(w, 2)}`, warehouseId: wh.id, maxSorters: sortersPerWall });
       await addSlots(e, clientId, wall.id, REALISTIC_SLOTS);
-      out.push({ id: wall.id, tote, cursor: 0, orderUnits });
+      out.push({ id: wall.id, tote, cursor: 0, putBack: [], orderUnits });
     }
     const passwordHash = await hashSecret(REALISTIC_PASSWORD, DEFAULT_HASH_COST);
     const e = em.fork();

@@ -94,7 +94,8 @@ export async function runRealistic(
   const { say } = opts;
   const t0 = Date.now();
   const seed: RealisticSeed = await seedRealistic(s, s.sortersPerWall);
-  say(`[realistic] seeded ${seed.walls.length} walls × 24 slots, ${seed.walls.length * s.realisticOrdersPerWall} orders (${seed.units} units of 1–3 per order), ${seed.sorters.length} sorters and ${seed.shippers.length} shippers in ${Date.now() - t0} ms`);
+  const seedMs = Date.now() - t0;
+  say(`[realistic] seeded ${seed.walls.length} walls × 24 slots, ${seed.walls.length * s.realisticOrdersPerWall} orders (${seed.units} units of 1–3 per order), ${seed.sorters.length} sorters and ${seed.shippers.length} shippers in ${seedMs} ms`);
   const receiver = await webhookReceiver(s.port + 1);
   const http = new BenchHttp('127.0.0.1', s.port);
   let floor: RealisticFloor | undefined;
@@ -107,7 +108,7 @@ export async function runRealistic(
     http.close();
     receiver.server.close();
   }
-  return { seed: { walls: seed.walls.length, orders: seed.walls.length * s.realisticOrdersPerWall, units: seed.units, seedMs: Date.now() - t0 }, modes, floorNote: 'floor: see the floor section (same run)' };
+  return { seed: { walls: seed.walls.length, orders: seed.walls.length * s.realisticOrdersPerWall, units: seed.units, seedMs }, modes, floorNote: 'floor: see the floor section (same run)' };
 
   async function runMode(mode: Mode): Promise<RealisticModeResult> {
     const env: NodeJS.ProcessEnv = { ...serviceEnv(s), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SEED_DEMO: 'false' };
