@@ -279,11 +279,12 @@ async function main(): Promise<void> {
     await stopServices();
 
     let profiles: (ProfileSummary & { process: string })[] | undefined;
-    if (s.cpuProf) {
+    if (s.cpuProf && steps.length) {
       // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; the tsx wrappers' own profiles are left out.
       profiles = readdirSync(profileDir)
         .map((f) => ({ f, process: servicePids.get(Number(f.split('.')[3])) }))
-        .filter((x): x is { f: string; process: string } => x.f.endsWith('.cpuprofile') && x.process !== undefined)
+        // Thread 0 is the main thread; tsx's module loader runs on a thread of its own (1).
+          .filter((x): x is { f: string; process: string } => x.f.endsWith('.cpuprofile') && x.f.split('.')[4] === '0' && x.process !== undefined)
         .map(({ f, process }) => ({ process, ...summarizeProfile(path.join(profileDir, f), s.root, 15, { fromUs: measuredFromUs, toUs: measuredToUs }) }));
       for (const p of profiles) printProfile(p, `CPU profile of the ${p.process} during the measured steps`);
     }

@@ -222,7 +222,8 @@ export async function runRealistic(
       if (s.cpuProf) {
         profiles = readdirSync(opts.profileDir)
           .map((f) => ({ f, process: servicePids.get(Number(f.split('.')[3])) }))
-          .filter((x): x is { f: string; process: string } => x.f.endsWith('.cpuprofile') && x.process !== undefined)
+          // Thread 0 is the main thread; tsx's module loader runs on a thread of its own (1).
+          .filter((x): x is { f: string; process: string } => x.f.endsWith('.cpuprofile') && x.f.split('.')[4] === '0' && x.process !== undefined)
           .map(({ f, process }) => ({ process, ...summarizeProfile(path.join(opts.profileDir, f), s.root, 12, { fromUs, toUs }) }));
         for (const p of profiles) printProfile(p, `CPU profile (${mode}) of ${p.process} during the measured steps`);
       }
