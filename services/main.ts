@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   }
   const supervisor = new Supervisor(ROLES, config, log, config.COMMAND_TIMEOUT_MS + 10_000);
   let signalled = 0;
+  let migration: ReturnType<typeof runMigrations> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     signalled++;
     if (signalled > 1) {
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     log.info({ signal }, 'received signal, stopping every process in order');
+    migration?.stop();
     supervisor.stop().then(
       () => {
         log.info('every process stopped');
@@ -39,7 +41,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  await runMigrations(log, config.SEED_DEMO);
+  migration = runMigrations(log, config.SEED_DEMO);
+  await migration.done.catch((err: unknown) => {
+    // Stopped by a signal: onSignal exits once every process is down.
+    if (!signalled) throw err;
+  });
+  migration = undefined;
   if (signalled) return;
   supervisor.start();
   log.info({ pids: supervisor.pids() }, 'every role started');

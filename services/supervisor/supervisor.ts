@@ -20,17 +20,21 @@ function entryFile(entry: string): string {
   return path.join(ROOT, `${entry}${EXT}`);
 }
 
-/** Runs the one-shot migration (and demo seed when `seed`) as a child process; rejects when it fails. */
-export function runMigrations(log: Logger, seed: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = fork(entryFile('shared/db/migrate.cli'), seed ? ['--seed'] : [], { cwd: process.cwd(), stdio: 'inherit' });
+/**
+ * Runs the one-shot migration (and demo seed when `seed`) as a child process. `done` rejects when it
+ * fails; `stop()` ends it (a signal during start-up).
+ */
+export function runMigrations(log: Logger, seed: boolean): { done: Promise<void>; stop(): void } {
+  const child = fork(entryFile('shared/db/migrate.cli'), seed ? ['--seed'] : [], { cwd: process.cwd(), stdio: 'inherit' });
+  log.info({ pid: child.pid }, 'applying migrations');
+  const done = new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       if (code === 0) return resolve();
       reject(new Error(`the migration exited with ${signal ?? `code ${code}`}`));
     });
-    log.info({ pid: child.pid }, 'applying migrations');
   });
+  return { done, stop: () => void child.kill('SIGTERM') };
 }
 
 interface Slot {
