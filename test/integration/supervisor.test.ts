@@ -10,7 +10,8 @@ import { waitFor } from '../support/test-api';
 const ROOT = path.resolve(__dirname, '../..');
 const dbName = `sorting_test_supervisor_${randomUUID().slice(0, 8)}`;
 
-jest.setTimeout(120_000);
+// Five node processes start under tsx: on a busy 2-core machine that alone can take a minute.
+jest.setTimeout(240_000);
 
 interface LogLine {
   role?: string;
@@ -110,8 +111,10 @@ test('npm start runs every role as its own process, restarts a crashed one, and 
       });
       return res.status === 200 ? ((await res.json()) as { access_token: string }).access_token : undefined;
     },
-    { timeoutMs: 30_000, what: 'a sign-in through the API' },
-  );
+    { timeoutMs: 90_000, what: 'a sign-in through the API' },
+  ).catch((e) => {
+    throw new Error(`${e}${why()}`);
+  });
   expect(token).toBeTruthy();
 
   // A crashed sorting worker is replaced, and the supervisor says so.
@@ -134,7 +137,7 @@ test('npm start runs every role as its own process, restarts a crashed one, and 
   process.kill(npmPid, 'SIGTERM');
   const exit = await new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
   expect(exit).toBe(0);
-  await waitFor(() => [supervisorPid, ...started].every((p) => !alive(p)), { timeoutMs: 30_000, what: 'every child to exit' });
+  await waitFor(() => [supervisorPid, ...started].every((p) => !alive(p)), { timeoutMs: 60_000, what: 'every child to exit' });
   // In order: the API first, the sorting workers after it.
   const stopOrder = lines.filter((l) => l.role === 'supervisor' && /^stopping /.test(l.msg ?? '')).map((l) => l.child);
   expect(stopOrder[0]).toBe('api');
