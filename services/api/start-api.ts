@@ -12,8 +12,12 @@ import { createRedis } from '../../shared/redis/redis';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  // Below 100 commands waiting nothing is shed: a quiet or just-started process has no rate yet.
-  const commands = new SheddingCommandBus(createCommandBus(runtime.queueSettings, log), { maxWaitMs: config.COMMAND_MAX_WAIT_MS, minInFlight: 100 });
+  // Until answers are measured, 100 per second stands in; 16 commands waiting are always admitted.
+  const commands = new SheddingCommandBus(createCommandBus(runtime.queueSettings, log), {
+    maxWaitMs: config.COMMAND_MAX_WAIT_MS,
+    minInFlight: 16,
+    initialRatePerSecond: 100,
+  });
   runtime.onClose('command bus', () => commands.close());
   const events = new WallEventsHub(createRedis(config.REDIS_URL), config.QUEUE_PREFIX);
   runtime.onClose('event subscriptions', () => events.close());

@@ -10,3 +10,6 @@ process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.JWT_SECRET = 'test-secret-test-secret-test-secret';
 process.env.SEED_DEMO = 'false';
 process.env.PASSWORD_HASH_ROUNDS = '4';
+// Overload shedding answers 503 once waits would pass this; test machines are often busier than any
+// floor, and the tests expect answers, so only the command timeout bounds them here.
+process.env.COMMAND_MAX_WAIT_MS = '10000';

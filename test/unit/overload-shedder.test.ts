@@ -18,14 +18,15 @@ function manualBus(): CommandBus & { finish(n: number): void; waiting: number } 
 }
 
 const payload = {} as never;
+const run = (bus: CommandBus) => bus.execute('x' as never, payload);
 
 describe('SheddingCommandBus', () => {
-  it('admits up to minInFlight with no rate measured, then answers 503 with Retry-After at once', async () => {
+  it('admits up to its capacity, then answers 503 with Retry-After at once', async () => {
     const inner = manualBus();
-    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 3, now: () => 0 });
-    const admitted = [0, 1, 2].map(() => bus.execute('sort-box-item.scan' as never, payload));
+    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 3, initialRatePerSecond: 0, now: () => 0 });
+    const admitted = [0, 1, 2].map(() => run(bus));
     const started = performance.now();
-    const shed = await bus.execute('sort-box-item.scan' as never, payload).then(
+    const shed = await run(bus).then(
       () => null,
       (e: unknown) => e,
     );
@@ -38,24 +39,40 @@ describe('SheddingCommandBus', () => {
     await Promise.all(admitted);
   });
 
-  it('lets as many wait as answer within maxWaitMs at the measured rate', async () => {
+  it('lets as many wait as answer within maxWaitMs at the rate measured while busy', async () => {
     let t = 0;
     const inner = manualBus();
-    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 2, now: () => t });
-    // 20 answers within the last 2 s: 10 per second → 10 may wait at once for a 1 s bound.
-    for (let i = 0; i < 20; i++) {
-      const p = bus.execute('x' as never, payload);
+    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 2, initialRatePerSecond: 50, now: () => t });
+    expect(bus.capacity()).toBe(50);
+    // Busy for 3 s (one command always waiting), one answer every 100 ms: 10 per second.
+    let current = run(bus);
+    for (let i = 0; i < 30; i++) {
+      t += 100;
+      const next = run(bus);
       inner.finish(1);
-      await p;
-      t += 50;
+      await current;
+      current = next;
     }
-    expect(bus.capacity()).toBe(10);
-    const held = Array.from({ length: 10 }, () => bus.execute('x' as never, payload));
-    await expect(bus.execute('x' as never, payload)).rejects.toMatchObject({ code: 'service-unavailable' });
-    inner.finish(10);
-    await Promise.all(held);
-    // Answers older than the 2 s window no longer count.
-    t += 5000;
-    expect(bus.capacity()).toBe(2);
+    // 18 answers in the window (its newest 250 ms bucket has just begun): 9 per second.
+    expect(bus.capacity()).toBe(9);
+    const held = Array.from({ length: 8 }, () => run(bus));
+    await expect(run(bus)).rejects.toMatchObject({ code: 'service-unavailable' });
+    inner.finish(9);
+    await Promise.all([current, ...held]);
+  });
+
+  it('keeps the last busy rate over an idle spell, so a burst after a pause is not shed', async () => {
+    let t = 0;
+    const inner = manualBus();
+    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 2, initialRatePerSecond: 40, now: () => t });
+    t += 60_000;
+    // A burst of 30 after a minute of nothing: all admitted, and the first answers do not lower the rate.
+    const burst = Array.from({ length: 30 }, () => run(bus));
+    t += 100;
+    inner.finish(5);
+    await Promise.all(burst.slice(0, 5));
+    expect(bus.capacity()).toBe(40);
+    inner.finish(25);
+    await Promise.all(burst);
   });
 });
