@@ -135,10 +135,14 @@ async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number
   else rec.fail('release', res.status, res.code);
 }
 
-async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, scheduledAt: number, releases: Set<Promise<void>>): Promise<void> {
+/** Resolves with how long the sorter should wait before the next unit: Retry-After after a 503, else 0. */
+async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, scheduledAt: number, releases: Set<Promise<void>>): Promise<number> {
   const wall = floor.seed.walls[s.wallIndex];
   const barcode = nextUnit(wall);
-  if (!barcode) return rec.fail('scan', -1, 'tote-empty');
+  if (!barcode) {
+    rec.fail('scan', -1, 'tote-empty');
+    return 0;
+  }
   const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode }, timeoutMs: CLIENT_TIMEOUT_MS });
   const scanned = performance.now();
   rec.scanAll.push(scanned - scheduledAt);
@@ -147,7 +151,9 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
     // Nothing was changed (4xx, 503): the sorter puts the unit back and it comes again later. After a
     // 504 or no answer the scan may have been applied, so the unit is not offered twice.
     if ((scan.status >= 400 && scan.status < 500) || scan.status === 503) wall.putBack.push(barcode);
-    return rec.fail('scan', scan.status, scan.code);
+    rec.fail('scan', scan.status, scan.code);
+    // The sorter's device honours Retry-After (1 s) instead of scanning again at once.
+    return scan.status === 503 ? 1000 : 0;
   }
   rec.scanOk.push(scanned - scheduledAt);
   rec.scanAt.push([scanned, scanned - scheduledAt]);
@@ -156,7 +162,10 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
   const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
   const t1 = performance.now();
   rec.lastAnswer = Math.max(rec.lastAnswer, t1);
-  if (confirm.status !== 200) return rec.fail('confirm', confirm.status, confirm.code);
+  if (confirm.status !== 200) {
+    rec.fail('confirm', confirm.status, confirm.code);
+    return confirm.status === 503 ? 1000 : 0;
+  }
   rec.confirmOk.push(t1 - t0);
   rec.pairs++;
   const done = (floor.confirmed.get(item.orderId) ?? 0) + 1;
@@ -167,6 +176,7 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
     releases.add(p);
     void p.finally(() => releases.delete(p));
   }
+  return 0;
 }
 
 function ticker(step: string, start: number, durationMs: number, rec: Rec): NodeJS.Timeout {
@@ -236,7 +246,7 @@ export async function realisticOpen(http: BenchHttp, floor: RealisticFloor, rate
       if (opts.burstAtMs !== undefined && !burstRun && now - start >= opts.burstAtMs) burstRun = burst(http, floor);
       for (let due = start + (i * 1000) / rate; i < total && due <= now; due = start + (i * 1000) / rate) {
         rec.sendLag.push(now - due);
-        const p = pair(http, floor, floor.sorters[i % floor.sorters.length], rec, due, releases);
+        const p = pair(http, floor, floor.sorters[i % floor.sorters.length], rec, due, releases).then(() => undefined);
         inFlight.add(p);
         void p.finally(() => inFlight.delete(p));
         i++;
@@ -263,7 +273,10 @@ export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, du
       floor.sorters.map(async (s) => {
         const wall = floor.seed.walls[s.wallIndex];
         // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
-        while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) await pair(http, floor, s, rec, performance.now(), releases);
+        while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) {
+          const pause = await pair(http, floor, s, rec, performance.now(), releases);
+          if (pause) await new Promise((r) => setTimeout(r, Math.min(pause, end - performance.now())));
+        }
       }),
     );
     await Promise.all([...releases]);
