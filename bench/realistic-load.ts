@@ -159,7 +159,14 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
   rec.scanAt.push([scanned, scanned - scheduledAt]);
   const item = scan.body as { id: number; crc: string; orderId: number };
   const t0 = performance.now();
-  const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
+  // The unit is in the sorter's hand and the slot is lit: after a 503 the sorter confirms again after
+  // Retry-After (a few times), as the device would; an unconfirmed unit would hold its slot for good.
+  let confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
+  for (let attempt = 1; confirm.status === 503 && attempt < 5; attempt++) {
+    rec.fail('confirm', confirm.status, confirm.code);
+    await new Promise((r) => setTimeout(r, 1000));
+    confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
+  }
   const t1 = performance.now();
   rec.lastAnswer = Math.max(rec.lastAnswer, t1);
   if (confirm.status !== 200) {
