@@ -39,11 +39,19 @@ export interface BenchSettings {
   /** Audit records generated before timing the audit listings; 0 skips it. */
   auditRows: number;
   auditRequests: number;
+  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (issue 8). */
+  scenarios: ('easy' | 'realistic')[];
+  /** Realistic scenario: open-loop rates (pairs/s). */
+  realisticRates: number[];
+  /** Realistic scenario: orders seeded per wall (1–3 units each). */
+  realisticOrdersPerWall: number;
 }
 
-// BENCH_DATABASE_NAME / BENCH_QUEUE_PREFIX: another name, so two benches on one machine do not collide.
-export const BENCH_DATABASE = process.env.BENCH_DATABASE_NAME || 'sorting_bench';
+// Overridable so that several people can bench on one server at once; the database name must contain
+// "bench" (it is dropped and recreated).
+export const BENCH_DATABASE = process.env.BENCH_DATABASE || process.env.BENCH_DATABASE_NAME || 'sorting_bench';
 export const BENCH_QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX || 'sorting-bench';
+if (!/^[a-z0-9_]*bench[a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error(`BENCH_DATABASE must be lower-case letters, digits and _ and contain "bench"; got '${BENCH_DATABASE}'.`);
 
 function int(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -70,6 +78,12 @@ function runtime(): 'tsx' | 'node' {
   const raw = process.env.BENCH_RUNTIME ?? 'tsx';
   if (raw !== 'tsx' && raw !== 'node') throw new Error(`BENCH_RUNTIME must be tsx or node; got '${raw}'.`);
   return raw;
+}
+
+function scenarios(): ('easy' | 'realistic')[] {
+  const raw = (process.env.BENCH_SCENARIOS ?? 'easy,realistic').split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of raw) if (v !== 'easy' && v !== 'realistic') throw new Error(`BENCH_SCENARIOS must list easy and/or realistic; got '${v}'.`);
+  return raw as ('easy' | 'realistic')[];
 }
 
 function withDatabase(url: string, database: string): string {
@@ -106,6 +120,9 @@ export function loadBenchSettings(): BenchSettings {
     auditRequests: int('BENCH_AUDIT_REQUESTS', 40),
     runtime: runtime(),
     resultsDir: path.join(root, 'bench', 'results'),
+    scenarios: scenarios(),
+    realisticRates: list('BENCH_REALISTIC_RATES', [100, 250]),
+    realisticOrdersPerWall: int('BENCH_REALISTIC_ORDERS', 700),
   };
   const maxSorters = settings.walls * settings.sortersPerWall;
   for (const c of settings.concurrencies) {

@@ -40,14 +40,19 @@ export class CpuMeter {
   constructor(
     private readonly databaseUrl: string,
     private readonly database: string,
-    private readonly processes: () => Record<string, number | undefined>,
+    /** Name → pid, or several pids (a role with several processes) counted together. */
+    private readonly processes: () => Record<string, number | number[] | undefined>,
   ) {}
 
   async snapshot(): Promise<CpuSnapshot> {
     const snap: CpuSnapshot = new Map();
-    for (const [name, pid] of Object.entries(this.processes())) {
-      const ms = cpuMs(pid);
-      if (pid && ms !== undefined) snap.set(name, new Map([[pid, ms]]));
+    for (const [name, pids] of Object.entries(this.processes())) {
+      const group = new Map<number, number>();
+      for (const pid of Array.isArray(pids) ? pids : [pids]) {
+        const ms = cpuMs(pid);
+        if (pid && ms !== undefined) group.set(pid, ms);
+      }
+      if (group.size) snap.set(name, group);
     }
     const pg = new PgClient({ connectionString: this.databaseUrl });
     await pg.connect();

@@ -1,23 +1,55 @@
-import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
-import { WORKER_KINDS, startWorkers, type WorkerKind } from '../workers/registry';
-import { startApi } from './api/start-api';
+import { loadConfig } from '../shared/config/config';
+import { createLogger } from '../shared/logging/logger';
+import { ROLES } from './supervisor/roles';
+import { Supervisor, runMigrations } from './supervisor/supervisor';
 
 /**
- * `npm start`: migrations, the demo seed on an empty database, then the API (with the catalog)
- * and every worker kind in this one process.
+ * `npm start`: the supervisor. It applies the migrations (and seeds the demo client on an empty
+ * database) in a one-shot child, then runs the API and every worker role as child processes
+ * (services/supervisor/roles.ts), restarts one that dies, and stops them all in order on SIGTERM or
+ * SIGINT. It holds no database or Redis connection itself.
  */
 async function main(): Promise<void> {
-  const runtime = await createRuntime('all', { migrate: true });
-  closeOnSignals(runtime);
-  const { config, log } = runtime;
-  if (config.SEED_DEMO) {
-    const { seedDemo } = await import('./seed/seed-demo.use-case');
-    const seeded = await seedDemo(runtime.orm.em.fork(), config, log);
-    // Plain text on stderr for the person at the terminal; stdout stays one JSON log record a line.
-    if (seeded) process.stderr.write(`${seeded.banner}\n`);
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL, 'supervisor');
+  if (config.usingDevJwtSecret) {
+    log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
   }
-  await startWorkers(runtime, Object.keys(WORKER_KINDS) as WorkerKind[]);
-  await startApi(runtime);
+  const supervisor = new Supervisor(ROLES, config, log, config.COMMAND_TIMEOUT_MS + 10_000);
+  let signalled = 0;
+  let migration: ReturnType<typeof runMigrations> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled++;
+    if (signalled > 1) {
+      log.warn({ signal }, 'second signal: killing every process now');
+      supervisor.killAll();
+      process.exit(1);
+    }
+    log.info({ signal }, 'received signal, stopping every process in order');
+    migration?.stop();
+    supervisor.stop().then(
+      () => {
+        log.info('every process stopped');
+        process.exit(0);
+      },
+      (err) => {
+        log.error({ err }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  migration = runMigrations(log, config.SEED_DEMO);
+  await migration.done.catch((err: unknown) => {
+    // Stopped by a signal: onSignal exits once every process is down.
+    if (!signalled) throw err;
+  });
+  migration = undefined;
+  if (signalled) return;
+  supervisor.start();
+  log.info({ pids: supervisor.pids() }, 'every role started');
 }
 
 main().catch((err) => {

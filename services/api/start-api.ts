@@ -7,6 +7,7 @@ import { createCommandBus } from '../../shared/queue/queue-module';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
 import { instrumentCommandBus, setOperationalSources } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
+import { SheddingCommandBus } from './use-cases/sorting/overload-shedder';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
@@ -18,7 +19,14 @@ import { trackWallListeners } from './http/metrics';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  const commands = instrumentCommandBus(createCommandBus(runtime.queueSettings, log));
+  // Until answers are measured, 100 per second stands in; 16 commands waiting are always admitted.
+  const commands = instrumentCommandBus(
+    new SheddingCommandBus(createCommandBus(runtime.queueSettings, log), {
+      maxWaitMs: config.COMMAND_MAX_WAIT_MS,
+      minInFlight: 16,
+      initialRatePerSecond: 100,
+    }),
+  );
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);
   runtime.onClose('queue inspection', () => queues.close());

@@ -60,6 +60,12 @@ export const configSchema = z.object({
   QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
+  // Overload shedding (services/api/use-cases/sorting/overload-shedder.ts): the longest a command may
+  // expect to wait, at the rate answers arrive, before the API answers 503 at once instead.
+  COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000),
+  // `npm start` (the supervisor): processes per role. 0 sorting workers = one per core.
+  SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   JWT_SECRET: z.string().min(16).optional(),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
   SEED_DEMO: bool.default(true),
@@ -73,7 +79,8 @@ export const configSchema = z.object({
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   AUDIT_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
   AUDIT_BATCH_WAIT_MS: z.coerce.number().int().min(0).default(20),
-  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(15).default(10),
+  // log2 of scrypt's N for passwords and the PIN (shared/auth/password.ts); tests use 4.
+  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
   TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   TOKEN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(100),

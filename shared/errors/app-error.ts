@@ -33,7 +33,16 @@ export class AppError extends Error {
     detail: string,
     opts: { errors?: FieldError[]; extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
-    super(detail);
+    // An expected outcome (a 4xx, a 503 or 504) needs no stack trace, and capturing one is a large part
+    // of what a refused scan or a shed command costs; only a 500 keeps its stack for the log.
+    const keepStack = ERROR_CODES[code].status === 500;
+    const limit = Error.stackTraceLimit;
+    if (!keepStack) Error.stackTraceLimit = 0;
+    try {
+      super(detail);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CODES[code].status;

@@ -24,7 +24,8 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
-  if (config.usingDevJwtSecret) {
+  // Under `npm start` the supervisor has said it once already.
+  if (config.usingDevJwtSecret && process.env.SORTING_SUPERVISED !== '1') {
     log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
   }
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
@@ -112,6 +113,9 @@ export function closeOnSignals(runtime: Runtime): void {
       () => process.exit(1),
     );
   };
-  process.on('SIGINT', () => handler('SIGINT'));
+  // Under `npm start` the supervisor stops its children one role after another with SIGTERM; the
+  // terminal's Ctrl-C (SIGINT to the whole process group) must not stop them all at once.
+  if (process.env.SORTING_SUPERVISED === '1') process.on('SIGINT', () => undefined);
+  else process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
 }

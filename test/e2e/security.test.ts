@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { ClientSettings, Employee, OrderItem, SortBoxItem, SorterSession, type ItemStatus } from '../../shared/db/entities';
 import { hashSecret, verifySecret } from '../../shared/auth/password';
@@ -93,6 +94,20 @@ describe('PIN, subscription and usage', () => {
       const missing = await request(api.app).post('/api/v1/security/pin/validate').set('Authorization', sorter.auth);
       expect(missing.status).toBe(400);
       expect(missing.body.errors[0].path).toBe('pin');
+    });
+
+    it('replaces a bcrypt PIN hash from before at the next right PIN', async () => {
+      const t = await newTenant(api);
+      const sorter = await employee(t);
+      await setPin(t, { pin: '8642', enforcement: 'client' });
+      const legacy = await bcrypt.hash('8642', 4);
+      await em().nativeUpdate(ClientSettings, { clientId: t.clientId }, { pinHash: legacy });
+      expect((await validate(sorter.auth, '0000')).body).toEqual({ valid: false });
+      expect((await em().findOneOrFail(ClientSettings, { clientId: t.clientId })).pinHash).toBe(legacy);
+      expect((await validate(sorter.auth, '8642')).body).toEqual({ valid: true });
+      const stored = (await em().findOneOrFail(ClientSettings, { clientId: t.clientId })).pinHash!;
+      expect(stored).toMatch(/^scrypt\$/);
+      expect(await verifySecret('8642', stored)).toBe(true);
     });
 
     it('after 5 failures in 5 minutes answers 429 with Retry-After, even for the right PIN; other employees are not blocked', async () => {

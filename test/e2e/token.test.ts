@@ -1,4 +1,7 @@
+import bcrypt from 'bcryptjs';
 import request from 'supertest';
+import { Employee } from '../../shared/db/entities';
+import { verifySecret } from '../../shared/auth/password';
 import { newTenant, startTestApi, type TestApi } from '../support/test-api';
 
 describe('POST /token', () => {
@@ -36,6 +39,25 @@ describe('POST /token', () => {
     expect(res.status).toBe(429);
     expect(res.body.code).toBe('rate-limited');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('replaces a bcrypt password hash from before by a scrypt hash at the next successful sign-in', async () => {
+    const t = await newTenant(api);
+    const em = api.runtime.orm.em.fork();
+    const legacy = await bcrypt.hash(t.password, 4);
+    await em.nativeUpdate(Employee, { email: t.adminEmail }, { passwordHash: legacy });
+
+    const wrong = await request(api.app).post('/token').send({ username: t.adminEmail, password: 'wrong' });
+    expect(wrong.status).toBe(401);
+    expect((await em.fork().findOneOrFail(Employee, { email: t.adminEmail })).passwordHash).toBe(legacy);
+
+    const res = await request(api.app).post('/token').send({ username: t.adminEmail, password: t.password });
+    expect(res.status).toBe(200);
+    const stored = (await em.fork().findOneOrFail(Employee, { email: t.adminEmail })).passwordHash;
+    expect(stored).toMatch(new RegExp(`^scrypt\\$${api.deps.config.PASSWORD_HASH_ROUNDS}\\$8\\$1\\$`));
+    expect(await verifySecret(t.password, stored)).toBe(true);
+    // And the new hash signs in too.
+    expect((await request(api.app).post('/token').send({ username: t.adminEmail, password: t.password })).status).toBe(200);
   });
 
   it('answers 400 validation-failed with errors[] for a bad body, and for malformed JSON', async () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../../shared/errors/app-error';
 import { Employee } from '../../../shared/db/entities';
 import { signAccessToken } from '../../../shared/auth/jwt';
-import { verifySecret } from '../../../shared/auth/password';
+import { hashSecret, needsRehash, verifySecret } from '../../../shared/auth/password';
 import { defineRoute } from '../http/route';
 
 const tokenRequest = z.object({
@@ -16,8 +16,14 @@ const tokenResponse = z.object({
   expires_in: z.number().int(),
 });
 
-// Compared against when the e-mail is unknown, so both failures take the same time.
-const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.bJjVaJ9F8yQ0H3lzxHkAqOTSR2M6';
+// Compared against when the e-mail is unknown, so both failures take about the same time: one per
+// cost setting, made on first use.
+const dummyHashes = new Map<number, Promise<string>>();
+function dummyHash(cost: number): Promise<string> {
+  let h = dummyHashes.get(cost);
+  if (!h) dummyHashes.set(cost, (h = hashSecret('not-a-password', cost)));
+  return h;
+}
 
 /**
  * POST /token: the sign-in. Failed sign-ins are counted per user name (TOKEN_RATE_LIMIT) and per
@@ -60,7 +66,7 @@ export const tokenRoute = defineRoute({
     }
     // E-mail addresses are stored lower-cased (services/api/routes/employees), so equality is exact.
     const employee = await em.findOne(Employee, { email: username });
-    const ok = await verifySecret(body.password, employee?.passwordHash ?? DUMMY_HASH);
+    const ok = await verifySecret(body.password, employee?.passwordHash ?? (await dummyHash(config.PASSWORD_HASH_ROUNDS)));
     if (!employee || !ok || !employee.isActive) {
       await Promise.all([
         rateLimiter.recordFailure(userKey, config.TOKEN_RATE_WINDOW_MS),
@@ -73,6 +79,12 @@ export const tokenRoute = defineRoute({
     }
     // Only the user name's count: a sign-in to one account must not clear an address guessing at others.
     await rateLimiter.reset(userKey);
+    if (needsRehash(employee.passwordHash, config.PASSWORD_HASH_ROUNDS)) {
+      // A bcrypt hash from before (or another cost): replaced now that the password is known. Only if
+      // it is still the one verified, so a password changed meanwhile is not overwritten.
+      const passwordHash = await hashSecret(body.password, config.PASSWORD_HASH_ROUNDS);
+      await em.nativeUpdate(Employee, { id: employee.id, passwordHash: employee.passwordHash }, { passwordHash });
+    }
     const access_token = signAccessToken(
       { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
       config.JWT_SECRET,

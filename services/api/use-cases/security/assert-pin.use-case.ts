@@ -14,7 +14,7 @@ export async function assertPin(em: EntityManager, deps: PinDeps, auth: PinCalle
   if (pin === undefined || pin === '') {
     throw new AppError('pin-required', 'Your company requires its PIN for this action: send it in the X-Pin header.');
   }
-  if (!(await checkPin(deps, auth, settings.pinHash, pin))) {
+  if (!(await checkPin(em, deps, auth, settings.pinHash, pin))) {
     throw new AppError('pin-invalid', 'The PIN is wrong. Ask a manager for the PIN; after 5 wrong PINs you must wait 5 minutes.');
   }
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthClaims } from '../../../../shared/auth/jwt';
-import { verifySecret } from '../../../../shared/auth/password';
+import { hashSecret, needsRehash, verifySecret } from '../../../../shared/auth/password';
+import type { AppConfig } from '../../../../shared/config/config';
 import { ClientSettings } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { FailureRateLimiter } from '../../../../shared/rate-limit/rate-limiter';
@@ -11,6 +12,7 @@ export const PIN_FAILURE_WINDOW_MS = 5 * 60_000;
 
 export interface PinDeps {
   rateLimiter: FailureRateLimiter;
+  config: Pick<AppConfig, 'PASSWORD_HASH_ROUNDS'>;
 }
 export type PinCaller = Pick<AuthClaims, 'clientId' | 'employeeId'>;
 
@@ -29,7 +31,7 @@ export async function pinSettings(em: EntityManager, clientId: number): Promise<
  * before the PIN is looked at, so guessing on while blocked learns nothing, even with the right PIN.
  * A right PIN clears the count.
  */
-export async function checkPin(deps: PinDeps, caller: PinCaller, pinHash: string, pin: string): Promise<boolean> {
+export async function checkPin(em: EntityManager, deps: PinDeps, caller: PinCaller, pinHash: string, pin: string): Promise<boolean> {
   const key = attemptKey(caller);
   const wait = await deps.rateLimiter.blockedFor(key, PIN_FAILURE_LIMIT);
   if (wait > 0) {
@@ -39,7 +41,13 @@ export async function checkPin(deps: PinDeps, caller: PinCaller, pinHash: string
     });
   }
   const ok = pin.length > 0 && pin.length <= 64 && (await verifySecret(pin, pinHash));
-  if (ok) await deps.rateLimiter.reset(key);
-  else await deps.rateLimiter.recordFailure(key, PIN_FAILURE_WINDOW_MS);
+  if (ok) {
+    await deps.rateLimiter.reset(key);
+    // A bcrypt PIN hash from before: replaced by the current format, unless the PIN changed meanwhile.
+    if (needsRehash(pinHash, deps.config.PASSWORD_HASH_ROUNDS)) {
+      const fresh = await hashSecret(pin, deps.config.PASSWORD_HASH_ROUNDS);
+      await em.nativeUpdate(ClientSettings, { clientId: caller.clientId, pinHash }, { pinHash: fresh });
+    }
+  } else await deps.rateLimiter.recordFailure(key, PIN_FAILURE_WINDOW_MS);
   return ok;
 }

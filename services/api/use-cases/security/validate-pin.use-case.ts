@@ -8,7 +8,7 @@ import { checkPin, pinSettings, type PinCaller, type PinDeps } from './pin-attem
 export async function validatePin(em: EntityManager, deps: PinDeps, caller: PinCaller, pin: string): Promise<{ valid: boolean }> {
   const { pinHash } = await pinSettings(em, caller.clientId);
   if (!pinHash) return { valid: true };
-  return { valid: await checkPin(deps, caller, pinHash, pin) };
+  return { valid: await checkPin(em, deps, caller, pinHash, pin) };
 }
 
 /** GET /security/pin/length: 0 when no PIN is configured. */

@@ -1,0 +1,294 @@
+import WebSocket from 'ws';
+import type { BenchHttp } from './http-client';
+import type { RealisticSeed, RealisticWall } from './realistic-seed';
+import { REALISTIC_PASSWORD } from './realistic-seed';
+import { ErrorCounts, summarize, type LatencySummary } from './stats';
+
+/*
+ * The realistic floor, driven over HTTP: sorters take the next unit of their wall's tote, scan it,
+ * confirm it into the slot the answer names; when an order's last unit is confirmed the wall's shipper
+ * releases the slot (B- barcode), and the next order's first scan takes a free slot. One WebSocket
+ * listener per wall counts the relayed events; an optional burst of sign-ins lands mid-step.
+ */
+
+/** The command timeout (10 s) and some: an overloaded step drains in bounded time. */
+const CLIENT_TIMEOUT_MS = 12_000;
+
+export interface Actor {
+  auth: string;
+  wallIndex: number;
+  sessionToken?: string;
+}
+
+export interface RealisticFloor {
+  seed: RealisticSeed;
+  sorters: Actor[];
+  shippers: Actor[];
+  /** Confirmed units per order so far (the bench's view). */
+  confirmed: Map<number, number>;
+}
+
+export interface RealisticStep {
+  step: string;
+  offeredRate: number | null;
+  seconds: number;
+  pairs: number;
+  pairsPerSecond: number;
+  scan: LatencySummary;
+  /** Scan p99 over every answer, failures included. */
+  scanP99All: number;
+  confirm: LatencySummary;
+  release: LatencySummary;
+  errors: Record<string, number>;
+  fiveXx: number;
+  signIns?: { latency: LatencySummary; errors: Record<string, number>; scanDuring: LatencySummary };
+  sendLag?: LatencySummary;
+}
+
+export async function signIn(http: BenchHttp, email: string): Promise<{ status: number; auth?: string; code: string | null }> {
+  const res = await http.request('POST', '/token', { body: { username: email, password: REALISTIC_PASSWORD }, timeoutMs: 60_000 });
+  return { status: res.status, code: res.code, auth: res.status === 200 ? `Bearer ${(res.body as { access_token: string }).access_token}` : undefined };
+}
+
+/** Signs every sorter and shipper in (a few at a time) and connects each sorter to its wall. */
+export async function prepareFloor(http: BenchHttp, seed: RealisticSeed): Promise<RealisticFloor> {
+  const one = async (p: { email: string; wallIndex: number }, connect: boolean): Promise<Actor> => {
+    const t = await signIn(http, p.email);
+    if (!t.auth) throw new Error(`sign-in of ${p.email} failed: ${t.status} ${t.code}`);
+    const actor: Actor = { auth: t.auth, wallIndex: p.wallIndex };
+    if (connect) {
+      const res = await http.request('POST', `/api/v1/walls/${seed.walls[p.wallIndex].id}/sessions`, { auth: t.auth, body: {} });
+      if (res.status !== 200) throw new Error(`connecting ${p.email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      actor.sessionToken = (res.body as { token: string }).token;
+    }
+    return actor;
+  };
+  const sorters: Actor[] = [];
+  for (let i = 0; i < seed.sorters.length; i += 6) sorters.push(...(await Promise.all(seed.sorters.slice(i, i + 6).map((p) => one(p, true)))));
+  const shippers = await Promise.all(seed.shippers.map((p) => one(p, false)));
+  return { seed, sorters, shippers, confirmed: new Map() };
+}
+
+/** One WebSocket per wall, as the hub app holds; counts the events each receives. */
+export class WallListeners {
+  private readonly sockets: WebSocket[] = [];
+  events = 0;
+  errors = 0;
+
+  async open(port: number, auth: string, walls: RealisticWall[]): Promise<void> {
+    await Promise.all(
+      walls.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/events/ws?wallId=${w.id}`, { headers: { authorization: auth } });
+            const timer = setTimeout(() => reject(new Error(`WebSocket of wall ${w.id} did not open within 10 s`)), 10_000);
+            ws.once('open', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            ws.once('error', (err) => {
+              clearTimeout(timer);
+              this.errors++;
+              reject(err);
+            });
+            ws.on('message', () => this.events++);
+            this.sockets.push(ws);
+          }),
+      ),
+    );
+  }
+
+  close(): void {
+    for (const ws of this.sockets) ws.terminate();
+    this.sockets.length = 0;
+  }
+}
+
+class Rec {
+  scanOk: number[] = [];
+  scanAll: number[] = [];
+  /** [answered at, latency] of successful scans, to cut out the sign-in burst's window. */
+  scanAt: [number, number][] = [];
+  confirmOk: number[] = [];
+  releaseOk: number[] = [];
+  errors = new ErrorCounts();
+  fiveXx = 0;
+  pairs = 0;
+  lastAnswer = 0;
+  sendLag: number[] = [];
+  fail(op: string, status: number, code: string | null) {
+    this.errors.add(status, `${op} ${code ?? 'unknown'}`);
+    if (status >= 500 || status === 0) this.fiveXx++;
+  }
+}
+
+function nextUnit(w: RealisticWall): string | undefined {
+  return w.putBack.shift() ?? (w.cursor < w.tote.length ? w.tote[w.cursor++] : undefined);
+}
+
+async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number, crc: string, rec: Rec): Promise<void> {
+  const t0 = performance.now();
+  const res = await http.request('POST', `/api/v1/sort-boxes/B-${crc}/release`, { auth: floor.shippers[wallIndex].auth });
+  const t1 = performance.now();
+  rec.lastAnswer = Math.max(rec.lastAnswer, t1);
+  if (res.status === 200) rec.releaseOk.push(t1 - t0);
+  else rec.fail('release', res.status, res.code);
+}
+
+/** Resolves with how long the sorter should wait before the next unit: Retry-After after a 503, else 0. */
+async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, scheduledAt: number, releases: Set<Promise<void>>): Promise<number> {
+  const wall = floor.seed.walls[s.wallIndex];
+  const barcode = nextUnit(wall);
+  if (!barcode) {
+    rec.fail('scan', -1, 'tote-empty');
+    return 0;
+  }
+  const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode }, timeoutMs: CLIENT_TIMEOUT_MS });
+  const scanned = performance.now();
+  rec.scanAll.push(scanned - scheduledAt);
+  rec.lastAnswer = Math.max(rec.lastAnswer, scanned);
+  if (scan.status !== 200) {
+    // Nothing was changed (4xx, 503): the sorter puts the unit back and it comes again later. After a
+    // 504 or no answer the scan may have been applied, so the unit is not offered twice.
+    if ((scan.status >= 400 && scan.status < 500) || scan.status === 503) wall.putBack.push(barcode);
+    rec.fail('scan', scan.status, scan.code);
+    // The sorter's device honours Retry-After (1 s) instead of scanning again at once.
+    return scan.status === 503 ? 1000 : 0;
+  }
+  rec.scanOk.push(scanned - scheduledAt);
+  rec.scanAt.push([scanned, scanned - scheduledAt]);
+  const item = scan.body as { id: number; crc: string; orderId: number };
+  const t0 = performance.now();
+  // The unit is in the sorter's hand and the slot is lit: after a 503 the sorter confirms again after
+  // Retry-After (a few times), as the device would; an unconfirmed unit would hold its slot for good.
+  let confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
+  for (let attempt = 1; confirm.status === 503 && attempt < 5; attempt++) {
+    rec.fail('confirm', confirm.status, confirm.code);
+    await new Promise((r) => setTimeout(r, 1000));
+    confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
+  }
+  const t1 = performance.now();
+  rec.lastAnswer = Math.max(rec.lastAnswer, t1);
+  if (confirm.status !== 200) {
+    rec.fail('confirm', confirm.status, confirm.code);
+    return confirm.status === 503 ? 1000 : 0;
+  }
+  rec.confirmOk.push(t1 - t0);
+  rec.pairs++;
+  const done = (floor.confirmed.get(item.orderId) ?? 0) + 1;
+  floor.confirmed.set(item.orderId, done);
+  // The order is complete: the shipper on the back side empties the slot (not awaited by the sorter).
+  if (done === wall.orderUnits.get(item.orderId)) {
+    const p = release(http, floor, s.wallIndex, item.crc, rec);
+    releases.add(p);
+    void p.finally(() => releases.delete(p));
+  }
+  return 0;
+}
+
+function ticker(step: string, start: number, durationMs: number, rec: Rec): NodeJS.Timeout {
+  return setInterval(() => {
+    const elapsed = performance.now() - start;
+    const left = Math.max(0, Math.ceil((durationMs - elapsed) / 1000));
+    console.log(`  ${step.padEnd(22)} ${left > 0 ? `${String(left).padStart(3)} s left` : ' draining'} · ${rec.pairs} pairs (${Math.round(rec.pairs / (elapsed / 1000))}/s) · ${rec.releaseOk.length} releases · ${rec.errors.total} errors (${rec.fiveXx} 5xx)`);
+  }, 5000);
+}
+
+/** The burst: every sorter signs in again at once (a shift change), timed; scans answered meanwhile are kept apart. */
+async function burst(http: BenchHttp, floor: RealisticFloor): Promise<{ latencies: number[]; errors: ErrorCounts; from: number; to: number }> {
+  const errors = new ErrorCounts();
+  const from = performance.now();
+  const latencies = await Promise.all(
+    floor.seed.sorters.map(async (p) => {
+      const t0 = performance.now();
+      const r = await signIn(http, p.email);
+      if (r.status !== 200) errors.add(r.status, r.code ?? 'unknown');
+      return performance.now() - t0;
+    }),
+  );
+  return { latencies, errors, from, to: performance.now() };
+}
+
+function figures(step: string, rate: number | null, rec: Rec, start: number, durationMs: number, b?: Awaited<ReturnType<typeof burst>>): RealisticStep {
+  const seconds = (Math.max(rec.lastAnswer, start + durationMs) - start) / 1000;
+  return {
+    step,
+    offeredRate: rate,
+    seconds: Math.round(seconds * 100) / 100,
+    pairs: rec.pairs,
+    pairsPerSecond: Math.round((rec.pairs / seconds) * 10) / 10,
+    scan: summarize(rec.scanOk),
+    scanP99All: summarize(rec.scanAll).p99,
+    confirm: summarize(rec.confirmOk),
+    release: summarize(rec.releaseOk),
+    errors: rec.errors.toJSON(),
+    fiveXx: rec.fiveXx,
+    ...(b
+      ? {
+          signIns: {
+            latency: summarize(b.latencies),
+            errors: b.errors.toJSON(),
+            // Scans answered from the burst's start until a second after its last sign-in.
+            scanDuring: summarize(rec.scanAt.filter(([at]) => at >= b.from && at <= b.to + 1000).map(([, l]) => l)),
+          },
+        }
+      : {}),
+    ...(rec.sendLag.length ? { sendLag: summarize(rec.sendLag) } : {}),
+  };
+}
+
+/** Open loop: `rate` pairs/s offered whatever the answers; latency from the planned send time. */
+export async function realisticOpen(http: BenchHttp, floor: RealisticFloor, rate: number, durationMs: number, step: string, opts: { burstAtMs?: number } = {}): Promise<RealisticStep> {
+  const rec = new Rec();
+  const releases = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
+  const total = Math.round((rate * durationMs) / 1000);
+  const start = performance.now();
+  const tick = ticker(step, start, durationMs, rec);
+  let burstRun: Promise<Awaited<ReturnType<typeof burst>>> | undefined;
+  try {
+    let i = 0;
+    while (i < total) {
+      const now = performance.now();
+      if (opts.burstAtMs !== undefined && !burstRun && now - start >= opts.burstAtMs) burstRun = burst(http, floor);
+      for (let due = start + (i * 1000) / rate; i < total && due <= now; due = start + (i * 1000) / rate) {
+        rec.sendLag.push(now - due);
+        const p = pair(http, floor, floor.sorters[i % floor.sorters.length], rec, due, releases).then(() => undefined);
+        inFlight.add(p);
+        void p.finally(() => inFlight.delete(p));
+        i++;
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all([...inFlight]);
+    await Promise.all([...releases]);
+  } finally {
+    clearInterval(tick);
+  }
+  return figures(step, rate, rec, start, durationMs, burstRun ? await burstRun : undefined);
+}
+
+/** Closed loop: every sorter scans and confirms again as soon as the last pair is answered. */
+export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, durationMs: number, step: string): Promise<RealisticStep> {
+  const rec = new Rec();
+  const releases = new Set<Promise<void>>();
+  const start = performance.now();
+  const end = start + durationMs;
+  const tick = ticker(step, start, durationMs, rec);
+  try {
+    await Promise.all(
+      floor.sorters.map(async (s) => {
+        const wall = floor.seed.walls[s.wallIndex];
+        // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
+        while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) {
+          const pause = await pair(http, floor, s, rec, performance.now(), releases);
+          if (pause) await new Promise((r) => setTimeout(r, Math.min(pause, end - performance.now())));
+        }
+      }),
+    );
+    await Promise.all([...releases]);
+  } finally {
+    clearInterval(tick);
+  }
+  return figures(step, null, rec, start, durationMs);
+}
