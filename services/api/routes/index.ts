@@ -6,6 +6,7 @@ import { catalogRoutes as catalogPriceRoutes } from './catalog.route';
 import { displaysRoutes } from './displays.route';
 import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
+import { insightsRoutes } from './insights.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -35,6 +36,7 @@ export const apiRoutes: RouteDef[] = [
   ...sortBoxItemsRoutes,
   ...eventsRoutes,
   ...webhooksRoutes,
+  ...insightsRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

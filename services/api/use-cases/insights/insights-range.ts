@@ -1,0 +1,107 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { COUNTERS } from '../../../../workers/stats/rollup-sql';
+import type { InsightScope } from './insights-scope';
+
+export type Counter = (typeof COUNTERS)[number];
+export type Counts = Record<Counter, number>;
+
+/**
+ * A range of whole local hours: `from` rounded down to its hour, `to` up (exclusive), in the scope's
+ * zone. Whole local days inside it are read from stats_day, the hours at either end from stats_hour:
+ * at most 2 × 23 hour rows per key whatever the range's length.
+ */
+export interface HourRange {
+  from: Date;
+  to: Date;
+  /** First and (exclusive) last whole local day, YYYY-MM-DD; equal when the range holds none. */
+  day1: string;
+  day2: string;
+  /** The leading hours end, the trailing hours start here. */
+  h1: Date;
+  h2: Date;
+}
+
+export async function hourRange(em: EntityManager, timeZone: string, from: Date, to: Date): Promise<HourRange> {
+  const [r] = await em.execute<{ f: Date; t: Date; d1: string; d2: string; h1: Date; h2: Date }[]>(
+    `select f, t, d1::text, greatest(d1, d2)::text as d2,
+            case when d1 < d2 then (d1::timestamp at time zone z) else t end as h1,
+            case when d1 < d2 then (d2::timestamp at time zone z) else t end as h2
+       from (select f, t, z,
+                    (f at time zone z)::date + case when (f at time zone z)::time = time '00:00' then 0 else 1 end as d1,
+                    (t at time zone z)::date as d2
+               from (select date_trunc('hour', a, z) as f,
+                            case when date_trunc('hour', b, z) = b then b else date_trunc('hour', b, z) + interval '1 hour' end as t, z
+                       from (select ?::timestamptz as a, ?::timestamptz as b, ?::text as z) p) q) r`,
+    [from.toISOString(), to.toISOString(), timeZone],
+  );
+  return { from: new Date(r.f), to: new Date(r.t), day1: r.d1, day2: r.d2, h1: new Date(r.h1), h2: new Date(r.h2) };
+}
+
+const sumCols = COUNTERS.map((c) => `sum(${c})::float8 as ${c}`).join(', ');
+const plainCols = COUNTERS.join(', ');
+
+/**
+ * The counters of one scope and dimension over a range, grouped by dimension key (the total's key is
+ * ''), optionally only some keys.
+ */
+export async function rangeCounts(
+  em: EntityManager,
+  s: InsightScope,
+  dim: number,
+  r: HourRange,
+  opts: { key?: string; top?: { counter: Counter; limit: number } } = {},
+): Promise<Map<string, Counts & { position: number | null }>> {
+  const keyFilter = opts.key === undefined ? '' : 'and dim_key = ?';
+  const keyParam = opts.key === undefined ? [] : [opts.key];
+  const top = opts.top ? `having sum(${opts.top.counter}) > 0 order by sum(${opts.top.counter}) desc, dim_key limit ${Math.trunc(opts.top.limit)}` : '';
+  const rows = await em.execute<({ dim_key: string; position: number | null } & Counts)[]>(
+    `select dim_key, ${sumCols}, max(position) as position from (
+       select dim_key, ${plainCols}, position from stats_day
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ?::date and bucket < ?::date ${keyFilter}
+       union all
+       select dim_key, ${plainCols}, position from stats_hour
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ? ${keyFilter}
+       union all
+       select dim_key, ${plainCols}, position from stats_hour
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ? ${keyFilter}
+     ) u group by dim_key ${top}`,
+    [
+      s.clientId, s.scope, s.scopeId, dim, r.day1, r.day2, ...keyParam,
+      s.clientId, s.scope, s.scopeId, dim, r.from.toISOString(), r.h1.toISOString(), ...keyParam,
+      s.clientId, s.scope, s.scopeId, dim, r.h2.toISOString(), r.to.toISOString(), ...keyParam,
+    ],
+  );
+  const out = new Map<string, Counts & { position: number | null }>();
+  for (const row of rows) {
+    const counts = { position: row.position } as Counts & { position: number | null };
+    for (const c of COUNTERS) counts[c] = Number(row[c]);
+    out.set(row.dim_key, counts);
+  }
+  return out;
+}
+
+export function zeroCounts(): Counts {
+  const counts = {} as Counts;
+  for (const c of COUNTERS) counts[c] = 0;
+  return counts;
+}
+
+/** A range of whole local days: the day holding `from` to the day holding `to` (a `to` at midnight ends it). */
+export interface DayRange {
+  from: Date;
+  to: Date;
+  /** First and (exclusive) last day, YYYY-MM-DD. */
+  day1: string;
+  day2: string;
+}
+
+export async function dayRange(em: EntityManager, timeZone: string, from: Date, to: Date): Promise<DayRange> {
+  const [r] = await em.execute<{ d1: string; d2: string; f: Date; t: Date }[]>(
+    `select d1::text, d2::text, (d1::timestamp at time zone z) as f, (d2::timestamp at time zone z) as t
+       from (select z, (a at time zone z)::date as d1,
+                    (b at time zone z)::date + case when (b at time zone z)::time = time '00:00' and b > a then 0 else 1 end as d2
+               from (select ?::timestamptz as a, ?::timestamptz as b, ?::text as z) p) q`,
+    [from.toISOString(), to.toISOString(), timeZone],
+  );
+  return { from: new Date(r.f), to: new Date(r.t), day1: r.d1, day2: r.d2 };
+}
