@@ -60,7 +60,9 @@ function rangeQuery<S extends z.ZodRawShape>(extra: S) {
   return z
     .object({ from: instant('Start of the range'), to: instant('End of the range (exclusive)'), ...extra })
     .superRefine((q, ctx) => {
-      const { from, to } = q as unknown as { from: Date; to: Date };
+      const { from, to } = q as unknown as { from: unknown; to: unknown };
+      // Runs even when a field failed its own check: compare only two valid instants.
+      if (!(from instanceof Date) || !(to instanceof Date)) return;
       if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
       else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
         ctx.addIssue({ code: 'custom', path: ['to'], message: `the range may span at most ${MAX_RANGE_DAYS} days` });
