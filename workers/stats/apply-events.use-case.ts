@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WallEvent } from '../../shared/events/channels';
-import { COUNTED_EVENT_SQL, DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
+import { COUNTED_EVENT_SQL, DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
 
 /** An outbox row as the relay reads it (snake case), the other shape a batch may come in. */
 export interface OutboxEventRow {
@@ -44,7 +44,7 @@ with src0 as (
 ), src as (
   select s.* from src0 s join counted c on c.event_id = s.event_id
 ), ${EXPAND_CTES.trim()},
-hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'expanded')} returning 1),
+hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'expanded', HOUR_ROWS_SQL)} returning 1),
 days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'expanded')} returning 1)
 select (select count(*) from counted)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows`;
 
@@ -66,6 +66,8 @@ export async function applyStatsEvents(em: EntityManager, events: readonly Stats
   return em.transactional(async (tx) => {
     // Waits while a rebuild replaces buckets (docs/architecture.md "Statistics").
     await tx.execute('select pg_advisory_xact_lock(?)', [STATS_LOCK_KEY]);
+    // A batch's buckets are grouped in memory; the default 4 MB would spill a large batch to disk.
+    await tx.execute(`set local work_mem = '64MB'`);
     const [r] = await tx.execute<{ counted: number; hour_rows: number; day_rows: number }[]>(APPLY_SQL, [JSON.stringify(records)]);
     return { counted: r.counted, rows: r.hour_rows + r.day_rows };
   });

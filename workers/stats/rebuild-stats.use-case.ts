@@ -1,9 +1,11 @@
 import { Client as PgClient } from 'pg';
-import { DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
+import { DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
 
 const DAY_MS = 86_400_000;
 // The widest distance between a local day and the UTC day of the same date (UTC−12 … UTC+14), and a margin.
 const ZONE_MARGIN = "interval '15 hours'";
+// Days per statement: each reads its events plus the margins, so longer chunks read less twice.
+const CHUNK_DAYS = 7;
 
 export interface RebuildRange {
   /** First UTC day to rebuild, YYYY-MM-DD. */
@@ -25,20 +27,22 @@ export interface RebuildResult {
 }
 
 /*
- * One day of the range: delete its hour buckets (first instant within the UTC day) and its day buckets
- * (that date, in each scope's zone), and fill them again from the stored outbox events around it.
+ * One chunk of whole UTC days: delete its hour buckets (first instant within those days) and its day
+ * buckets (those dates, in each scope's zone), and fill them again from the stored outbox events around it.
  * An event counts when the worker has counted it already, or when every bucket it falls into lies
  * inside the rebuilt range (all replaced in this transaction): an event the worker has not seen yet
  * near the range's edge is left to the worker, which adds it to every bucket when it is delivered.
  */
-function daySql(clientFilter: string): string[] {
+function chunkSql(clientFilter: string): string[] {
+  // An event's "counted" is looked up once; "inside" holds when every bucket of every scope it falls into is rebuilt.
   const eligible = `
 eligible as (
+  select s.event_id from src s where exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
+  union
   select x.event_id
     from expanded x
    group by x.event_id
-  having bool_or(exists (select 1 from stats_counted_event c where c.event_id = x.event_id))
-      or bool_and(date_trunc('hour', x.at, x.tz) >= $3::timestamptz and date_trunc('hour', x.at, x.tz) < $4::timestamptz
+  having bool_and(date_trunc('hour', x.at, x.tz) >= $3::timestamptz and date_trunc('hour', x.at, x.tz) < $4::timestamptz
                   and (x.at at time zone x.tz)::date >= $3::date and (x.at at time zone x.tz)::date < $4::date)
 ), chosen as (
   select x.* from expanded x join eligible using (event_id)
@@ -50,10 +54,10 @@ eligible as (
 )`;
   return [
     `delete from stats_hour where bucket >= $1::timestamptz and bucket < $2::timestamptz ${clientFilter.replace(/o\./g, '')}`,
-    `delete from stats_day where bucket = $1::date ${clientFilter.replace(/o\./g, '')}`,
+    `delete from stats_day where bucket >= $1::date and bucket < $2::date ${clientFilter.replace(/o\./g, '')}`,
     `with ${src}, ${EXPAND_CTES.trim()}, ${eligible.trim()},
-hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'chosen', `${HOUR_BUCKET_SQL} >= $1::timestamptz and ${HOUR_BUCKET_SQL} < $2::timestamptz`)} returning 1),
-days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'chosen', `${DAY_BUCKET_SQL} = $1::date`)} returning 1),
+hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'chosen', `${HOUR_ROWS_SQL} and ${HOUR_BUCKET_SQL} >= $1::timestamptz and ${HOUR_BUCKET_SQL} < $2::timestamptz`)} returning 1),
+days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'chosen', `${DAY_BUCKET_SQL} >= $1::date and ${DAY_BUCKET_SQL} < $2::date`)} returning 1),
 marked as (insert into stats_counted_event (event_id) select event_id from eligible on conflict (event_id) do nothing returning 1)
 select (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows`,
   ];
@@ -82,20 +86,22 @@ export async function rebuildStats(
     await pg.query('select pg_advisory_lock($1)', [STATS_LOCK_KEY]);
     try {
       await pg.query('begin isolation level repeatable read');
+      // Day boundaries below are UTC dates of UTC instants, whatever the server's default zone.
+      await pg.query(`set local work_mem = '256MB'`);
+      await pg.query(`set local timezone = 'UTC'`);
       const clientFilter = range.clientId === undefined ? '' : `and o.client_id = ${Number(range.clientId)}`;
-      const [delHours, delDays, fill] = daySql(clientFilter);
+      const [delHours, delDays, fill] = chunkSql(clientFilter);
       onProgress(0, days);
-      for (let i = 0; i < days; i++) {
-        const dayStart = new Date(start.getTime() + i * DAY_MS).toISOString();
-        const dayEnd = new Date(start.getTime() + (i + 1) * DAY_MS).toISOString();
-        await pg.query(delHours, [dayStart, dayEnd]);
-        await pg.query(delDays, [dayStart.slice(0, 10)]);
-        const { rows } = await pg.query<{ hour_rows: number; day_rows: number }>(fill, [
-          dayStart, dayEnd, start.toISOString(), end.toISOString(),
-        ]);
+      for (let i = 0; i < days; i += CHUNK_DAYS) {
+        const n = Math.min(CHUNK_DAYS, days - i);
+        const chunkStart = new Date(start.getTime() + i * DAY_MS).toISOString();
+        const chunkEnd = new Date(start.getTime() + (i + n) * DAY_MS).toISOString();
+        await pg.query(delHours, [chunkStart, chunkEnd]);
+        await pg.query(delDays, [chunkStart, chunkEnd]);
+        const { rows } = await pg.query<{ hour_rows: number; day_rows: number }>(fill, [chunkStart, chunkEnd, start.toISOString(), end.toISOString()]);
         result.hourRows += rows[0].hour_rows;
         result.dayRows += rows[0].day_rows;
-        onProgress(i + 1, days);
+        onProgress(i + n, days);
       }
       const { rows } = await pg.query<{ n: number }>(
         `select count(*)::int as n from outbox_event o

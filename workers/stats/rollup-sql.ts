@@ -26,7 +26,7 @@ export const COUNTED_EVENT_SQL = `(e.type in ('sort-box-item.created', 'sort-box
  *   older event) at the confirmation, with confirmedAt − createdAt in milliseconds;
  * - a refused scan counts as a failed scan of its user and input method (no sku, no slot);
  * - a slot's completion is its order sorted (no user, sku or method).
- * Input methods are kept per wall; slots per wall and per client (the billing figure, in UTC).
+ * Input methods are kept per wall; slots per wall and per client (the billing figure, in UTC, by day).
  */
 export const EXPAND_CTES = `
 facts as (
@@ -68,6 +68,9 @@ expanded as (
      and (d.dim <> ${DIM.method} or s.scope = ${SCOPE.wall})
      and (d.dim <> ${DIM.slot} or s.scope <> ${SCOPE.warehouse})
 )`;
+
+/** The client's slots are kept by day only: they answer the billing figure, a count per month. */
+export const HOUR_ROWS_SQL = `not (dim = ${DIM.slot} and scope = ${SCOPE.client})`;
 
 /** The local hour's first instant and the local date of `at` in `tz`. */
 export const HOUR_BUCKET_SQL = `date_trunc('hour', at, tz)`;

@@ -36,7 +36,7 @@ create table stats_hour (
   confirm_ms bigint not null default 0,
   position int null,
   primary key (client_id, scope, scope_id, dim, bucket, dim_key)
-);
+) with (fillfactor = 80);
 
 create table stats_day (
   client_id int not null,
@@ -54,16 +54,19 @@ create table stats_day (
   confirm_ms bigint not null default 0,
   position int null,
   primary key (client_id, scope, scope_id, dim, bucket, dim_key)
-);
+) with (fillfactor = 80);
 
--- The rebuild reads the events of a time range.
-create index outbox_event_occurred_idx on outbox_event (occurred_at);
+-- The rebuild reads the events of a time range and replaces the buckets of a time range. Buckets and
+-- events arrive roughly in time order, so block-range indexes serve it at almost no write cost.
+create index outbox_event_occurred_idx on outbox_event using brin (occurred_at);
+create index stats_hour_bucket_idx on stats_hour using brin (bucket);
+create index stats_day_bucket_idx on stats_day using brin (bucket);
 `);
   }
 
   override async down(): Promise<void> {
     this.addSql(`
-drop index if exists outbox_event_occurred_idx;
+drop index if exists outbox_event_occurred_idx;  -- the stats indexes go with their tables
 drop table if exists stats_day, stats_hour, stats_counted_event;
 alter table warehouse drop column if exists time_zone;
 `);
