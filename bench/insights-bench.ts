@@ -96,7 +96,7 @@ async function generate(pg: PgClient, clientId: number, scans: number, end: Date
            'SKU-' || (1 + (i * 7919) % ${SKUS}) as sku,
            (array['Scanned','Scanned','Scanned','Scanned','Scanned','Scanned','Typed','KeyedIn','EmbeddedScanner','Camera'])[1 + (i * 31) % 10] as method,
            $1::timestamptz + (i::float8 / ${scans}) * interval '${DAYS} days' as at
-      from generate_series(1, ${scans}) i
+      from generate_series(1::bigint, ${scans}) i
       join (select id, row_number() over (order by id) as n from wall where client_id = ${clientId}) w on w.n = 1 + i % ${WALLS}
       join sort_box sb on sb.wall_id = w.id and sb.position = 1 + (i / ${WALLS}) % ${SLOTS}`,
     [start.toISOString()],
