@@ -1,19 +1,26 @@
 /**
- * IANA time zone names a warehouse may carry. Only the canonical names Node's ICU lists (plus UTC):
- * PostgreSQL buckets the statistics with the same name, and both know these; offsets such as "+05:00"
- * and abbreviations are refused.
+ * IANA time zone names a warehouse may carry: a name Node's ICU knows (its canonical list or an alias
+ * such as Asia/Kolkata, which ICU still lists as Asia/Calcutta), spelled like a zone name; offsets
+ * such as "+05:00" are refused. PostgreSQL buckets the statistics with the same name (it knows every
+ * zone of ICU's list and the current aliases, case-insensitively).
  */
-const ZONES = new Map<string, string>(
-  [...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC'].map((z) => [z.toLowerCase(), z]),
-);
+const CANONICAL = new Map<string, string>([...Intl.supportedValuesOf('timeZone'), 'UTC'].map((z) => [z.toLowerCase(), z]));
+const NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 export function isIanaTimeZone(name: string): boolean {
-  return ZONES.has(name.trim().toLowerCase());
+  const z = name.trim();
+  if (!NAME.test(z)) return false;
+  if (CANONICAL.has(z.toLowerCase())) return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: z });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** The canonical spelling of a valid zone name (names match case-insensitively). */
+/** The spelling to store: ICU's for a name it lists (names match case-insensitively), else the name as given. */
 export function canonicalTimeZone(name: string): string {
-  const zone = ZONES.get(name.trim().toLowerCase());
-  if (!zone) throw new Error(`not an IANA time zone: ${name}`);
-  return zone;
+  if (!isIanaTimeZone(name)) throw new Error(`not an IANA time zone: ${name}`);
+  return CANONICAL.get(name.trim().toLowerCase()) ?? name.trim();
 }

@@ -34,31 +34,32 @@ export interface RebuildResult {
  * near the range's edge is left to the worker, which adds it to every bucket when it is delivered.
  */
 function chunkSql(clientFilter: string): string[] {
-  // An event's "counted" is looked up once; "inside" holds when every bucket of every scope it falls into is rebuilt.
-  const eligible = `
-eligible as (
-  select s.event_id from src s where exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
-  union
-  select x.event_id
-    from expanded x
-   group by x.event_id
-  having bool_and(date_trunc('hour', x.at, x.tz) >= $3::timestamptz and date_trunc('hour', x.at, x.tz) < $4::timestamptz
-                  and (x.at at time zone x.tz)::date >= $3::date and (x.at at time zone x.tz)::date < $4::date)
-), chosen as (
-  select x.* from expanded x join eligible using (event_id)
-)`;
-  const src = `src as (
+  // Per event, once: counted already, or every bucket it falls into (UTC and its wall's zone; hours
+  // and days) inside the rebuilt range. Only those are expanded into rows.
+  const src = `src0 as (
   select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data
     from outbox_event o
    where o.occurred_at >= $1::timestamptz - ${ZONE_MARGIN} and o.occurred_at < $2::timestamptz + ${ZONE_MARGIN} ${clientFilter}
+), eligible as (
+  select s.*
+    from src0 s
+    left join wall w on w.id = s.wall_id and w.client_id = s.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+    cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
+   where exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
+      or (s.occurred_at >= $3::timestamptz and s.occurred_at < $4::timestamptz
+          and date_trunc('hour', s.occurred_at, z.tz) >= $3::timestamptz and date_trunc('hour', s.occurred_at, z.tz) < $4::timestamptz
+          and (s.occurred_at at time zone z.tz)::date >= $3::date and (s.occurred_at at time zone z.tz)::date < $4::date)
+), src as (
+  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data from eligible e
 )`;
   return [
     `delete from stats_hour where bucket >= $1::timestamptz and bucket < $2::timestamptz ${clientFilter.replace(/o\./g, '')}`,
     `delete from stats_day where bucket >= $1::date and bucket < $2::date ${clientFilter.replace(/o\./g, '')}`,
-    `with ${src}, ${EXPAND_CTES.trim()}, ${eligible.trim()},
-hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'chosen', `${HOUR_ROWS_SQL} and ${HOUR_BUCKET_SQL} >= $1::timestamptz and ${HOUR_BUCKET_SQL} < $2::timestamptz`)} returning 1),
-days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'chosen', `${DAY_BUCKET_SQL} >= $1::date and ${DAY_BUCKET_SQL} < $2::date`)} returning 1),
-marked as (insert into stats_counted_event (event_id) select event_id from eligible on conflict (event_id) do nothing returning 1)
+    `with ${src}, ${EXPAND_CTES.trim()},
+hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'expanded', `${HOUR_ROWS_SQL} and ${HOUR_BUCKET_SQL} >= $1::timestamptz and ${HOUR_BUCKET_SQL} < $2::timestamptz`)} returning 1),
+days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'expanded', `${DAY_BUCKET_SQL} >= $1::date and ${DAY_BUCKET_SQL} < $2::date`)} returning 1),
+marked as (insert into stats_counted_event (event_id) select event_id from src on conflict (event_id) do nothing returning 1)
 select (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows`,
   ];
 }
