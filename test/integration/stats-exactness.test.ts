@@ -272,4 +272,25 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
       { numRuns: 12 },
     );
   }, 240_000);
+
+  it('a rebuild running while the consumer applies batches leaves every figure exact', async () => {
+    const sample = fc.sample(fc.array(actionArb, { minLength: 150, maxLength: 150 }), { numRuns: 1, seed: 42 })[0];
+    const world = await newWorld();
+    const em = api.runtime.orm.em.fork();
+    const events = eventsOf(world, sample);
+    await storeRaw(em, events);
+    const batches = delivery(events, 7, 3, 10);
+    // Half delivered before, the rest while the rebuild runs (each batch waits for it or goes first).
+    const half = Math.floor(batches.length / 2);
+    for (const b of batches.slice(0, half)) await applyStatsEvents(api.runtime.orm.em.fork(), b);
+    const rest = (async () => {
+      for (const b of batches.slice(half)) await applyStatsEvents(api.runtime.orm.em.fork(), b);
+    })();
+    const rebuilt = rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });
+    await Promise.all([rest, rebuilt]);
+    await checkEverything(em, world, [
+      { from: at(0, 0), to: at(SPAN_MIN, 0) },
+      { from: at(600, 1234), to: at(2000, 0) },
+    ]);
+  }, 120_000);
 });
