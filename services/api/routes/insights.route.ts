@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BARCODE_INPUT_METHODS } from '../../../shared/db/entities/sort-box-item.entity';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
+import { LocalDay } from '../use-cases/insights/insights-range';
 import {
   getDailyOrderStats,
   getDailyUnitStats,
@@ -24,21 +25,28 @@ const HOUR_RULE = 'The range counts whole hours: from is rounded down and to up 
 const DAY_RULE = "The range counts whole days: the day holding from to the day holding to (a to at exactly midnight ends the day before); the answer gives the range counted as instants.";
 const MAX_YEAR = 9999;
 
-// A point in time: an ISO 8601 date-time with Z or an offset, or a date (midnight of it in the scope's zone is meant for day questions; read as UTC here).
-const instant = (name: string) =>
+// A point in time: an ISO 8601 date-time with Z or an offset, or a date: that day's midnight in the scope's time zone.
+const instant = (name: string, endOfDay = false) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date-time') })
     .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success, 'must be an ISO 8601 date-time (e.g. 2026-11-23T08:00:00Z) or a date')
     .transform((v, ctx) => {
-      const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+      const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new LocalDay(v, endOfDay) : new Date(v);
       const year = d.getUTCFullYear();
       if (Number.isNaN(d.getTime()) || year < 1970 || year > MAX_YEAR) {
         ctx.addIssue({ code: 'custom', message: `must be a valid date-time between 1970 and ${MAX_YEAR}` });
         return z.NEVER;
       }
+      // 2026-02-30 is not a day (Date would roll it over into March).
+      if (d instanceof LocalDay && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) {
+        ctx.addIssue({ code: 'custom', message: 'is not a calendar day' });
+        return z.NEVER;
+      }
       return d;
     })
-    .describe(`${name}: ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD (midnight UTC). Required.`);
+    .describe(
+      `${name}: ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD (in the scope's time zone: ${endOfDay ? 'the end of that day, so the day is included' : "that day's midnight"}). Required.`,
+    );
 
 // Nullable filters: absent, empty or "null" mean no filter.
 const optionalId = (description: string) =>
@@ -58,7 +66,7 @@ const userFilter = { userId: optionalId('Only units of this employee (the sorter
 /** from and to, required; from after to, or a range over MAX_RANGE_DAYS, is a 400. */
 function rangeQuery<S extends z.ZodRawShape>(extra: S) {
   return z
-    .object({ from: instant('Start of the range'), to: instant('End of the range (exclusive)'), ...extra })
+    .object({ from: instant('Start of the range'), to: instant('End of the range (exclusive)', true), ...extra })
     .superRefine((q, ctx) => {
       const { from, to } = q as unknown as { from: unknown; to: unknown };
       // Runs even when a field failed its own check: compare only two valid instants.

@@ -3,6 +3,26 @@ import { COUNTERS } from '../../../../workers/stats/rollup-sql';
 import type { InsightScope } from './insights-scope';
 
 export type Counter = (typeof COUNTERS)[number];
+
+/**
+ * A date without a time (`YYYY-MM-DD`) given as from, to or date: that day's local midnight in the
+ * scope's zone, not UTC's; as a `to`, the end of that day (the day is included). As a Date it is the
+ * UTC equivalent (for validation only).
+ */
+export class LocalDay extends Date {
+  constructor(
+    readonly day: string,
+    readonly endOfDay = false,
+  ) {
+    super(Date.parse(`${day}T00:00:00Z`) + (endOfDay ? 86_400_000 : 0));
+  }
+}
+
+/** SQL and parameters of an instant: a LocalDay becomes a local midnight of `tz`. */
+function instantSql(v: Date, tz: string): [string, unknown[]] {
+  if (!(v instanceof LocalDay)) return ['?::timestamptz', [v.toISOString()]];
+  return [`((?::date + ${v.endOfDay ? 1 : 0})::timestamp at time zone ?)`, [v.day, tz]];
+}
 export type Counts = Record<Counter, number>;
 
 /**
@@ -22,6 +42,8 @@ export interface HourRange {
 }
 
 export async function hourRange(em: EntityManager, timeZone: string, from: Date, to: Date): Promise<HourRange> {
+  const [a, aParams] = instantSql(from, timeZone);
+  const [b, bParams] = instantSql(to, timeZone);
   const [r] = await em.execute<{ f: Date; t: Date; d1: string; d2: string; h1: Date; h2: Date }[]>(
     `select f, t, d1::text, greatest(d1, d2)::text as d2,
             case when d1 < d2 then (d1::timestamp at time zone z) else t end as h1,
@@ -31,8 +53,8 @@ export async function hourRange(em: EntityManager, timeZone: string, from: Date,
                     (t at time zone z)::date as d2
                from (select date_trunc('hour', a, z) as f,
                             case when date_trunc('hour', b, z) = b then b else date_trunc('hour', b, z) + interval '1 hour' end as t, z
-                       from (select ?::timestamptz as a, ?::timestamptz as b, ?::text as z) p) q) r`,
-    [from.toISOString(), to.toISOString(), timeZone],
+                       from (select ${a} as a, ${b} as b, ?::text as z) p) q) r`,
+    [...aParams, ...bParams, timeZone],
   );
   return { from: new Date(r.f), to: new Date(r.t), day1: r.d1, day2: r.d2, h1: new Date(r.h1), h2: new Date(r.h2) };
 }
@@ -96,12 +118,14 @@ export interface DayRange {
 }
 
 export async function dayRange(em: EntityManager, timeZone: string, from: Date, to: Date): Promise<DayRange> {
+  const [a, aParams] = instantSql(from, timeZone);
+  const [b, bParams] = instantSql(to, timeZone);
   const [r] = await em.execute<{ d1: string; d2: string; f: Date; t: Date }[]>(
     `select d1::text, d2::text, (d1::timestamp at time zone z) as f, (d2::timestamp at time zone z) as t
        from (select z, (a at time zone z)::date as d1,
                     (b at time zone z)::date + case when (b at time zone z)::time = time '00:00' and b > a then 0 else 1 end as d2
-               from (select ?::timestamptz as a, ?::timestamptz as b, ?::text as z) p) q`,
-    [from.toISOString(), to.toISOString(), timeZone],
+               from (select ${a} as a, ${b} as b, ?::text as z) p) q`,
+    [...aParams, ...bParams, timeZone],
   );
   return { from: new Date(r.f), to: new Date(r.t), day1: r.d1, day2: r.d2 };
 }
