@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
+import { COUNTED_EVENT_SQL, DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
 
 const DAY_MS = 86_400_000;
 // The widest distance between a local day and the UTC day of the same date (UTC−12 … UTC+14), and a margin.
@@ -37,9 +37,10 @@ function chunkSql(clientFilter: string): string[] {
   // Per event, once: counted already, or every bucket it falls into (UTC and its wall's zone; hours
   // and days) inside the rebuilt range. Only those are expanded into rows.
   const src = `src0 as (
-  select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data
-    from outbox_event o
-   where o.occurred_at >= $1::timestamptz - ${ZONE_MARGIN} and o.occurred_at < $2::timestamptz + ${ZONE_MARGIN} ${clientFilter}
+  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
+    from outbox_event e
+   where e.occurred_at >= $1::timestamptz - ${ZONE_MARGIN} and e.occurred_at < $2::timestamptz + ${ZONE_MARGIN}
+     and ${COUNTED_EVENT_SQL} ${clientFilter.replace(/o\./g, 'e.')}
 ), eligible as (
   select s.*
     from src0 s
