@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Orm } from '../../shared/db/orm';
 import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-events.use-case';
 
 /**
@@ -7,4 +8,9 @@ import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-eve
  */
 export async function handleStatsJob(em: EntityManager, events: readonly StatsEvent[]): Promise<ApplyResult> {
   return applyStatsEvents(em.fork(), events);
+}
+
+/** `handleStatsJob` bound to a process's ORM: the `(events) => ...` consumer the fan-out registers. */
+export function statsJobHandler(orm: Orm): (events: readonly StatsEvent[]) => Promise<ApplyResult> {
+  return (events) => handleStatsJob(orm.em, events);
 }
