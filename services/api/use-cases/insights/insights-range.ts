@@ -62,35 +62,23 @@ export async function hourRange(em: EntityManager, timeZone: string, from: Date,
 const sumCols = COUNTERS.map((c) => `sum(${c})::float8 as ${c}`).join(', ');
 const plainCols = COUNTERS.join(', ');
 
-/**
- * The counters of one scope and dimension over a range, grouped by dimension key (the total's key is
- * ''), optionally only some keys.
- */
-export async function rangeCounts(
-  em: EntityManager,
-  s: InsightScope,
-  dim: number,
-  r: HourRange,
-  opts: { key?: string; top?: { counter: Counter; limit: number } } = {},
-): Promise<Map<string, Counts & { position: number | null }>> {
-  const keyFilter = opts.key === undefined ? '' : 'and dim_key = ?';
-  const keyParam = opts.key === undefined ? [] : [opts.key];
-  const top = opts.top ? `having sum(${opts.top.counter}) > 0 order by sum(${opts.top.counter}) desc, dim_key limit ${Math.trunc(opts.top.limit)}` : '';
+/** The counters of one scope and dimension over a range, by dimension key (the total's key is ''). */
+export async function rangeCounts(em: EntityManager, s: InsightScope, dim: number, r: HourRange): Promise<Map<string, Counts & { position: number | null }>> {
   const rows = await em.execute<({ dim_key: string; position: number | null } & Counts)[]>(
     `select dim_key, ${sumCols}, max(position) as position from (
        select dim_key, ${plainCols}, position from stats_day
-        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ?::date and bucket < ?::date ${keyFilter}
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ?::date and bucket < ?::date
        union all
        select dim_key, ${plainCols}, position from stats_hour
-        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ? ${keyFilter}
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ?
        union all
        select dim_key, ${plainCols}, position from stats_hour
-        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ? ${keyFilter}
-     ) u group by dim_key ${top}`,
+        where client_id = ? and scope = ? and scope_id = ? and dim = ? and bucket >= ? and bucket < ?
+     ) u group by dim_key`,
     [
-      s.clientId, s.scope, s.scopeId, dim, r.day1, r.day2, ...keyParam,
-      s.clientId, s.scope, s.scopeId, dim, r.from.toISOString(), r.h1.toISOString(), ...keyParam,
-      s.clientId, s.scope, s.scopeId, dim, r.h2.toISOString(), r.to.toISOString(), ...keyParam,
+      s.clientId, s.scope, s.scopeId, dim, r.day1, r.day2,
+      s.clientId, s.scope, s.scopeId, dim, r.from.toISOString(), r.h1.toISOString(),
+      s.clientId, s.scope, s.scopeId, dim, r.h2.toISOString(), r.to.toISOString(),
     ],
   );
   const out = new Map<string, Counts & { position: number | null }>();
@@ -98,6 +86,50 @@ export async function rangeCounts(
     const counts = { position: row.position } as Counts & { position: number | null };
     for (const c of COUNTERS) counts[c] = Number(row[c]);
     out.set(row.dim_key, counts);
+  }
+  return out;
+}
+
+/**
+ * Several dimensions of one scope over a range in one statement (one round trip), grouped by dimension
+ * and key; of dimension `top.dim` only the `top.limit` keys with the most `top.counter` (ties by key).
+ */
+export async function rangeCountsByDim(
+  em: EntityManager,
+  s: InsightScope,
+  dims: number[],
+  r: HourRange,
+  top: { dim: number; counter: Counter; limit: number },
+): Promise<Map<number, Map<string, Counts>>> {
+  const dimList = dims.map((d) => Math.trunc(d)).join(', ');
+  const rows = await em.execute<({ dim: number; dim_key: string } & Counts)[]>(
+    `with g as (
+       select dim, dim_key, ${sumCols} from (
+         select dim, dim_key, ${plainCols} from stats_day
+          where client_id = ? and scope = ? and scope_id = ? and dim in (${dimList}) and bucket >= ?::date and bucket < ?::date
+         union all
+         select dim, dim_key, ${plainCols} from stats_hour
+          where client_id = ? and scope = ? and scope_id = ? and dim in (${dimList}) and bucket >= ? and bucket < ?
+         union all
+         select dim, dim_key, ${plainCols} from stats_hour
+          where client_id = ? and scope = ? and scope_id = ? and dim in (${dimList}) and bucket >= ? and bucket < ?
+       ) u group by dim, dim_key
+     ), ranked as (
+       select g.*, row_number() over (partition by dim order by ${top.counter} desc, dim_key) as rank from g
+     )
+     select * from ranked where dim <> ? or (rank <= ? and ${top.counter} > 0) order by dim, rank`,
+    [
+      s.clientId, s.scope, s.scopeId, r.day1, r.day2,
+      s.clientId, s.scope, s.scopeId, r.from.toISOString(), r.h1.toISOString(),
+      s.clientId, s.scope, s.scopeId, r.h2.toISOString(), r.to.toISOString(),
+      top.dim, Math.trunc(top.limit),
+    ],
+  );
+  const out = new Map<number, Map<string, Counts>>(dims.map((d) => [d, new Map()]));
+  for (const row of rows) {
+    const counts = {} as Counts;
+    for (const c of COUNTERS) counts[c] = Number(row[c]);
+    out.get(Number(row.dim))?.set(row.dim_key, counts);
   }
   return out;
 }

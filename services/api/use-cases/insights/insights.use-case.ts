@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../../../shared/db/entities/sort-box-item.entity';
 import { DIM } from '../../../../workers/stats/rollup-sql';
-import { dayRange, hourRange, rangeCounts, zeroCounts, type Counter } from './insights-range';
+import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
 
 /*
@@ -21,11 +21,11 @@ export interface RangeInput {
 export async function getSortingStats(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter & { products: number }) {
   const s = await resolveScope(em, clientId, input);
   const r = await hourRange(em, s.timeZone, input.from, input.to);
-  const [totals, users, skus] = await Promise.all([
-    rangeCounts(em, s, DIM.total, r),
-    rangeCounts(em, s, DIM.user, r),
-    input.products > 0 ? rangeCounts(em, s, DIM.sku, r, { top: { counter: 'confirmed_units', limit: input.products } }) : new Map(),
-  ]);
+  // One statement: totals, per user, and the top products.
+  const byDim = await rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products });
+  const totals = byDim.get(DIM.total)!;
+  const users = byDim.get(DIM.user)!;
+  const skus = byDim.get(DIM.sku)!;
   const t = totals.get('') ?? zeroCounts();
   const hours = (r.to.getTime() - r.from.getTime()) / 3_600_000;
   return {
