@@ -20,6 +20,7 @@ import { RssSampler, ServiceProcess, pollUntil, type ServiceCommand } from './se
 import { summarize } from './stats';
 import { measureAuditListings, measureHubLatency, type AuditListingFigures, type HubLatencyFigures } from './pipeline-bench';
 import { printRealistic, realisticTargets, runRealistic } from './realistic';
+import { runInsightsBench } from './insights-bench';
 
 /*
  * `npm run bench`: the sorting workflow's latency, throughput and memory, measured over HTTP against
@@ -413,7 +414,20 @@ function pickSorters(sorters: BenchSorter[], c: number, perWall: number): BenchS
   return sorters.slice(0, c);
 }
 
-main().then(
+/** The insights step (docs/benchmarks.md "Insights"); `npm run bench -- insights` runs it alone. BENCH_INSIGHTS=none skips it. */
+async function insightsStep(): Promise<void> {
+  if (process.env.BENCH_INSIGHTS === 'none') return;
+  const s = loadBenchSettings();
+  say('\n[step] insights: a million scans over 90 days, rolled up; the /insights operations and the statistics consumer');
+  const figures = await runInsightsBench(s, say);
+  mkdirSync(s.resultsDir, { recursive: true });
+  const out = path.join(s.resultsDir, 'insights.json');
+  writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`);
+  say(`insights results written to ${path.relative(process.cwd(), out)}`);
+}
+
+const onlyInsights = process.argv[2] === 'insights';
+(onlyInsights ? insightsStep() : main().then(insightsStep)).then(
   () => process.exit(0),
   (err) => {
     console.error(`\nbench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

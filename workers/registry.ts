@@ -4,6 +4,7 @@ import { startSweeperWorker } from './sweeper/sweeper.worker';
 import { startOutboxWorker } from './outbox/outbox.worker';
 import { startNotificationsWorker } from './notifications/notifications.worker';
 import { startAuditWorker } from './audit/audit.worker';
+import { startStatsWorker } from './stats/stats.worker';
 
 /** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
 export const WORKER_KINDS = {
@@ -12,6 +13,7 @@ export const WORKER_KINDS = {
   outbox: startOutboxWorker,
   notifications: startNotificationsWorker,
   audit: startAuditWorker,
+  stats: startStatsWorker,
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;

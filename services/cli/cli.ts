@@ -5,6 +5,8 @@ import { loadConfig, type AppConfig } from '../../shared/config/config';
 import { AppError } from '../../shared/errors/app-error';
 import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
+import { rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
+import { progressBar } from './progress-bar';
 
 /**
  * `npm run cli -- <command> [options]`: operator commands (docs/api.md §2 and §10).
@@ -82,8 +84,32 @@ const createClientCommand: Command<{
   },
 };
 
+const day = z.iso.date({ message: 'must be a date YYYY-MM-DD' });
+
+const statsRebuildCommand: Command<{ from: string; to: string; 'client-id'?: number }> = {
+  name: 'stats rebuild',
+  summary: 'Recomputes the insights roll-ups of whole UTC days from the stored events; safe while the statistics worker runs.',
+  optionHelp: [
+    '--from <YYYY-MM-DD>         first day (UTC) to rebuild',
+    '--to <YYYY-MM-DD>           last day (UTC) to rebuild, included',
+    '--client-id <id>            only this client (default every client)',
+  ],
+  options: { from: { type: 'string' }, to: { type: 'string' }, 'client-id': { type: 'string' } },
+  schema: z
+    .object({ from: day, to: day, 'client-id': z.coerce.number().int().min(1).max(2147483647).optional() })
+    .refine((v) => v.from <= v.to, { message: 'must not be after --to', path: ['from'] }),
+  async run(input, runtime) {
+    // --to names the last day; the rebuild takes the day after it (exclusive).
+    const next = new Date(Date.parse(`${input.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const bar = progressBar(process.stderr, 'stats rebuild', 'days');
+    const result = await rebuildStats(runtime.config.DATABASE_URL, { from: input.from, to: next, clientId: input['client-id'] }, bar.update);
+    bar.done();
+    return { ...result, to: input.to };
+  },
+};
+
 // Commands are added here; the usage text and dispatch follow from this list.
-const COMMANDS: Command<any>[] = [createClientCommand];
+const COMMANDS: Command<any>[] = [createClientCommand, statsRebuildCommand];
 
 class UsageError extends Error {
   constructor(
@@ -115,7 +141,9 @@ function usage(): string {
 type Parsed = { kind: 'help'; text: string } | { kind: 'run'; command: Command<unknown>; input: unknown };
 
 function parseCommandLine(argv: string[]): Parsed {
-  const [name, ...rest] = argv;
+  // A command's name may be two words ("stats rebuild").
+  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : undefined;
+  const [name, ...rest] = twoWords && COMMANDS.some((c) => c.name === twoWords) ? [twoWords, ...argv.slice(2)] : argv;
   if (name === undefined) throw new UsageError('no command given');
   if (name === '--help' || name === '-h' || name === 'help') return { kind: 'help', text: usage() };
   const command = COMMANDS.find((c) => c.name === name);

@@ -16,6 +16,8 @@ import type { CommandJobData } from './command-job';
 export const EVENT_CONSUMERS = {
   // Audit records: a database outage of up to about 17 minutes is ridden out (11 attempts).
   audit: { attempts: 11 },
+  // Statistics roll-ups for /insights: the same policy.
+  stats: { attempts: 11 },
 } as const satisfies Record<string, { attempts: number }>;
 export type EventConsumer = keyof typeof EVENT_CONSUMERS;
 export type EventJobName = `${EventConsumer}.record`;

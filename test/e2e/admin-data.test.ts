@@ -78,7 +78,7 @@ describe('admin data loading', () => {
     it('creates, then updates by id, and answers counts and the stored rows', async () => {
       const t = await newTenant(api);
       const first = await put(t, 'warehouses', [
-        { id: 1, name: 'Main', address: '1 Dock Rd', latitude: 41.88, longitude: -87.63 },
+        { id: 1, name: 'Main', address: '1 Dock Rd', latitude: 41.88, longitude: -87.63, timeZone: 'America/Chicago' },
         { id: 2, name: 'Overflow' },
       ]);
       expect(first.status).toBe(200);
@@ -87,8 +87,8 @@ describe('admin data loading', () => {
         created: 2,
         updated: 0,
         items: [
-          { id: 1, name: 'Main', address: '1 Dock Rd', latitude: 41.88, longitude: -87.63 },
-          { id: 2, name: 'Overflow', address: null, latitude: null, longitude: null },
+          { id: 1, name: 'Main', address: '1 Dock Rd', latitude: 41.88, longitude: -87.63, timeZone: 'America/Chicago' },
+          { id: 2, name: 'Overflow', address: null, latitude: null, longitude: null, timeZone: null },
         ],
       });
       const second = await put(t, 'warehouses', [{ id: 2, name: 'Overflow B' }, { id: 3, name: 'Third' }]);

@@ -141,7 +141,10 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
         { what: 'the batch marked relayed', timeoutMs: 5000 },
       );
       const exists = (queue: string, jobId: string) => redis.exists(`${prefix}:${queue}:${jobId}`);
-      for (const id of [started, refused, later]) expect(await exists('{audit}', `audit_${id}`)).toBe(1);
+      for (const id of [started, refused, later]) {
+        expect(await exists('{audit}', `audit_${id}`)).toBe(1);
+        expect(await exists('{stats}', `stats_${id}`)).toBe(1);
+      }
       expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
@@ -158,7 +161,9 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
         { what: 'the events relayed again' },
       );
       const ids = jobs.map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
-      expect(ids.sort()).toEqual([`audit_${started}`, `audit_${refused}`, `audit_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort());
+      expect(ids.sort()).toEqual(
+        [`audit_${started}`, `audit_${refused}`, `audit_${later}`, `stats_${started}`, `stats_${refused}`, `stats_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort(),
+      );
       expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['session.started', 'wall.updated']);
     } finally {
       sub.disconnect();

@@ -49,7 +49,7 @@ export const SAMPLE_SHIP_TO: ShipTo = {
 let sequence = 0;
 const next = () => ++sequence;
 
-export async function addWarehouse(em: EntityManager, clientId: number, input: { id?: number; name?: string; address?: string | null; latitude?: number | null; longitude?: number | null } = {}): Promise<IWarehouse> {
+export async function addWarehouse(em: EntityManager, clientId: number, input: { id?: number; name?: string; address?: string | null; latitude?: number | null; longitude?: number | null; timeZone?: string | null } = {}): Promise<IWarehouse> {
   const id = input.id ?? next();
   const warehouse = em.create(Warehouse, {
     clientId,
@@ -58,6 +58,7 @@ export async function addWarehouse(em: EntityManager, clientId: number, input: {
     address: input.address ?? null,
     latitude: input.latitude ?? null,
     longitude: input.longitude ?? null,
+    timeZone: input.timeZone ?? null,
   });
   await em.flush();
   return warehouse;

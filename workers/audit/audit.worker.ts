@@ -2,8 +2,8 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { startJobWorker } from '../../shared/queue/job-queue';
 import type { WallEvent } from '../../shared/events/channels';
-import { createAuditBatcher } from './audit-batcher';
-import { toAuditRecord } from './audit-record';
+import { createJobBatcher } from '../../shared/queue/job-batcher';
+import { toAuditRecord, type AuditRecord } from './audit-record';
 import { writeAuditRecords } from './write-audit.use-case';
 
 /**
@@ -13,7 +13,7 @@ import { writeAuditRecords } from './write-audit.use-case';
  */
 export async function startAuditWorker(runtime: Runtime): Promise<void> {
   const { config, log, orm } = runtime;
-  const batcher = createAuditBatcher((records) => writeAuditRecords(orm.em.fork(), records), {
+  const batcher = createJobBatcher<AuditRecord>((records) => writeAuditRecords(orm.em.fork(), records), {
     size: config.AUDIT_BATCH_SIZE,
     waitMs: config.AUDIT_BATCH_WAIT_MS,
     log,

@@ -10,6 +10,7 @@ import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
 import { geoRoutes } from './geo.route';
 import { licensePlatesRoutes } from './license-plates.route';
+import { insightsRoutes } from './insights.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
@@ -46,6 +47,7 @@ export const apiRoutes: RouteDef[] = [
   ...autoLoginRoutes,
   ...licensePlatesRoutes,
   ...auditLogsRoutes,
+  ...insightsRoutes,
 ];
 
 /** The catalog price lookup, mounted under /catalog (or on CATALOG_PORT). */

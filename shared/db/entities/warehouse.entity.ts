@@ -12,6 +12,8 @@ export const Warehouse = defineEntity({
     address: p.text().nullable(),
     latitude: p.double().nullable(),
     longitude: p.double().nullable(),
+    /** IANA time zone; insights count days and hours in it (UTC when unset). */
+    timeZone: p.text().nullable(),
   }),
 });
 export type IWarehouse = InferEntity<typeof Warehouse>;

@@ -3,6 +3,7 @@ import { ORDER_PRIORITIES } from '../../../../shared/domain/priority';
 import { ORDER_STATUSES } from '../../../../shared/db/entities/order.entity';
 import { PICKLIST_STATUSES } from '../../../../shared/db/entities/picklist.entity';
 import { isoDateOrDateTime } from '../../http/validation';
+import { canonicalTimeZone, isIanaTimeZone } from '../../../../shared/domain/time-zone';
 import { MAX_BULK_ROWS } from './bulk';
 
 /** Request and answer shapes of the bulk loads (docs/api.md §3). PUT replaces each row as a whole. */
@@ -24,6 +25,13 @@ export const warehouseRow = z.object({
   address: optionalText(500).describe('Postal address, up to 500 characters'),
   latitude: z.number().min(-90).max(90).nullish().transform((v) => v ?? null).describe('Degrees, -90..90; locates the walls of the warehouse'),
   longitude: z.number().min(-180).max(180).nullish().transform((v) => v ?? null).describe('Degrees, -180..180'),
+  timeZone: z
+    .string()
+    .max(64)
+    .refine(isIanaTimeZone, 'must be an IANA time zone name, e.g. America/Chicago')
+    .nullish()
+    .transform((v) => (v ? canonicalTimeZone(v) : null))
+    .describe('IANA time zone name, e.g. Europe/Berlin. The insights of this warehouse and its walls count days and hours in it; without one, in UTC.'),
 });
 export type WarehouseRow = z.infer<typeof warehouseRow>;
 export const warehousesBody = bulk(warehouseRow, 'warehouses');
@@ -34,6 +42,7 @@ export const warehouseDto = z.object({
   address: z.string().nullable(),
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
+  timeZone: z.string().nullable(),
 });
 export type WarehouseDto = z.infer<typeof warehouseDto>;
 

@@ -12,13 +12,13 @@ export async function upsertWarehouses(em: EntityManager, clientId: number, rows
   const written = await em.transactional((tx) =>
     sql<{ inserted: boolean }>(
       tx,
-      `insert into warehouse (client_id, id, name, address, latitude, longitude)
-       select ?, x.id, x.name, x.address, x.latitude, x.longitude
-       from jsonb_to_recordset(?::jsonb) as x(id int, name text, address text, latitude double precision, longitude double precision)
+      `insert into warehouse (client_id, id, name, address, latitude, longitude, time_zone)
+       select ?, x.id, x.name, x.address, x.latitude, x.longitude, x.time_zone
+       from jsonb_to_recordset(?::jsonb) as x(id int, name text, address text, latitude double precision, longitude double precision, time_zone text)
        on conflict (client_id, id) do update
-         set name = excluded.name, address = excluded.address, latitude = excluded.latitude, longitude = excluded.longitude
+         set name = excluded.name, address = excluded.address, latitude = excluded.latitude, longitude = excluded.longitude, time_zone = excluded.time_zone
        returning (xmax = 0) as inserted`,
-      [clientId, json(rows)],
+      [clientId, json(rows.map((r) => ({ ...r, time_zone: r.timeZone })))],
     ),
   );
   const created = written.filter((r) => r.inserted).length;

@@ -1,22 +1,21 @@
-import type { Logger } from '../../shared/logging/logger';
-import type { AuditRecord } from './audit-record';
+import type { Logger } from '../logging/logger';
 
-export interface AuditBatcher {
+export interface JobBatcher<T> {
   /** Resolves once the record is written (with the batch it joined), rejects if it could not be. */
-  add(record: AuditRecord): Promise<void>;
+  add(record: T): Promise<void>;
 }
 
 /**
- * Collects the records of the jobs the worker runs concurrently and writes them in one insert: when
- * `size` are waiting or `waitMs` after the first. Each job's promise settles with its batch, so a job
+ * Collects the records of the jobs a worker runs concurrently (audit records, statistics events) and
+ * writes them in one go: when `size` are waiting or `waitMs` after the first. Each job's promise settles with its batch, so a job
  * completes only once its record is committed. A batch that fails is written again one record at a
  * time, so one bad record fails only its own job (which the queue retries), not its neighbours.
  */
-export function createAuditBatcher(
-  write: (records: AuditRecord[]) => Promise<unknown>,
+export function createJobBatcher<T>(
+  write: (records: T[]) => Promise<unknown>,
   opts: { size: number; waitMs: number; log: Logger },
-): AuditBatcher {
-  let batch: { record: AuditRecord; resolve: () => void; reject: (err: unknown) => void }[] = [];
+): JobBatcher<T> {
+  let batch: { record: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
   let timer: NodeJS.Timeout | null = null;
 
   const flush = async () => {

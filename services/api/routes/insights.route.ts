@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { BARCODE_INPUT_METHODS } from '../../../shared/db/entities/sort-box-item.entity';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import { LocalDay } from '../use-cases/insights/insights-range';
+import {
+  getDailyOrderStats,
+  getDailyUnitStats,
+  getOrderStatsForRange,
+  getSortingStats,
+  getUnitStatsForRange,
+  getWallPerSlotStats,
+  getWallScanningStats,
+} from '../use-cases/insights/insights.use-case';
+
+/*
+ * The eight insights operations (docs/insights.md). Every figure comes from the statistics roll-ups,
+ * which follow the outbox within seconds.
+ */
+
+const ZONE_RULE =
+  "Days and hours are those of the scope's time zone: with wallId, the wall's warehouse's timeZone; with warehouseId, that warehouse's; " +
+  'without either (the whole company), UTC. A warehouse without a timeZone counts in UTC.';
+const HOUR_RULE = 'The range counts whole hours: from is rounded down and to up to a whole hour (to is exclusive); the answer gives the range counted.';
+const DAY_RULE = "The range counts whole days: the day holding from to the day holding to (a to at exactly midnight ends the day before); the answer gives the range counted as instants.";
+const MAX_YEAR = 9999;
+
+// A point in time: an ISO 8601 date-time with Z or an offset, or a date: that day's midnight in the scope's time zone.
+const instant = (name: string, endOfDay = false) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date-time') })
+    .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success, 'must be an ISO 8601 date-time (e.g. 2026-11-23T08:00:00Z) or a date')
+    .transform((v, ctx) => {
+      const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new LocalDay(v, endOfDay) : new Date(v);
+      const year = d.getUTCFullYear();
+      if (Number.isNaN(d.getTime()) || year < 1970 || year > MAX_YEAR) {
+        ctx.addIssue({ code: 'custom', message: `must be a valid date-time between 1970 and ${MAX_YEAR}` });
+        return z.NEVER;
+      }
+      // 2026-02-30 is not a day (Date would roll it over into March).
+      if (d instanceof LocalDay && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) {
+        ctx.addIssue({ code: 'custom', message: 'is not a calendar day' });
+        return z.NEVER;
+      }
+      return d;
+    })
+    .describe(
+      `${name}: ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD (in the scope's time zone: ${endOfDay ? 'the end of that day, so the day is included' : "that day's midnight"}). Required.`,
+    );
+
+// Nullable filters: absent, empty or "null" mean no filter.
+const optionalId = (description: string) =>
+  z
+    .preprocess((v) => (v === undefined || v === '' || v === 'null' ? null : v), idParam.nullable())
+    .optional()
+    .transform((v) => v ?? null)
+    .describe(`${description} Optional (nullable).`);
+
+const MAX_RANGE_DAYS = 3700;
+const scopeFilters = {
+  warehouseId: optionalId("Only this warehouse (the company's warehouse id): its walls' figures, in its time zone."),
+  wallId: optionalId("Only this wall, in its warehouse's time zone. With warehouseId too, a wall of another warehouse matches nothing."),
+};
+const userFilter = { userId: optionalId('Only units of this employee (the sorter who scanned them).') };
+
+/** from and to, required; from after to, or a range over MAX_RANGE_DAYS, is a 400. */
+function rangeQuery<S extends z.ZodRawShape>(extra: S) {
+  return z
+    .object({ from: instant('Start of the range'), to: instant('End of the range (exclusive)', true), ...extra })
+    .superRefine((q, ctx) => {
+      const { from, to } = q as unknown as { from: unknown; to: unknown };
+      // Runs even when a field failed its own check: compare only two valid instants.
+      if (!(from instanceof Date) || !(to instanceof Date)) return;
+      if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+      else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
+        ctx.addIssue({ code: 'custom', path: ['to'], message: `the range may span at most ${MAX_RANGE_DAYS} days` });
+      }
+    });
+}
+
+const sortingStatsDto = z.object({
+  from: z.string().describe('First instant counted (UTC).'),
+  to: z.string().describe('End of the range counted, exclusive (UTC).'),
+  scans: z.number().int().describe('Successful scans: sort box items created in the range (later cancelled ones included).'),
+  confirmedUnits: z.number().int().describe('Units confirmed in the range (a confirm of N units counts N).'),
+  cancelledItems: z.number().int().describe('Sort box items cancelled in the range (by the sorter, or by a forced release).'),
+  failedScans: z.number().int().describe('Scans the service refused in the range (unknown barcode, no fulfillable order, no empty slot, ...).'),
+  sortedOrders: z.number().int().describe('Orders whose slot became Complete (every unit confirmed) in the range.'),
+  averageSecondsToConfirm: z
+    .number()
+    .nullable()
+    .describe('Mean of confirmedAt − createdAt over the items confirmed in the range, in seconds (3 decimals); null when none was confirmed.'),
+  unitsPerHour: z.number().describe('confirmedUnits divided by the hours of the range counted (2 decimals).'),
+  topProducts: z.array(z.object({ sku: z.string(), units: z.number().int() })).describe('The products with the most units confirmed in the range, most first (ties by sku); at most `products` entries.'),
+  byUser: z
+    .array(z.object({ userId: z.number().int(), scans: z.number().int(), units: z.number().int() }))
+    .describe('Per sorter (the employee who scanned): successful scans and units confirmed in the range; most units first.'),
+});
+const dailyDto = z.object({
+  date: z.string().describe('The local day, YYYY-MM-DD.'),
+  total: z.number().int(),
+  hourly: z.array(z.object({ hour: z.number().int().describe('Local hour of the day, 0..23 (twice the same hour on the day clocks go back).'), count: z.number().int() })),
+});
+const rangeDto = z.object({
+  from: z.string().describe('Start of the first day counted (UTC instant).'),
+  to: z.string().describe('End of the last day counted, exclusive (UTC instant).'),
+  total: z.number().int(),
+  daily: z.array(z.object({ date: z.string().describe('Local day, YYYY-MM-DD'), count: z.number().int() })),
+});
+const wallScanDto = z.object({
+  wallId: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  scans: z.number().int().describe('Successful scans (items created).'),
+  confirmed: z.number().int().describe('Confirmations: items confirmed (whatever their units).'),
+  cancelled: z.number().int().describe('Items cancelled.'),
+  failed: z.number().int().describe('Refused scans.'),
+  byInputMethod: z
+    .record(z.enum(BARCODE_INPUT_METHODS), z.number().int())
+    .describe('Scan attempts (successful + refused) per barcodeInputMethod; every method is listed.'),
+});
+const perSlotDto = z.object({
+  wallId: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  slots: z
+    .array(z.object({ crc: z.string(), position: z.number().int(), count: z.number().int() }))
+    .describe('Every slot attached to the wall (zero when nothing counted), and slots since detached that counted in the range; by position.'),
+});
+
+const ACCESS = ['Manager', 'Admin'] as const;
+const TAGS = ['Insights'];
+const ERRORS = ['validation-failed', 'not-found'];
+const wallPath = z.object({ id: idParam.describe('Wall id') });
+
+export const insightsRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/insights/stats',
+    operationId: 'GetSortingStatistics',
+    summary: 'Sorting figures of a range: scans, units, failures, sorted orders, speed, top products, per sorter',
+    description: `${HOUR_RULE} ${ZONE_RULE}`,
+    tags: TAGS,
+    access: ACCESS,
+    query: rangeQuery({
+      ...scopeFilters,
+      products: z.coerce.number().int().min(0).max(1000).optional().transform((v) => v ?? 20).describe('How many top products to list, 0..1000. Default 20.'),
+    }),
+    response: sortingStatsDto,
+    errors: ERRORS,
+    handler: ({ em, auth, query }) => getSortingStats(em, auth.clientId, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/daily/orders',
+    operationId: 'GetDailyOrderSortingStats',
+    summary: 'Orders sorted per hour of one day',
+    description: `count = orders whose slot became Complete in that local hour. The day is the local date of \`date\`. ${ZONE_RULE}`,
+    tags: TAGS,
+    access: ACCESS,
+    query: z.object({ date: instant('The day (any instant of it, or YYYY-MM-DD)'), ...scopeFilters }),
+    response: dailyDto,
+    errors: ERRORS,
+    handler: ({ em, auth, query }) => getDailyOrderStats(em, auth.clientId, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/daily/units',
+    operationId: 'GetDailyUnitSortingStats',
+    summary: 'Units confirmed per hour of one day',
+    description: `count = units confirmed in that local hour (a confirm of N units counts N). The day is the local date of \`date\`. ${ZONE_RULE}`,
+    tags: TAGS,
+    access: ACCESS,
+    query: z.object({ date: instant('The day (any instant of it, or YYYY-MM-DD)'), ...userFilter, ...scopeFilters }),
+    response: dailyDto,
+    errors: ERRORS,
+    handler: ({ em, auth, query }) => getDailyUnitStats(em, auth.clientId, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/orders/sorted',
+    operationId: 'GetOrderSortingStatsForDateRange',
+    summary: 'Orders sorted per day of a range',
+    description: `count = orders whose slot became Complete that local day. ${DAY_RULE} ${ZONE_RULE}`,
+    tags: TAGS,
+    access: ACCESS,
+    query: rangeQuery(scopeFilters),
+    response: rangeDto,
+    errors: ERRORS,
+    handler: ({ em, auth, query }) => getOrderStatsForRange(em, auth.clientId, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/units/sorted',
+    operationId: 'GetUnitSortingStatsForDateRange',
+    summary: 'Units confirmed per day of a range',
+    description: `count = units confirmed that local day. ${DAY_RULE} ${ZONE_RULE}`,
+    tags: TAGS,
+    access: ACCESS,
+    query: rangeQuery({ ...userFilter, ...scopeFilters }),
+    response: rangeDto,
+    errors: ERRORS,
+    handler: ({ em, auth, query }) => getUnitStatsForRange(em, auth.clientId, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/walls/{id}/scanned',
+    operationId: 'GetWallBarcodeScanningStatsForDateRange',
+    summary: "A wall's barcode scans of a range: successful, confirmed, cancelled, refused, per input method",
+    description: `${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
+    tags: TAGS,
+    access: ACCESS,
+    params: wallPath,
+    query: rangeQuery({}),
+    response: wallScanDto,
+    errors: ERRORS,
+    handler: ({ em, auth, params, query }) => getWallScanningStats(em, auth.clientId, params.id, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/walls/{id}/per-slot/confirmed',
+    operationId: 'GetWallBarcodeConfirmationStatsPerSlotForDateRange',
+    summary: 'Confirmations per slot of a wall over a range',
+    description: `count = items confirmed into the slot in the range (one per confirmation scan, whatever its units). ${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
+    tags: TAGS,
+    access: ACCESS,
+    params: wallPath,
+    query: rangeQuery({}),
+    response: perSlotDto,
+    errors: ERRORS,
+    handler: ({ em, auth, params, query }) => getWallPerSlotStats(em, auth.clientId, params.id, query, 'confirmed_items'),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/insights/walls/{id}/per-slot/scanned',
+    operationId: 'GetWallBarcodeScanningStatsPerSlotForDateRange',
+    summary: 'Successful scans per slot of a wall over a range',
+    description: `count = scans that lit the slot in the range (the slot a scan assigned; a later swap does not move it). ${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
+    tags: TAGS,
+    access: ACCESS,
+    params: wallPath,
+    query: rangeQuery({}),
+    response: perSlotDto,
+    errors: ERRORS,
+    handler: ({ em, auth, params, query }) => getWallPerSlotStats(em, auth.clientId, params.id, query, 'scans'),
+  }),
+];

@@ -1,0 +1,144 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { BARCODE_INPUT_METHODS } from '../../../../shared/db/entities/sort-box-item.entity';
+import { DIM } from '../../../../workers/stats/rollup-sql';
+import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
+import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
+
+/*
+ * The /insights operations (docs/insights.md), answered from the roll-ups the statistics worker keeps
+ * (workers/stats). Each figure is defined in docs/insights.md and in the OpenAPI descriptions.
+ */
+
+const iso = (d: Date) => d.toISOString();
+const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+
+export interface RangeInput {
+  from: Date;
+  to: Date;
+}
+
+/** GET /insights/stats */
+export async function getSortingStats(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter & { products: number }) {
+  const s = await resolveScope(em, clientId, input);
+  const r = await hourRange(em, s.timeZone, input.from, input.to);
+  // One statement: totals, per user, and the top products.
+  const byDim = await rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products });
+  const totals = byDim.get(DIM.total)!;
+  const users = byDim.get(DIM.user)!;
+  const skus = byDim.get(DIM.sku)!;
+  const t = totals.get('') ?? zeroCounts();
+  const hours = (r.to.getTime() - r.from.getTime()) / 3_600_000;
+  return {
+    from: iso(r.from),
+    to: iso(r.to),
+    scans: t.scans,
+    confirmedUnits: t.confirmed_units,
+    cancelledItems: t.cancelled_items,
+    failedScans: t.failed_scans,
+    sortedOrders: t.sorted_orders,
+    averageSecondsToConfirm: t.confirmed_items > 0 ? round(t.confirm_ms / t.confirmed_items / 1000, 3) : null,
+    unitsPerHour: hours > 0 ? round(t.confirmed_units / hours, 2) : 0,
+    topProducts: [...skus.entries()].map(([sku, c]) => ({ sku, units: c.confirmed_units })),
+    byUser: [...users.entries()]
+      .filter(([, c]) => c.scans > 0 || c.confirmed_units > 0)
+      .map(([userId, c]) => ({ userId: Number(userId), scans: c.scans, units: c.confirmed_units }))
+      .sort((a, b) => b.units - a.units || b.scans - a.scans || a.userId - b.userId),
+  };
+}
+
+/** One local day's figure per local hour (DailySortingStats). */
+async function dailyHours(em: EntityManager, s: InsightScope, date: Date, counter: Counter, dim: number, key: string) {
+  const day = await dayRange(em, s.timeZone, date, date);
+  const rows = await em.execute<{ hour: number; count: string }[]>(
+    `select extract(hour from g at time zone ?)::int as hour, coalesce(sum(h.${counter}), 0)::bigint as count
+       from generate_series(?::timestamptz, ?::timestamptz - interval '1 hour', interval '1 hour') g
+       left join stats_hour h on h.client_id = ? and h.scope = ? and h.scope_id = ? and h.dim = ? and h.dim_key = ? and h.bucket = g
+      group by g order by g`,
+    [s.timeZone, iso(day.from), iso(day.to), s.clientId, s.scope, s.scopeId, dim, key],
+  );
+  const hourly = rows.map((r) => ({ hour: r.hour, count: Number(r.count) }));
+  return { date: day.day1, total: hourly.reduce((n, h) => n + h.count, 0), hourly };
+}
+
+/** GET /insights/daily/orders */
+export async function getDailyOrderStats(em: EntityManager, clientId: number, input: { date: Date } & ScopeFilter) {
+  const s = await resolveScope(em, clientId, input);
+  return dailyHours(em, s, input.date, 'sorted_orders', DIM.total, '');
+}
+
+/** GET /insights/daily/units */
+export async function getDailyUnitStats(em: EntityManager, clientId: number, input: { date: Date; userId?: number | null } & ScopeFilter) {
+  const s = await resolveScope(em, clientId, input);
+  const byUser = input.userId != null;
+  return dailyHours(em, s, input.date, 'confirmed_units', byUser ? DIM.user : DIM.total, byUser ? String(input.userId) : '');
+}
+
+/** A figure per local day over a range of whole days (DateRangeSortingStats). */
+async function rangeDays(em: EntityManager, s: InsightScope, input: RangeInput, counter: Counter, dim: number, key: string) {
+  const r = await dayRange(em, s.timeZone, input.from, input.to);
+  const rows = await em.execute<{ date: string; count: string }[]>(
+    `select g::date::text as date, coalesce(sum(d.${counter}), 0)::bigint as count
+       from generate_series(?::date, ?::date - 1, interval '1 day') g
+       left join stats_day d on d.client_id = ? and d.scope = ? and d.scope_id = ? and d.dim = ? and d.dim_key = ? and d.bucket = g::date
+      group by g order by g`,
+    [r.day1, r.day2, s.clientId, s.scope, s.scopeId, dim, key],
+  );
+  const daily = rows.map((x) => ({ date: x.date, count: Number(x.count) }));
+  return { from: iso(r.from), to: iso(r.to), total: daily.reduce((n, d) => n + d.count, 0), daily };
+}
+
+/** GET /insights/orders/sorted */
+export async function getOrderStatsForRange(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter) {
+  const s = await resolveScope(em, clientId, input);
+  return rangeDays(em, s, input, 'sorted_orders', DIM.total, '');
+}
+
+/** GET /insights/units/sorted */
+export async function getUnitStatsForRange(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter & { userId?: number | null }) {
+  const s = await resolveScope(em, clientId, input);
+  const byUser = input.userId != null;
+  return rangeDays(em, s, input, 'confirmed_units', byUser ? DIM.user : DIM.total, byUser ? String(input.userId) : '');
+}
+
+/** GET /insights/walls/{id}/scanned */
+export async function getWallScanningStats(em: EntityManager, clientId: number, wallId: number, input: RangeInput) {
+  const s = await resolveScope(em, clientId, { wallId });
+  const r = await hourRange(em, s.timeZone, input.from, input.to);
+  const [totals, methods] = await Promise.all([rangeCounts(em, s, DIM.total, r), rangeCounts(em, s, DIM.method, r)]);
+  const t = totals.get('') ?? zeroCounts();
+  const byInputMethod: Record<string, number> = Object.fromEntries(BARCODE_INPUT_METHODS.map((m) => [m, 0]));
+  for (const [method, c] of methods) byInputMethod[method] = c.scans + c.failed_scans;
+  return {
+    wallId,
+    from: iso(r.from),
+    to: iso(r.to),
+    scans: t.scans,
+    confirmed: t.confirmed_items,
+    cancelled: t.cancelled_items,
+    failed: t.failed_scans,
+    byInputMethod,
+  };
+}
+
+/** GET /insights/walls/{id}/per-slot/(confirmed|scanned): every slot of the wall, and any other slot counted in the range. */
+export async function getWallPerSlotStats(em: EntityManager, clientId: number, wallId: number, input: RangeInput, counter: 'scans' | 'confirmed_items') {
+  const s = await resolveScope(em, clientId, { wallId });
+  const r = await hourRange(em, s.timeZone, input.from, input.to);
+  const [counts, attached] = await Promise.all([
+    rangeCounts(em, s, DIM.slot, r),
+    em.execute<{ crc: string; position: number }[]>('select crc, position from sort_box where client_id = ? and wall_id = ?', [clientId, wallId]),
+  ]);
+  const slots = new Map<string, { crc: string; position: number; count: number }>();
+  for (const a of attached) slots.set(a.crc, { crc: a.crc, position: a.position, count: 0 });
+  for (const [crc, c] of counts) {
+    const slot = slots.get(crc);
+    if (slot) slot.count = c[counter];
+    else if (c[counter] !== 0) slots.set(crc, { crc, position: c.position ?? 0, count: c[counter] });
+  }
+  return {
+    wallId,
+    from: iso(r.from),
+    to: iso(r.to),
+    slots: [...slots.values()].sort((a, b) => a.position - b.position || a.crc.localeCompare(b.crc)),
+  };
+}

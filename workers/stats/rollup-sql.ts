@@ -1,0 +1,100 @@
+/**
+ * The one definition of what an event counts for (docs/architecture.md "Statistics"), as SQL over any
+ * relation `src(event_id, client_id, wall_id, type, occurred_at, data)`: the worker runs it over the
+ * batch it was handed, the rebuild over stored outbox events. Both therefore count alike.
+ */
+
+/** Scope of a roll-up row: the whole client (UTC), one warehouse, one wall (their warehouse's zone). */
+export const SCOPE = { client: 0, warehouse: 1, wall: 2 } as const;
+/** Dimension of a roll-up row: the scope's total, or one user, sku, input method or slot (crc). */
+export const DIM = { total: 0, user: 1, sku: 2, method: 3, slot: 4 } as const;
+
+/** Every counter column of stats_hour and stats_day. */
+export const COUNTERS = ['scans', 'failed_scans', 'confirmed_items', 'confirmed_units', 'cancelled_items', 'sorted_orders', 'confirm_ms'] as const;
+
+/** Event types that change a counter; anything else is ignored (and not recorded as counted). */
+export const COUNTED_TYPES = ['sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused'] as const;
+
+/** A `where` condition on `e` choosing the events that count. A refusal counts only when it refused a scan. */
+export const COUNTED_EVENT_SQL = `(e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
+  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))`;
+
+/**
+ * CTEs `facts` (one row per counted event: its instant, user, sku, method, slot and counter values)
+ * and `expanded` (one row per event, scope and dimension, with the scope's time zone), reading `src`.
+ * - a scan counts at its item's creation, a confirmation its item's confirmedUnits (units, or 1, on an
+ *   older event) at the confirmation, with confirmedAt − createdAt in milliseconds;
+ * - a refused scan counts as a failed scan of its user and input method (no sku, no slot);
+ * - a slot's completion is its order sorted (no user, sku or method).
+ * Input methods are kept per wall; slots per wall and per client (the billing figure, in UTC, by day).
+ */
+export const EXPAND_CTES = `
+facts as (
+  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
+         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type = 'sort-box.completed' then null
+              else e.data->'item'->>'barcodeInputMethod' end as method,
+         case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
+         case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
+         (e.type = 'sort-box-item.created')::int as scans,
+         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
+         case when e.type = 'sort-box-item.confirmed'
+              then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
+         (e.type = 'sort-box-item.cancelled')::int as cancelled_items,
+         (e.type = 'sort-box.completed')::int as sorted_orders,
+         case when e.type = 'sort-box-item.confirmed'
+              then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
+                                             - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
+              else 0 end as confirm_ms
+    from src e
+   where ${COUNTED_EVENT_SQL}
+),
+expanded as (
+  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
+         case when d.dim = ${DIM.slot} then f.position end as position,
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+    from facts f
+    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (values (${SCOPE.client}::smallint, 0, 'UTC'::text),
+                              (${SCOPE.warehouse}::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
+                              (${SCOPE.wall}::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
+   cross join lateral (values (${DIM.total}::smallint, ''::text), (${DIM.user}::smallint, f.user_id::text), (${DIM.sku}::smallint, f.sku),
+                              (${DIM.method}::smallint, f.method), (${DIM.slot}::smallint, f.crc)) d(dim, dim_key)
+   where s.scope_id is not null and d.dim_key is not null
+     and (d.dim <> ${DIM.method} or s.scope = ${SCOPE.wall})
+     and (d.dim <> ${DIM.slot} or s.scope <> ${SCOPE.warehouse})
+)`;
+
+/** The client's slots are kept by day only: they answer the billing figure, a count per month. */
+export const HOUR_ROWS_SQL = `not (dim = ${DIM.slot} and scope = ${SCOPE.client})`;
+
+/** The local hour's first instant and the local date of `at` in `tz`. */
+export const HOUR_BUCKET_SQL = `date_trunc('hour', at, tz)`;
+export const DAY_BUCKET_SQL = `(at at time zone tz)::date`;
+
+const sums = COUNTERS.map((c) => `sum(${c})`).join(', ');
+const cols = COUNTERS.join(', ');
+
+/**
+ * An `insert ... select` of the rows of `from` (a relation with the `expanded` columns) into `table`,
+ * grouped into `bucketSql` buckets, adding to a bucket that exists (the rebuild deletes its buckets first).
+ */
+export function insertBucketsSql(table: 'stats_hour' | 'stats_day', bucketSql: string, from: string, where = 'true'): string {
+  const add = COUNTERS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ');
+  return `insert into ${table} (client_id, scope, scope_id, dim, dim_key, bucket, ${cols}, position)
+  select client_id, scope, scope_id, dim, dim_key, ${bucketSql}, ${sums}, max(position)
+    from ${from} where ${where}
+   group by client_id, scope, scope_id, dim, dim_key, ${bucketSql}
+  on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
+     set ${add}, position = greatest(${table}.position, excluded.position)`;
+}
+
+/**
+ * The worker and the rebuild serialize on this advisory lock: a rebuild replaces buckets from one
+ * snapshot of the events while no batch is being added to them.
+ */
+export const STATS_LOCK_KEY = 0x57a75;
