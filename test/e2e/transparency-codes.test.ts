@@ -108,7 +108,7 @@ describe('marketplace transparency codes', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
     const refused = results.find((r) => r.status === 409)!;
     expect(refused.body.code).toBe('transparency-codes-complete');
-    expect(refused.body.detail).toContain("1 unit(s) of 'GADGET'");
+    expect(refused.body.detail).toContain("1 unit of 'GADGET'");
   });
 
   it('fills the product line first, then its kits; preferredKitParentProductId picks the kit', async () => {

@@ -1,3 +1,4 @@
+import { count } from '../../shared/text/wording';
 import type { AuditKind } from '../../shared/db/entities/audit-log.entity';
 import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
@@ -72,7 +73,10 @@ function message(type: string, d: Obj, f: Omit<AuditRecord, 'message' | 'data' |
     case 'sort-box-item.created':
       return `${who} scanned '${f.barcode ?? '?'}': order ${f.order_id ?? '?'} in${slot}.`;
     case 'sort-box-item.confirmed':
-      return `${who} confirmed ${num(obj(d.item).units) ?? '?'} unit(s) of '${f.barcode ?? '?'}' into${slot} (order ${f.order_id ?? '?'}).`;
+      {
+      const units = num(obj(d.item).units);
+      return `${who} confirmed ${units === null ? '? units' : count(units, 'unit')} of '${f.barcode ?? '?'}' into${slot} (order ${f.order_id ?? '?'}).`;
+    }
     case 'sort-box-item.cancelled':
       return `Item ${f.sort_box_item_id ?? '?'} ('${f.barcode ?? '?'}') in${slot} was cancelled.`;
     case 'sort-box-item.swapped':

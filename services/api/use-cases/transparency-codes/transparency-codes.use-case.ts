@@ -1,3 +1,4 @@
+import { count } from '../../../../shared/text/wording';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, TransparencyCode, type ITransparencyCode } from '../../../../shared/db/entities';
@@ -34,7 +35,7 @@ export async function createTransparencyCode(em: EntityManager, clientId: number
       if (taken.length >= units.total) {
         throw new AppError(
           'transparency-codes-complete',
-          `Order ${input.orderId} already has ${taken.length} code(s) for its ${units.total} unit(s) of '${units.sku}'; delete one first to replace it.`,
+          `Order ${input.orderId} already has ${count(taken.length, 'code')} for its ${count(units.total, 'unit')} of '${units.sku}'; delete one first to replace it.`,
         );
       }
       const parent = chooseParent(units.byParent, taken, input);
