@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROLES } from '../../services/supervisor/roles';
 import { WORKER_KINDS } from '../../workers/registry';
-import { TEST_PG_BASE, dropDatabase, withAdmin } from '../support/test-db';
+import { TEST_DB_PREFIX, TEST_PG_BASE, dropDatabase, testRunId, withAdmin } from '../support/test-db';
 import { waitFor } from '../support/test-api';
 
 const ROOT = path.resolve(__dirname, '../..');
-const dbName = `sorting_test_supervisor_${randomUUID().slice(0, 8)}`;
+// Named after this run, so another run's global setup does not take it for a stale one and drop it.
+const dbName = `${TEST_DB_PREFIX}${testRunId()}_supervisor_${randomUUID().slice(0, 8)}`;
 
 // Five node processes start under tsx: on a busy 2-core machine that alone can take a minute.
 jest.setTimeout(240_000);
