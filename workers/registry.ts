@@ -5,6 +5,7 @@ import { startOutboxWorker } from './outbox/outbox.worker';
 import { startNotificationsWorker } from './notifications/notifications.worker';
 import { startAuditWorker } from './audit/audit.worker';
 import { startStatsWorker } from './stats/stats.worker';
+import { startLabelsWorker } from './labels/labels.worker';
 
 /** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
 export const WORKER_KINDS = {
@@ -14,6 +15,7 @@ export const WORKER_KINDS = {
   notifications: startNotificationsWorker,
   audit: startAuditWorker,
   stats: startStatsWorker,
+  labels: startLabelsWorker,
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;

@@ -25,6 +25,7 @@ export const ROLES: readonly RoleSpec[] = [
   { role: 'notifications', entry: 'workers/main', args: ['notifications'], count: () => 1 },
   { role: 'audit', entry: 'workers/main', args: ['audit'], count: () => 1 },
   { role: 'stats', entry: 'workers/main', args: ['stats'], count: () => 1 },
+  { role: 'labels', entry: 'workers/main', args: ['labels'], count: () => 1 },
   { role: 'outbox', entry: 'workers/main', args: ['outbox'], count: () => 1 },
   { role: 'sorting', entry: 'workers/main', args: ['sorting'], count: sortingWorkerCount },
   { role: 'sweeper', entry: 'workers/main', args: ['sweeper'], count: () => 1 },

@@ -18,6 +18,8 @@ export const EVENT_CONSUMERS = {
   audit: { attempts: 11 },
   // Statistics roll-ups for /insights: the same policy.
   stats: { attempts: 11 },
+  // License plates rendered ahead when a slot completes (the rest ignored): the same policy.
+  labels: { attempts: 11 },
 } as const satisfies Record<string, { attempts: number }>;
 export type EventConsumer = keyof typeof EVENT_CONSUMERS;
 export type EventJobName = `${EventConsumer}.record`;

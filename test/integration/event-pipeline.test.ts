@@ -144,6 +144,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       for (const id of [started, refused, later]) {
         expect(await exists('{audit}', `audit_${id}`)).toBe(1);
         expect(await exists('{stats}', `stats_${id}`)).toBe(1);
+        expect(await exists('{labels}', `labels_${id}`)).toBe(1);
       }
       expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
@@ -162,7 +163,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       );
       const ids = jobs.map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
       expect(ids.sort()).toEqual(
-        [`audit_${started}`, `audit_${refused}`, `audit_${later}`, `stats_${started}`, `stats_${refused}`, `stats_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort(),
+        [`audit_${started}`, `audit_${refused}`, `audit_${later}`, `stats_${started}`, `stats_${refused}`, `stats_${later}`, `labels_${started}`, `labels_${refused}`, `labels_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort(),
       );
       expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['session.started', 'wall.updated']);
     } finally {

@@ -42,8 +42,8 @@ async function webhookJobs(tx: EntityManager, all: WallEvent[]): Promise<JobRequ
 }
 
 /**
- * Every consumer of the outbox: each event consumer of the job module (EVENT_CONSUMERS: audit, and
- * statistics or labels once they are one more entry there), and webhooks, which fan out per subscription.
+ * Every consumer of the outbox: each event consumer of the job module (EVENT_CONSUMERS: audit, stats,
+ * labels), and webhooks, which fan out per subscription.
  */
 export const OUTBOX_CONSUMERS: readonly OutboxConsumer[] = [
   ...(Object.keys(EVENT_CONSUMERS) as EventConsumer[]).map(everyEvent),

@@ -18,8 +18,9 @@ const crcParam = z
 const CONTENT_TYPES: Record<LabelFormat, string> = { zpl: 'text/plain; charset=utf-8', pdf: 'application/pdf' };
 
 async function send(ctx: RouteContext<unknown, unknown, unknown>, target: PlateTarget, format: LabelFormat): Promise<void> {
-  const label = await prepareLicensePlate(ctx.em, ctx.auth.clientId, ctx.auth.employeeId, target, format);
-  const body = await ctx.deps.labels.render(format, label);
+  const { label, stored } = await prepareLicensePlate(ctx.em, ctx.auth.clientId, ctx.auth.employeeId, target, format);
+  // The labels worker renders ahead when a slot completes; that document is answered while it is current.
+  const body = stored ?? (await ctx.deps.labels.render(format, label));
   ctx.res
     .status(200)
     .set('Content-Type', CONTENT_TYPES[format])
@@ -36,7 +37,8 @@ const FORMATS = {
 const description =
   'The label carries the license plate number (as Code 128 and as text), the order id, the ship-to address, the wall name, the ' +
   "slot crc and the order's unit count. The plate number is made on the order's first print and is the same on every reprint; it " +
-  'is also sent as the X-License-Plate header. Every print is written to the audit log (kind license-plate; licensePlates=true).';
+  'is also sent as the X-License-Plate header. Every print is written to the audit log (kind license-plate; licensePlates=true). ' +
+  'When a slot completes, the labels worker renders both documents ahead; a print answers that document while the data it shows is unchanged.';
 
 export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap((format) => [
   defineRoute({

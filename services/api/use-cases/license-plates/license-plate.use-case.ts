@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ShipTo } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelFormat, LicensePlateLabel } from '../../../../workers/labels/label-data';
+import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash } from '../../../../workers/labels/label-sql';
 
 export type PlateTarget = { crc: string } | { orderId: number };
 
@@ -12,27 +13,22 @@ interface PrintRow {
   print_count: number;
   crc: string | null;
   wall_name: string | null;
+  stored_hash: string | null;
+  stored_body: Buffer | null;
 }
 
 /*
  * One statement prints: it reads the order and its slot, makes the plate number on the first print or
  * counts the reprint (the row lock of the upsert orders simultaneous prints of one order), and writes
  * the audit row (kind license-plate) with an event id derived from the order and the print count, so
- * one print is one row. A single statement commits all of it or nothing, in one round trip.
+ * one print is one row. It also reads the document the labels worker rendered ahead, if any. A single
+ * statement commits all of it or nothing, in one round trip.
  * nextval() runs for reprints too: plate numbers are unique, not gap-free.
  */
 const PRINT_SQL = `
-with o as (
-  select o.id, o.ship_to,
-         (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
-  from orders o where o.client_id = :clientId and o.id = :orderId
-), s as (
-  select sb.crc, w.id as wall_id, w.name as wall_name
-  from sort_box sb join wall w on w.id = sb.wall_id
-  where sb.client_id = :clientId and sb.order_id = :orderId
-), p as (
+with ${LABEL_DATA_CTES}, p as (
   insert into license_plate (client_id, order_id, plate_number, print_count, last_printed_at)
-  select :clientId, o.id, 'LP' || lpad(nextval('license_plate_number_seq')::text, 10, '0'), 1, now() from o
+  select :clientId, o.id, ${NEW_PLATE_NUMBER_SQL}, 1, now() from o
   on conflict (client_id, order_id) do update set print_count = license_plate.print_count + 1, last_printed_at = now()
   returning plate_number, print_count
 ), a as (
@@ -46,14 +42,22 @@ with o as (
   from p left join s on true
   returning id
 )
-select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.wall_name
-from o cross join p left join s on true`;
+select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.wall_name, d.label_hash as stored_hash, d.body as stored_body
+from o cross join p left join s on true
+left join license_plate_document d on d.client_id = :clientId and d.order_id = :orderId and d.format = :format`;
+
+/** A print: what the label shows, and the document the labels worker rendered ahead when it is current. */
+export interface PreparedPlate {
+  label: LicensePlateLabel;
+  /** The stored document, only when it was rendered from exactly this label's data (labelHash). */
+  stored: Buffer | null;
+}
 
 /**
  * What a license plate prints, and the order's plate number: made on its first print, the same on
  * every reprint; every print audited (docs/api.md §9).
  */
-export async function prepareLicensePlate(em: EntityManager, clientId: number, userId: number, target: PlateTarget, format: LabelFormat): Promise<LicensePlateLabel> {
+export async function prepareLicensePlate(em: EntityManager, clientId: number, userId: number, target: PlateTarget, format: LabelFormat): Promise<PreparedPlate> {
   const knex = em.getKnex();
   let orderId: number;
   if ('crc' in target) {
@@ -77,7 +81,7 @@ export async function prepareLicensePlate(em: EntityManager, clientId: number, u
   }
   const row = ((await knex.raw(PRINT_SQL, { clientId, orderId, userId, format })) as { rows: PrintRow[] }).rows[0];
   if (!row) throw new AppError('not-found', `Your company has no order ${orderId}.`);
-  return {
+  const label: LicensePlateLabel = {
     plateNumber: row.plate_number,
     orderId,
     shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
@@ -85,4 +89,5 @@ export async function prepareLicensePlate(em: EntityManager, clientId: number, u
     crc: row.crc,
     units: Number(row.units),
   };
+  return { label, stored: row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : null };
 }
