@@ -103,10 +103,7 @@ export async function runWallCommand<N extends CommandName>(
         const now = new Date();
         const events: { event_id: string; client_id: number; wall_id: number; type: string; occurred_at: string; data: unknown }[] = [];
         const emit = (type: string, data: Record<string, unknown>) => {
-          // One microsecond apart in emission order (a confirm, then the completion it caused), so
-          // listings by time (the audit log) keep the order of one command's events.
-          const occurredAt = now.toISOString().replace('Z', `${String(Math.min(events.length, 999)).padStart(3, '0')}Z`);
-          events.push({ event_id: randomUUID(), client_id: target.clientId, wall_id: wall.id, type, occurred_at: occurredAt, data });
+          events.push({ event_id: randomUUID(), client_id: target.clientId, wall_id: wall.id, type, occurred_at: now.toISOString(), data });
         };
         const result = await useCase({ tx, wall, now, emit, note: (f) => Object.assign(facts, f) });
         // Entities the use-case changed through the ORM are written first; then the record.
