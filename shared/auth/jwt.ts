@@ -69,11 +69,3 @@ export function verifyAccessToken(token: string, secret: string): AuthClaims | n
     return null;
   }
 }
-
-export function hasAnyRole(claims: AuthClaims, roles: readonly Role[]): boolean {
-  // Admin can do everything a Manager can, and a Manager everything a Sorter can.
-  const implied = new Set<Role>(claims.roles);
-  if (implied.has('Admin')) implied.add('Manager');
-  if (implied.has('Manager')) implied.add('Sorter');
-  return roles.some((r) => implied.has(r));
-}

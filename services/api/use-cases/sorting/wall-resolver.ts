@@ -51,6 +51,7 @@ export async function wallOfSlot(em: EntityManager, clientId: number, crc: strin
   return row.wall_id;
 }
 
+/** Checks that the wall is the caller's (404 otherwise, like every other resource). */
 export async function assertWallExists(em: EntityManager, clientId: number, wallId: number): Promise<void> {
   const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
   if (!row) throw new AppError('not-found', `Wall ${wallId} was not found.`);
