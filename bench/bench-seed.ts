@@ -4,7 +4,7 @@ import { Employee } from '../shared/db/entities';
 import { hashSecret } from '../shared/auth/password';
 import { createRedis } from '../shared/redis/redis';
 import { createClient } from '../shared/tenancy/create-client.use-case';
-import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../test/support/fixtures';
+import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../fixtures/floor-data';
 import { BENCH_DATABASE, type BenchSettings } from './bench-settings';
 
 export const SORTER_PASSWORD = 'bench-sorter-password';

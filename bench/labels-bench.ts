@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
-import { addOrders, addProducts, addWarehouse } from '../test/support/fixtures';
+import { addOrders, addProducts, addWarehouse } from '../fixtures/floor-data';
 import { BenchHttp } from './http-client';
 import { labelBenchSettings, runLabelBench } from './label-load';
 import { ServiceProcess, pollUntil } from './service-processes';

@@ -2,8 +2,9 @@ import { initOrm } from '../shared/db/orm';
 import { Employee } from '../shared/db/entities';
 import { DEFAULT_HASH_COST, hashSecret } from '../shared/auth/password';
 import { createClient } from '../shared/tenancy/create-client.use-case';
-import { addOrders, addProducts, addSlots, addWall, addWarehouse, type OrderInput } from '../test/support/fixtures';
+import { addOrders, addProducts, addSlots, addWall, addWarehouse, type OrderInput } from '../fixtures/floor-data';
 import type { BenchSettings } from './bench-settings';
+import { seededRandom } from '../shared/domain/prng';
 
 /*
  * The realistic scenario's floor (issue 8): a client of its own with 10 walls × 24 slots, 6 sorters and a
@@ -35,23 +36,11 @@ export interface RealisticSeed {
   units: number;
 }
 
-/** Deterministic PRNG (mulberry32): the same backlog every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
 export async function seedRealistic(s: BenchSettings, sortersPerWall: number, walls = 10): Promise<RealisticSeed> {
   const orm = await initOrm(s.databaseUrl, 2);
-  const rand = prng(8);
+  const rand = seededRandom(8);
   try {
     const em = orm.em.fork();
     const adminEmail = 'admin@realistic.example.com';

@@ -22,6 +22,7 @@ import {
   type ShipTo,
 } from '../../shared/db/entities';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
+import { seededRandom } from '../../shared/domain/prng';
 
 export const DEMO_TEAM = 'demo';
 export const DEMO_CLIENT_NAME = 'Demo Warehouse Co';
@@ -113,18 +114,6 @@ const PRIORITIES: OrderPriority[] = ['Normal', 'Normal', 'Normal', 'Normal', 'No
 // Keeps the two seeders of a fresh deployment (say `npm start` and `npm run migrate -- --seed`) from
 // both seeing an empty database: the second waits for the first to commit, then finds a client.
 const SEED_LOCK_KEY = 727_001_122;
-
-/** A small deterministic generator, so every fresh demo database holds the same orders. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffle<T>(list: T[], random: () => number): T[] {
   for (let i = list.length - 1; i > 0; i--) {
@@ -243,7 +232,7 @@ export async function seedDemo(
       for (const [code, kind] of codes) tx.create(ProductCode, { clientId, code: code.toUpperCase(), kind, productId: p.id });
     }
 
-    const random = prng(20261122);
+    const random = seededRandom(20261122);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
     const lines: { orderId: number; sku: string; qty: number; bin: string }[] = [];
     for (let n = 0; n < ORDER_COUNT; n++) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SimClient, expectOk } from './sim-client';
 import { SIM_SORTER_PASSWORD, firstOrderId, loadOrders, setUpFloor, type SimWall } from './sim-setup';
+import { seededRandom } from '../../shared/domain/prng';
 
 /*
  * Drives realistic sorting against a running service: per wall, sorters scan, walk to the lit slot,
@@ -39,17 +40,6 @@ export interface SimSummary {
   confirmMs: { p50: number; p95: number };
 }
 
-/** A small seeded generator: the same seed gives the same choices (timing aside). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function percentile(values: number[], p: number): number {
   if (!values.length) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,7 +48,7 @@ function percentile(values: number[], p: number): number {
 
 export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
   const http = new SimClient(opts.url.replace(/\/$/, ''));
-  const random = prng(opts.seed);
+  const random = seededRandom(opts.seed);
   const started = Date.now();
   const deadline = started + opts.durationMs;
   const running = () => Date.now() < deadline;

@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Role } from '../db/entities/employee.entity';
+import { TtlCache } from '../cache/ttl-cache';
 
 /** What a bearer token says about its holder. Everything a request may touch is scoped by clientId. */
 export interface AuthClaims {
@@ -34,8 +35,8 @@ function keyFor(secret: string): KeyObject {
 }
 
 // Verified tokens, until they expire: a sorter sends the same token with every scan.
-const VERIFIED_MAX = 10_000;
-const verified = new Map<string, { claims: AuthClaims; expMs: number }>();
+// Each entry lives until its token expires.
+const verified = new TtlCache<string, AuthClaims>({ max: 10_000 });
 
 export function signAccessToken(claims: AuthClaims, secret: string, ttlSeconds: number): string {
   const payload = { sub: String(claims.employeeId), cid: claims.clientId, roles: claims.roles, email: claims.email, ver: claims.credentialsVersion };
@@ -50,10 +51,7 @@ export function signAccessToken(claims: AuthClaims, secret: string, ttlSeconds: 
 export function verifyAccessToken(token: string, secret: string): AuthClaims | null {
   const cacheKey = `${secret.length}:${token}`;
   const hit = verified.get(cacheKey);
-  if (hit) {
-    if (hit.expMs > Date.now()) return hit.claims;
-    verified.delete(cacheKey);
-  }
+  if (hit) return hit;
   try {
     const p = jwt.verify(token, keyFor(secret), { algorithms: ['HS256'], issuer: 'sorting-wall' }) as unknown as TokenPayload;
     const employeeId = Number(p.sub);
@@ -62,18 +60,9 @@ export function verifyAccessToken(token: string, secret: string): AuthClaims | n
     const ver = p.ver ?? 0;
     if (!Number.isInteger(ver)) return null;
     const claims: AuthClaims = { employeeId, clientId: p.cid, roles: p.roles, email: p.email, credentialsVersion: ver };
-    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
-    verified.set(cacheKey, { claims, expMs: p.exp * 1000 });
+    verified.set(cacheKey, claims, p.exp * 1000 - Date.now());
     return claims;
   } catch {
     return null;
   }
-}
-
-export function hasAnyRole(claims: AuthClaims, roles: readonly Role[]): boolean {
-  // Admin can do everything a Manager can, and a Manager everything a Sorter can.
-  const implied = new Set<Role>(claims.roles);
-  if (implied.has('Admin')) implied.add('Manager');
-  if (implied.has('Manager')) implied.add('Sorter');
-  return roles.some((r) => implied.has(r));
 }

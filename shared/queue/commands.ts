@@ -21,6 +21,7 @@ export const COMMAND_SCHEMAS = {
     ...base,
     ...actor,
     sessionToken: z.string(),
+    /** As scanned, trimmed by the API. */
     barcode: z.string(),
     barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS),
     idempotencyKey: z.string().nullable(),
@@ -28,7 +29,8 @@ export const COMMAND_SCHEMAS = {
   'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int(), barcode: z.string().nullable() }),
   'item.cancel': z.object({ ...base, ...actor, itemId: id }),
   'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),
-  'slot.release': z.object({ ...base, ...actor, crc: z.string(), force: z.boolean() }),
+  // The API reads the shipper's barcode and decides who may force: the command carries the crc and a force already allowed.
+  'slot.release': z.object({ ...base, ...actor, crc: z.string().regex(/^[0-9A-F]{8}$/), force: z.boolean() }),
 } as const;
 
 export type CommandName = keyof typeof COMMAND_SCHEMAS;

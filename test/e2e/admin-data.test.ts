@@ -9,11 +9,11 @@ import {
   SortBox,
   SortBoxItem,
   SorterSession,
-  Wall,
   Warehouse,
 } from '../../shared/db/entities';
 import { PRODUCT_CODE_KINDS } from '../../shared/db/entities/product.entity';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { addWall } from '../support/fixtures';
+import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
 
 describe('admin data loading', () => {
   let api: TestApi;
@@ -32,15 +32,6 @@ describe('admin data loading', () => {
       .send(body as object);
   const paths = (res: request.Response) => (res.body.errors as { path: string }[]).map((e) => e.path);
 
-  async function sorterAuth(t: Tenant): Promise<string> {
-    const email = `sorter-${uniqueSuffix()}@example.com`;
-    const res = await request(api.app)
-      .post('/api/v1/admin/employees')
-      .set('Authorization', t.auth)
-      .send({ email, firstName: 'S', lastName: 'S', password: 'sorter-password', roles: ['Sorter'] });
-    expect(res.status).toBe(200);
-    return `Bearer ${await signIn(api.app, email, 'sorter-password')}`;
-  }
 
   const shipTo = { name: 'Ann Buyer', street1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' };
   const order = (id: number, items: { sku: string; qty: number; bin?: string }[], over: Record<string, unknown> = {}) => ({
@@ -343,8 +334,7 @@ describe('admin data loading', () => {
       const e = em();
       const line = await e.findOneOrFail(OrderItem, { clientId: t.clientId, orderId: 1, sku: 'B-2' });
       const product = await e.findOneOrFail(Product, { clientId: t.clientId, sku: 'B-2' });
-      const wall = e.create(Wall, { clientId: t.clientId, name: 'W', isActive: true, maxSorters: 6, workflow: 'FreeSort', flowDirection: 'LeftToRight', createdAt: new Date(), updatedAt: new Date() });
-      await e.flush();
+      const wall = await addWall(e, t.clientId, { name: 'W' });
       const slot = e.create(SortBox, { clientId: t.clientId, wallId: wall.id, serialNumber: 'S1', crc: 'AAAAAAAA', position: 1, status: 'Sorting', orderId: 1, createdAt: new Date() });
       const session = e.create(SorterSession, { clientId: t.clientId, wallId: wall.id, userId: t.adminId, token: `tok-${uniqueSuffix()}`, color: 'Red', status: 'Ended', startedAt: new Date(), lastActivityAt: new Date(), expiresAt: new Date() });
       await e.flush();
@@ -463,7 +453,7 @@ describe('admin data loading', () => {
 
   it('every /admin data operation answers 403 to a Sorter and 401 without a token', async () => {
     const t = await loadedTenant();
-    const sorter = await sorterAuth(t);
+    const { auth: sorter } = await signedInEmployee(api, t, { roles: ['Sorter'] });
     for (const path of ['warehouses', 'products', 'orders', 'picklists']) {
       const res = await put(sorter, path, []);
       expect(res.status).toBe(403);

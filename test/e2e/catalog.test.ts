@@ -1,8 +1,6 @@
 import request from 'supertest';
-import { Employee } from '../../shared/db/entities';
-import { hashSecret } from '../../shared/auth/password';
 import { addProducts } from '../support/fixtures';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, startTestApi, type Tenant, type TestApi } from '../support/test-api';
 
 const PRICES = '/catalog/rest/api/Catalog/Prices';
 const obsolete = (productId: string) => `/catalog/api/Catalog/${encodeURIComponent(productId)}/Prices`;
@@ -87,21 +85,8 @@ describe('Catalog prices', () => {
   });
 
   it('answers any role, a Sorter included', async () => {
-    const email = `sorter-${uniqueSuffix()}@example.com`;
-    const em = api.runtime.orm.em.fork();
-    em.create(Employee, {
-      clientId: a.clientId,
-      email,
-      firstName: 'Sam',
-      lastName: 'Sorter',
-      roles: ['Sorter'],
-      passwordHash: await hashSecret('sorter-password', 4),
-      isActive: true,
-      createdAt: new Date(),
-    });
-    await em.flush();
-    const token = await signIn(api.app, email, 'sorter-password');
-    const res = await get(PRICES, `Bearer ${token}`, { productID: 'WIDGET-1' });
+    const sorter = await signedInEmployee(api, a, { roles: ['Sorter'] });
+    const res = await get(PRICES, sorter.auth, { productID: 'WIDGET-1' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(widgetPrices);
   });

@@ -1,11 +1,11 @@
 import bcrypt from 'bcryptjs';
 import request from 'supertest';
-import { ClientSettings, Employee, OrderItem, SortBoxItem, SorterSession, type ItemStatus } from '../../shared/db/entities';
-import { hashSecret, verifySecret } from '../../shared/auth/password';
+import { ClientSettings, OrderItem, SortBoxItem, SorterSession, type ItemStatus, type Role } from '../../shared/db/entities';
+import { verifySecret } from '../../shared/auth/password';
 import { AppError } from '../../shared/errors/app-error';
 import { assertPin } from '../../services/api/use-cases/security/assert-pin.use-case';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
 
 describe('PIN, subscription and usage', () => {
   let api: TestApi;
@@ -18,15 +18,7 @@ describe('PIN, subscription and usage', () => {
 
   const em = () => api.runtime.orm.em.fork();
 
-  async function employee(t: Tenant, roles: ('Admin' | 'Manager' | 'Sorter')[] = ['Sorter']): Promise<{ id: number; auth: string }> {
-    const e = em();
-    const email = `emp-${uniqueSuffix()}@example.com`;
-    const emp = e.create(Employee, {
-      clientId: t.clientId, email, firstName: 'E', lastName: 'E', roles, passwordHash: await hashSecret('password-1', 4), isActive: true, createdAt: new Date(),
-    });
-    await e.flush();
-    return { id: emp.id, auth: `Bearer ${await signIn(api.app, email, 'password-1')}` };
-  }
+  const employee = (t: Tenant, roles: Role[] = ['Sorter']) => signedInEmployee(api, t, { roles, firstName: 'E', lastName: 'E' });
 
   const setPin = (t: Tenant, body: unknown) =>
     request(api.app).put('/api/v1/admin/security/pin').set('Authorization', t.auth).send(body as object);

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { Employee, OutboxEvent, SortBoxItem, SorterSession, type Role } from '../../shared/db/entities';
-import { hashSecret } from '../../shared/auth/password';
+import { OutboxEvent, SortBoxItem, SorterSession, type Role } from '../../shared/db/entities';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
 
 // Two different serial numbers with the same CRC-32 (found once with python3's zlib.crc32).
 const COLLIDING = ['dummy-29685295', 'dummy-32060020'] as const;
@@ -20,22 +19,7 @@ describe('slots (sort boxes)', () => {
 
   const em = () => api.runtime.orm.em.fork();
 
-  async function employee(t: Tenant, roles: Role[]): Promise<{ id: number; auth: string }> {
-    const fork = em();
-    const password = `pw-${uniqueSuffix()}`;
-    const e = fork.create(Employee, {
-      clientId: t.clientId,
-      email: `${roles.join('-').toLowerCase()}-${uniqueSuffix()}@example.com`,
-      firstName: 'Sam',
-      lastName: 'Sorter',
-      roles,
-      passwordHash: await hashSecret(password, 4),
-      isActive: true,
-      createdAt: new Date(),
-    });
-    await fork.flush();
-    return { id: e.id, auth: `Bearer ${await signIn(api.app, e.email, password)}` };
-  }
+  const employee = (t: Tenant, roles: Role[]) => signedInEmployee(api, t, { roles });
 
   const wall = async (t: Tenant, name = `Wall ${uniqueSuffix()}`) => {
     const res = await request(api.app).post('/api/v1/walls').set('Authorization', t.auth).send({ name });

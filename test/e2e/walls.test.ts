@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { Employee, OutboxEvent, SorterSession, type Role } from '../../shared/db/entities';
-import { hashSecret } from '../../shared/auth/password';
+import { OutboxEvent, SorterSession, type Role } from '../../shared/db/entities';
 import { addOrders, addSlots, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, startTestApi, type Tenant, type TestApi } from '../support/test-api';
 
 describe('walls', () => {
   let api: TestApi;
@@ -16,23 +15,7 @@ describe('walls', () => {
 
   const em = () => api.runtime.orm.em.fork();
 
-  /** An employee of the tenant with the given roles, signed in: returns the bearer header value. */
-  async function employee(t: Tenant, roles: Role[]): Promise<{ id: number; auth: string }> {
-    const fork = em();
-    const password = `pw-${uniqueSuffix()}`;
-    const e = fork.create(Employee, {
-      clientId: t.clientId,
-      email: `${roles.join('-').toLowerCase()}-${uniqueSuffix()}@example.com`,
-      firstName: 'Sam',
-      lastName: 'Sorter',
-      roles,
-      passwordHash: await hashSecret(password, 4),
-      isActive: true,
-      createdAt: new Date(),
-    });
-    await fork.flush();
-    return { id: e.id, auth: `Bearer ${await signIn(api.app, e.email, password)}` };
-  }
+  const employee = (t: Tenant, roles: Role[]) => signedInEmployee(api, t, { roles });
 
   async function connectSession(t: Tenant, wallId: number, userId: number, color: string) {
     const fork = em();

@@ -7,6 +7,7 @@ import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
 import { createRedisConnection } from '../../shared/redis/connection';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, type OrderInput } from './fixtures';
 import { newTenant, signIn, uniqueSuffix, type Tenant, type TestApi } from './test-api';
+import { seededRandom } from '../../shared/domain/prng';
 
 /*
  * The load scenario of the concurrency tests (single Redis: test/integration/concurrency.test.ts;
@@ -29,17 +30,6 @@ const aliasOf = (i: number) => `ALIAS-${i + 1}`;
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness: LOAD_SEED=<seed> repeats a run's floor and choices (not its interleaving)
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const SEED = Number(process.env.LOAD_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -194,7 +184,7 @@ class Ledger {
 /** `iterations`: actions per sorter (25 by default). */
 export async function runLoadAndCheck(api: TestApi, server: Server, opts: { iterations?: number } = {}): Promise<LoadFigures> {
   const iterations = opts.iterations ?? ITERATIONS;
-  const rng = mulberry32(SEED);
+  const rng = seededRandom(SEED);
   const partitions = api.runtime.config.QUEUE_PARTITIONS;
   const floor = await buildLoadFloor(api, rng, partitions);
   const clientId = floor.tenant.clientId;
@@ -213,7 +203,7 @@ export async function runLoadAndCheck(api: TestApi, server: Server, opts: { iter
   expect(connects.every((s) => s === 200)).toBe(true);
 
   // Each sorter gets its own stream of choices from the seed, so a run is reproducible per sorter.
-  const sorterRngs = floor.sorters.map(() => mulberry32(Math.floor(rng() * 2 ** 31)));
+  const sorterRngs = floor.sorters.map(() => seededRandom(Math.floor(rng() * 2 ** 31)));
 
   const scanOnce = async (s: Sorter, barcode: string, key?: string, op = 'scan') => {
     const t = Date.now();

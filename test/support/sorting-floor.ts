@@ -1,9 +1,7 @@
 import request from 'supertest';
-import { Employee } from '../../shared/db/entities';
-import { hashSecret } from '../../shared/auth/password';
 import type { Role } from '../../shared/db/entities';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse } from './fixtures';
-import { newTenant, signIn, uniqueSuffix, type Tenant, type TestApi } from './test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, type Tenant, type TestApi } from './test-api';
 
 export interface Floor {
   tenant: Tenant;
@@ -36,13 +34,8 @@ export async function buildFloor(
   const make = async (key: string, roles: Role[]) => {
     const existing = users.get(key);
     if (existing) return existing;
-    const email = `${key}-${uniqueSuffix()}@example.com`;
-    const e = api.runtime.orm.em.fork();
-    const emp = e.create(Employee, {
-      clientId: tenant.clientId, email, firstName: key, lastName: 'Tester', roles, passwordHash: await hashSecret('password-1', 4), isActive: true, createdAt: new Date(),
-    });
-    await e.flush();
-    const user = { auth: `Bearer ${await signIn(api.app, email, 'password-1')}`, userId: emp.id };
+    const { id, auth } = await signedInEmployee(api, tenant, { roles, email: `${key}-${uniqueSuffix()}@example.com`, firstName: key, lastName: 'Tester' });
+    const user = { auth, userId: id };
     users.set(key, user);
     return user;
   };

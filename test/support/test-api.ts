@@ -8,6 +8,7 @@ import type { ApiDeps } from '../../services/api/api-deps';
 import { createApp } from '../../services/api/app';
 import { buildApiDeps } from '../../services/api/start-api';
 import { startWorkers, type WorkerKind } from '../../workers/registry';
+import { addEmployee, type EmployeeInput } from './fixtures';
 
 export interface TestApi {
   app: Express;
@@ -41,6 +42,12 @@ export async function signIn(app: Express, email: string, password: string): Pro
   const res = await request(app).post('/token').send({ username: email, password });
   if (res.status !== 200) throw new Error(`sign-in of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.access_token as string;
+}
+
+/** An employee of the tenant (written straight into PostgreSQL), signed in: its id and bearer header value. */
+export async function signedInEmployee(api: TestApi, tenant: { clientId: number }, input: EmployeeInput): Promise<{ id: number; auth: string }> {
+  const e = await addEmployee(api.runtime.orm.em.fork(), tenant.clientId, input);
+  return { id: e.id, auth: `Bearer ${await signIn(api.app, e.email, e.password)}` };
 }
 
 /** A fresh client with its Admin signed in: tests isolate by tenant inside a worker's database. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WallEvent } from '../../shared/events/channels';
+import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../shared/events/channels';
 import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
 import type { OutboxConsumer } from './consumers';
@@ -35,20 +35,13 @@ export async function relayOnce(
   return em.transactional(async (tx) => {
     const [{ locked }] = await tx.execute<{ locked: boolean }[]>(RELAY_LOCK);
     if (!locked) return 0;
-    const rows = await tx.execute<{ id: string; event_id: string; type: string; occurred_at: Date; client_id: number; wall_id: number | null; data: unknown }[]>(
+    const rows = await tx.execute<(OutboxEventRow & { id: string })[]>(
       `select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
         where published_at is null order by id limit ? for update skip locked`,
       [batchSize],
     );
     if (rows.length === 0) return 0;
-    const events: RelayedEvent[] = rows.map((r) => ({
-      id: r.event_id,
-      type: r.type,
-      occurredAt: new Date(r.occurred_at).toISOString(),
-      clientId: r.client_id,
-      wallId: r.wall_id,
-      data: r.data,
-    }));
+    const events: RelayedEvent[] = rows.map(toWallEvent);
     const visible = events.filter((e) => isPublicEventType(e.type));
     if (visible.length) await publish(visible);
     const jobs: JobRequest[] = [];

@@ -2,7 +2,15 @@ import { AppError } from '../../shared/errors/app-error';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SortBox, SortBoxItem, SorterSession, type ISortBox, type ISortBoxItem, type Role } from '../../shared/db/entities';
 import type { LineFigures } from '../../shared/dto/sorting.mappers';
-import { isManager, touchSession } from './session-access';
+import { isOwnerOrManager } from '../../shared/auth/roles';
+import { touchSession } from './session-access';
+
+/** Only the sorter who scanned an item, or a Manager, may confirm, cancel or swap it. */
+export function assertMayChangeItem(itemId: number, scannedBy: number, actor: { userId: number; roles: readonly Role[] }): void {
+  if (!isOwnerOrManager(scannedBy, actor)) {
+    throw new AppError('forbidden', `Sort box item ${itemId} was scanned by another sorter; only they or a Manager may change it.`);
+  }
+}
 
 /** The item, if it is this client's and on this wall, and the caller may act on it (docs/api.md §7). */
 export async function itemForActor(
@@ -11,9 +19,7 @@ export async function itemForActor(
 ): Promise<{ item: ISortBoxItem; slot: ISortBox }> {
   const item = await tx.findOne(SortBoxItem, { id: cmd.itemId, clientId: cmd.clientId, wallId: cmd.wallId });
   if (!item) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
-  if (item.userId !== cmd.userId && !isManager(cmd.roles)) {
-    throw new AppError('forbidden', `Sort box item ${cmd.itemId} was scanned by another sorter; only they or a Manager may change it.`);
-  }
+  assertMayChangeItem(item.id, item.userId, cmd);
   const slot = item.sortBoxId === null ? null : await tx.findOne(SortBox, { id: item.sortBoxId });
   if (!slot) {
     // Only a finished item can have lost its slot (a slot with pending items cannot be detached).

@@ -1,11 +1,12 @@
 import { AppError } from '../../shared/errors/app-error';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SorterSession, type ISorterSession, type Role } from '../../shared/db/entities';
+import { SorterSession, type ISorterSession } from '../../shared/db/entities';
 import { decide } from '../../machines/decide';
 import { sessionMachine } from '../../machines/session.machine';
 
-export function isManager(roles: readonly Role[]): boolean {
-  return roles.includes('Admin') || roles.includes('Manager');
+/** When a session that is active now ends by itself: every activity moves it on by the idle timeout. */
+export function sessionExpiresAt(now: Date, idleTimeoutMs: number): Date {
+  return new Date(now.getTime() + idleTimeoutMs);
 }
 
 /** The session a token names on this wall, or 404: tokens of other walls or clients do not exist here. */
@@ -30,5 +31,5 @@ export function assertSessionActive(session: Pick<ISorterSession, 'status' | 'en
 export function touchSession(session: ISorterSession, now: Date, idleTimeoutMs: number): void {
   assertSessionActive(session);
   session.lastActivityAt = now;
-  session.expiresAt = new Date(now.getTime() + idleTimeoutMs);
+  session.expiresAt = sessionExpiresAt(now, idleTimeoutMs);
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../../shared/errors/app-error';
 import type { IWall } from '../../shared/db/entities';
@@ -7,7 +6,7 @@ import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 import { PreparedSql, runPrepared } from './prepared-sql';
-import { parseSlotBarcode } from '../../shared/domain/barcodes';
+import { newOutboxEvent, type NewOutboxEvent } from '../../shared/events/outbox-event';
 import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
 
 /** The wall as a command sees it: read under its row lock. */
@@ -48,12 +47,12 @@ select w.id, w.client_id, w.name, w.is_active, w.max_sorters, w.warehouse_id, w.
        (select ac.result from applied_command ac where ac.command_id = ?) as prior
   from wall w where w.id = ? and w.client_id = ? for update of w`);
 
-// The outbox events and the applied-command record, in one statement.
+// The outbox events (NewOutboxEvent as JSON) and the applied-command record, in one statement.
 const RECORD_SQL = new PreparedSql('record-command', `
 with events as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
-    from jsonb_to_recordset(?::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(?::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1)
 insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
 values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`);
@@ -101,9 +100,9 @@ export async function runWallCommand<N extends CommandName>(
           workflow: row.workflow,
         };
         const now = new Date();
-        const events: { event_id: string; client_id: number; wall_id: number; type: string; occurred_at: string; data: unknown }[] = [];
+        const events: NewOutboxEvent[] = [];
         const emit = (type: string, data: Record<string, unknown>) => {
-          events.push({ event_id: randomUUID(), client_id: target.clientId, wall_id: wall.id, type, occurred_at: now.toISOString(), data });
+          events.push(newOutboxEvent(target.clientId, wall.id, type, data, now));
         };
         const result = await useCase({ tx, wall, now, emit, note: (f) => Object.assign(facts, f) });
         // Entities the use-case changed through the ORM are written first; then the record.
@@ -160,8 +159,7 @@ async function recordRefusal(
     barcode: str(p.barcode),
     barcodeInputMethod: str(p.barcodeInputMethod),
     sortBoxItemId: facts.sortBoxItemId ?? num(p.itemId),
-    // slot.release carries the scanned slot barcode (A-/B-…); the record keeps the crc.
-    crc: facts.crc ?? (str(p.crc) !== null ? (parseSlotBarcode(str(p.crc)!)?.crc ?? str(p.crc)) : null),
+    crc: facts.crc ?? str(p.crc),
     orderId: facts.orderId ?? null,
     picklistId: facts.picklistId ?? num(p.picklistId),
   };

@@ -1,17 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../shared/errors/app-error';
-import type { WallEvent } from '../../../shared/events/channels';
+import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../../shared/events/channels';
 import type { WallEventsHub } from './wall-events.hub';
 
 const REPLAY_LIMIT = 1000;
 // Event ids are UUIDs (outbox_event.event_id). Anything else would fail inside PostgreSQL.
 const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Checks that the wall is the caller's (404 otherwise, like every other resource). */
-export async function assertOwnWall(em: EntityManager, clientId: number, wallId: number): Promise<void> {
-  const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
-  if (!row) throw new AppError('not-found', `Wall ${wallId} was not found.`);
-}
 
 /** The event id a reconnecting hub saw last (SSE `Last-Event-ID`, WebSocket `?lastEventId=`): a UUID, else 400. */
 export function parseLastEventId(value: string | null | undefined, name: string, location: 'header' | 'query'): string | undefined {
@@ -56,17 +50,14 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, wallId: 
   const replay: string[] = [];
   if (lastEventId) {
     try {
-      const rows = await em.execute<{ event_id: string; type: string; occurred_at: Date; client_id: number; wall_id: number; data: unknown }[]>(
+      const rows = await em.execute<OutboxEventRow[]>(
         `select event_id, type, occurred_at, client_id, wall_id, data from outbox_event
           where wall_id = ? and published_at is not null and type <> 'command.refused'
             and id > (select id from outbox_event where event_id = ? and wall_id = ?)
           order by id limit ${REPLAY_LIMIT}`,
         [wallId, lastEventId, wallId],
       );
-      for (const r of rows) {
-        const event: WallEvent = { id: r.event_id, type: r.type, occurredAt: new Date(r.occurred_at).toISOString(), clientId: r.client_id, wallId: r.wall_id, data: r.data };
-        replay.push(JSON.stringify(event));
-      }
+      for (const r of rows) replay.push(JSON.stringify(toWallEvent(r)));
     } catch (err) {
       await stop();
       throw err;

@@ -5,7 +5,8 @@ import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
 import { authenticateToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
-import { assertOwnWall, followWall, parseLastEventId } from './event-stream';
+import { followWall, parseLastEventId } from './event-stream';
+import { assertWallExists } from '../use-cases/sorting/wall-resolver';
 import { trackHubConnection } from '../http/metrics';
 
 export const WEBSOCKET_EVENTS_PATH = '/api/v1/events/ws';
@@ -48,7 +49,7 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
         throw new AppError('validation-failed', 'wallId must be a positive integer.', { errors: [{ path: 'wallId', message: 'must be a positive integer' }] });
       }
       const lastEventId = parseLastEventId(url.searchParams.get('lastEventId'), 'lastEventId', 'query');
-      await assertOwnWall(em, claims.clientId, wallId);
+      await assertWallExists(em, claims.clientId, wallId);
       const follower = await followWall(em, deps.events, wallId, lastEventId);
       stop = follower.stop;
       // The one release point: the socket closes on every path (close, terminate, reset, failed handshake).

@@ -1,5 +1,6 @@
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { Orm } from '../../../shared/db/orm';
+import { TtlCache } from '../../../shared/cache/ttl-cache';
 
 /** What the database says about a token's employee now. */
 export interface CurrentAccess {
@@ -11,30 +12,29 @@ export interface CurrentAccess {
 
 /** How long one API process trusts what it read; a change made through another process applies within this. */
 export const ACCESS_CACHE_MS = 2_000;
-const CACHE_MAX = 20_000;
 
 /**
  * The employee's current standing for every authenticated request (docs/api.md §2, "Token lifetime"): deactivation, role and password changes reach existing tokens within ACCESS_CACHE_MS
  * (at most 5 s). One indexed read per employee per interval, shared by concurrent requests.
  */
 export class EmployeeAccess {
-  private readonly cache = new Map<number, { at: number; value: Promise<CurrentAccess | null> }>();
+  private readonly cache: TtlCache<number, Promise<CurrentAccess | null>>;
 
   constructor(
     private readonly orm: Orm,
-    private readonly ttlMs = ACCESS_CACHE_MS,
-  ) {}
+    ttlMs = ACCESS_CACHE_MS,
+  ) {
+    this.cache = new TtlCache({ max: 20_000, ttlMs });
+  }
 
   current(employeeId: number): Promise<CurrentAccess | null> {
-    const now = Date.now();
     const hit = this.cache.get(employeeId);
-    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    if (hit) return hit;
     const value = this.read(employeeId);
-    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as number);
-    this.cache.set(employeeId, { at: now, value });
+    this.cache.set(employeeId, value);
     // A failed read (PostgreSQL down) is not remembered: the next request asks again.
     value.catch(() => {
-      if (this.cache.get(employeeId)?.value === value) this.cache.delete(employeeId);
+      if (this.cache.get(employeeId) === value) this.cache.delete(employeeId);
     });
     return value;
   }

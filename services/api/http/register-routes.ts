@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
-import { hasAnyRole, type AuthClaims } from '../../../shared/auth/jwt';
+import type { AuthClaims } from '../../../shared/auth/jwt';
+import { hasAnyRole } from '../../../shared/auth/roles';
 import { checkToken, requestToken } from './authenticate';
 import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
@@ -51,7 +52,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
         const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : await authenticate(req, deps, route.allowQueryToken);
-        if (Array.isArray(route.access) && !hasAnyRole(auth, route.access)) {
+        if (Array.isArray(route.access) && !hasAnyRole(auth.roles, route.access)) {
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};

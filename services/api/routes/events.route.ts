@@ -3,7 +3,8 @@ import type { RouteDef } from '../http/route';
 import { defineRoute } from '../http/route';
 import { idParam } from '../http/validation';
 import { requestToken, stillAccepted } from '../http/authenticate';
-import { assertOwnWall, followWall, parseLastEventId } from '../events/event-stream';
+import { followWall, parseLastEventId } from '../events/event-stream';
+import { assertWallExists } from '../use-cases/sorting/wall-resolver';
 import { trackHubConnection } from '../http/metrics';
 
 export const HEARTBEAT_MS = 15_000;
@@ -29,7 +30,7 @@ export const eventsRoutes: RouteDef[] = [
     handler: async ({ req, res, query, auth, em, deps }) => {
       // Everything that can fail runs before the 200: a bad Last-Event-ID is a 400, Redis down a 503.
       const lastEventId = parseLastEventId(req.header('last-event-id'), 'Last-Event-ID', 'header');
-      await assertOwnWall(em, auth.clientId, query.wallId);
+      await assertWallExists(em, auth.clientId, query.wallId);
       const follower = await followWall(em, deps.events, query.wallId, lastEventId);
       // The one release point: 'close' fires when the client goes away or the server ends the response.
       let heartbeat: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BARCODE_INPUT_METHODS, SortBox, SortBoxItem, OrderItem } from '../../../shared/db/entities';
 import { AppError } from '../../../shared/errors/app-error';
+import { isManager } from '../../../shared/auth/roles';
 import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { releaseResultDto, sortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { toItemDto } from '../../../shared/dto/sorting.mappers';
@@ -188,7 +189,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
           `'${params.barcode.trim()}' is the sorter barcode on the front of the slot; to release the slot, scan the back-side (B-) barcode B-${parsed.crc}.`,
         );
       }
-      if (query.force && !auth.roles.some((r) => r === 'Admin' || r === 'Manager')) {
+      if (query.force && !isManager(auth.roles)) {
         throw new AppError('forbidden', 'Only a Manager or Admin may force the release of a slot.');
       }
       const wallId = await wallOfSlot(em, auth.clientId, parsed.crc);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WALL_WORKFLOWS } from '../../../shared/db/entities';
-import { hasAnyRole } from '../../../shared/auth/jwt';
+import { isManager } from '../../../shared/auth/roles';
 import { FLOW_DIRECTIONS } from '../../../shared/domain/display-layout';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
@@ -93,7 +93,7 @@ export const wallsRoutes: RouteDef[] = [
     response: wallDetailDto,
     errors: ['not-found'],
     handler: ({ em, auth, params }) =>
-      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: hasAnyRole(auth, ['Manager']) }),
+      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }),
   }),
   defineRoute({
     method: 'patch',

@@ -9,7 +9,8 @@ import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { count } from '../../../shared/text/wording';
-import { isManager } from '../session-access';
+import { sessionExpiresAt } from '../session-access';
+import { assertMayChangeItem } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
 import { PreparedSql, runPrepared } from '../prepared-sql';
 
@@ -112,9 +113,7 @@ export async function confirmItem({ tx, now, emit, note }: WallCommandContext, c
   const [row] = await runPrepared<ItemRow>(tx, ITEM_SQL, [cmd.itemId, cmd.clientId, cmd.wallId]);
   if (!row) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
   note({ orderId: row.order_id, crc: row.crc });
-  if (row.user_id !== cmd.userId && !isManager(cmd.roles)) {
-    throw new AppError('forbidden', `Sort box item ${cmd.itemId} was scanned by another sorter; only they or a Manager may change it.`);
-  }
+  assertMayChangeItem(cmd.itemId, row.user_id, cmd);
   const remainingUnits = row.qty - row.confirmed_qty - (row.pending_qty - row.units);
   if (row.slot_id === null) {
     // Only a finished item can have lost its slot (a slot with pending items cannot be detached).
@@ -128,7 +127,7 @@ export async function confirmItem({ tx, now, emit, note }: WallCommandContext, c
   const [after] = await runPrepared<{ qty: number; confirmed_qty: number; pending_qty: number; order_open: boolean }>(tx, CONFIRM_SQL, [
     cmd.units, cmd.units, now, row.id,
     cmd.units, row.units, row.order_item_id,
-    now, new Date(now.getTime() + idleTimeoutMs), cmd.wallId, cmd.userId,
+    now, sessionExpiresAt(now, idleTimeoutMs), cmd.wallId, cmd.userId,
     cmd.clientId, row.order_id, row.order_item_id,
   ]);
   const item = {

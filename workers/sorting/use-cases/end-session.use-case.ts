@@ -5,7 +5,8 @@ import { SorterSession, type ISorterSession } from '../../../shared/db/entities'
 import { decide } from '../../../machines/decide';
 import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
-import { isManager, sessionByToken } from '../session-access';
+import { isOwnerOrManager } from '../../../shared/auth/roles';
+import { sessionByToken, sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
 function sessionEndedDetail(s: { endReason?: string | null; endedAt?: Date | null }): string {
@@ -25,7 +26,7 @@ function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, eve
     session.endedAt = ctx.now;
   } else if (event.type === 'RENEW') {
     session.lastActivityAt = ctx.now;
-    session.expiresAt = new Date(ctx.now.getTime() + idleTimeoutMs);
+    session.expiresAt = sessionExpiresAt(ctx.now, idleTimeoutMs);
   }
   for (const e of d.emits) ctx.emit(e, { session: toSessionEventDto(session) });
   return toSessionDto(session);
@@ -34,7 +35,7 @@ function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, eve
 /** PUT /walls/{id}/sessions/{token}: moves expiresAt to now + the idle timeout. */
 export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads['session.renew'], idleTimeoutMs: number): Promise<SessionDto> {
   const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
-  if (session.userId !== cmd.userId && !isManager(cmd.roles)) {
+  if (!isOwnerOrManager(session.userId, cmd)) {
     throw new AppError('forbidden', 'Only the sorter who owns a session, or a Manager, may renew it.');
   }
   return applySessionEvent(ctx, session, { type: 'RENEW' }, idleTimeoutMs);
@@ -48,7 +49,7 @@ export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads
 export async function stopSession(ctx: WallCommandContext, cmd: CommandPayloads['session.stop'], idleTimeoutMs: number): Promise<SessionDto> {
   const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
   const own = session.userId === cmd.userId;
-  if (!own && !isManager(cmd.roles)) {
+  if (!isOwnerOrManager(session.userId, cmd)) {
     throw new AppError('forbidden', "Only the sorter who owns a session, or a Manager, may end it.");
   }
   return applySessionEvent(ctx, session, { type: own ? 'STOP' : 'DISCONNECT' }, idleTimeoutMs);

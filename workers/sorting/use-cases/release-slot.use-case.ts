@@ -1,5 +1,4 @@
 import { AppError } from '../../../shared/errors/app-error';
-import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { SortBox, SortBoxItem, type ISortBox } from '../../../shared/db/entities';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { ReleaseResultDto } from '../../../shared/dto/sorting.dto';
@@ -7,7 +6,6 @@ import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { isManager } from '../session-access';
 import { updateLine } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
 
@@ -17,13 +15,9 @@ import type { WallCommandContext } from '../wall-command';
  */
 export async function releaseSlot(ctx: WallCommandContext, cmd: CommandPayloads['slot.release']): Promise<ReleaseResultDto> {
   const { tx, wall, now, emit } = ctx;
-  const parsed = parseSlotBarcode(cmd.crc);
-  if (!parsed) throw new AppError('not-found', `'${cmd.crc}' is not a slot barcode.`);
-  const slot = await tx.findOne(SortBox, { clientId: cmd.clientId, wallId: wall.id, crc: parsed.crc });
-  if (!slot) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'.`);
-  if (cmd.force && !isManager(cmd.roles)) {
-    throw new AppError('forbidden', 'Only a Manager or Admin may force the release of a slot.');
-  }
+  // The API read the barcode and decided who may force (services/api/routes/sort-box-items.route.ts).
+  const slot = await tx.findOne(SortBox, { clientId: cmd.clientId, wallId: wall.id, crc: cmd.crc });
+  if (!slot) throw new AppError('not-found', `No slot with barcode ${cmd.crc} on wall '${wall.name}'.`);
   const d = decide(slotMachine, slot.status, {}, { type: 'RELEASE', force: cmd.force });
   if (!d.ok) {
     throw new AppError(

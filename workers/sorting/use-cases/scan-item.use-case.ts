@@ -9,7 +9,7 @@ import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { assertSessionActive } from '../session-access';
+import { assertSessionActive, sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 import { PreparedSql, runPrepared } from '../prepared-sql';
 
@@ -143,7 +143,7 @@ export async function scanItem(
     }
   }
 
-  const barcode = cmd.barcode.trim();
+  const { barcode } = cmd;
   const [session] = await runPrepared<SessionRow & { product_id: number | null; sku: string | null }>(tx, SESSION_AND_PRODUCT_SQL, [
     barcode.toUpperCase(), cmd.sessionToken, cmd.clientId, wall.id,
   ]);
@@ -199,7 +199,7 @@ export async function scanItem(
       if (!d.ok) throw new AppError('slot-not-empty', d.detail ?? `Slot ${slot.crc} is not empty.`);
       slotStatus = d.value as SlotStatus;
     }
-    const expiresAt = new Date(now.getTime() + idleTimeoutMs);
+    const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
     const [created] = await runPrepared<{ id: number }>(tx, WRITE_SQL, [
       slotStatus, order.orderId, now, slot.id, slot.status === 'Empty',
       now, expiresAt, session.id,

@@ -7,6 +7,7 @@ import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { sessionMachine } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
+import { sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
 /**
@@ -68,7 +69,7 @@ export async function startSession(
     status: 'Connected',
     startedAt: now,
     lastActivityAt: now,
-    expiresAt: new Date(now.getTime() + idleTimeoutMs),
+    expiresAt: sessionExpiresAt(now, idleTimeoutMs),
     endedAt: null,
     endReason: null,
   });

@@ -1,20 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ClientSettings } from '../../../../shared/db/entities';
 import { loadSettingsForUpdate } from './client-settings';
+import { TtlCache } from '../../../../shared/cache/ttl-cache';
 
 // Every sorting request checks the subscription; remembering the answer a few seconds saves a query
 // on the scan path. A change made through this process is seen at once, through another within the TTL.
-const GATE_TTL_MS = 5000;
-const gate = new Map<number, { enabled: boolean; until: number }>();
+const gate = new TtlCache<number, boolean>({ max: 10_000, ttlMs: 5000 });
 
 /** The check before every sorting operation (403 subscription-disabled), cached per process. */
 export async function sortingAllowed(em: EntityManager, clientId: number): Promise<boolean> {
   const hit = gate.get(clientId);
-  if (hit && hit.until > Date.now()) return hit.enabled;
+  if (hit !== undefined) return hit;
   const [row] = await em.execute<{ sorting_enabled: boolean }[]>('select sorting_enabled from client_settings where client_id = ?', [clientId]);
   const enabled = row?.sorting_enabled ?? true;
-  if (gate.size > 10_000) gate.clear();
-  gate.set(clientId, { enabled, until: Date.now() + GATE_TTL_MS });
+  gate.set(clientId, enabled);
   return enabled;
 }
 

@@ -1,24 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../../shared/errors/app-error';
+import { TtlCache } from '../../../../shared/cache/ttl-cache';
 
 /**
  * Scans and item operations do not name their wall, but the wall decides the command's queue.
- * Token → wall and item → wall never change, so they are cached (bounded) per API process.
+ * Token → wall and item → wall never change, so they are cached (bounded, no expiry) per API process.
  */
-class BoundedCache<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(k: string): V | undefined {
-    return this.map.get(k);
-  }
-  set(k: string, v: V): void {
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(k, v);
-  }
-}
-
-const byToken = new BoundedCache<number>(20_000);
-const byItem = new BoundedCache<number>(50_000);
+const byToken = new TtlCache<string, number>({ max: 20_000 });
+const byItem = new TtlCache<string, number>({ max: 50_000 });
 
 export async function wallOfSession(em: EntityManager, clientId: number, token: string): Promise<number> {
   const key = `${clientId}:${token}`;
@@ -51,6 +40,7 @@ export async function wallOfSlot(em: EntityManager, clientId: number, crc: strin
   return row.wall_id;
 }
 
+/** Checks that the wall is the caller's (404 otherwise, like every other resource). */
 export async function assertWallExists(em: EntityManager, clientId: number, wallId: number): Promise<void> {
   const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
   if (!row) throw new AppError('not-found', `Wall ${wallId} was not found.`);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Wall, type WallWorkflow } from '../../../../shared/db/entities';
 import type { FlowDirection } from '../../../../shared/domain/display-layout';
+import { withWallDefaults } from '../../../../shared/domain/wall-defaults';
 import { isUniqueViolation } from './wall-access';
 import { toWallDto, type WallDto } from './wall.dto';
 import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
@@ -26,13 +27,7 @@ export async function createWall(em: EntityManager, clientId: number, input: Cre
       const wall = tx.create(Wall, {
         clientId,
         name: input.name,
-        isActive: input.isActive ?? true,
-        maxSorters: input.maxSorters ?? 6,
-        warehouseId: input.warehouseId ?? null,
-        workflow: input.workflow ?? 'FreeSort',
-        flowDirection: input.flowDirection ?? 'LeftToRight',
-        segmentRows: input.segmentRows ?? null,
-        segmentColumns: input.segmentColumns ?? null,
+        ...withWallDefaults(input),
         createdAt: now,
         updatedAt: now,
       });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newOutboxEvent } from '../../../../shared/events/outbox-event';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent, Wall, type IWall } from '../../../../shared/db/entities';
@@ -33,14 +33,7 @@ export type WallChange = 'wall' | 'sort-boxes-attached' | 'sort-box-detached';
  * slots attached or the one detached.
  */
 export function emitWallUpdated(tx: EntityManager, clientId: number, wall: WallDto, change: WallChange, sortBoxes?: SortBoxDto[], now = new Date()): void {
-  tx.create(OutboxEvent, {
-    eventId: randomUUID(),
-    clientId,
-    wallId: wall.id,
-    type: 'wall.updated',
-    occurredAt: now,
-    data: { wall, change, ...(sortBoxes ? { sortBoxes } : {}) },
-  });
+  tx.create(OutboxEvent, newOutboxEvent(clientId, wall.id, 'wall.updated', { wall, change, ...(sortBoxes ? { sortBoxes } : {}) }, now));
 }
 
 /** True when `err` is PostgreSQL's unique violation of the named index. */

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * One outbox event as every writer stores it (docs/api.md §8): a fresh event id, the change's client
+ * and wall, its time and data. The ORM writes it as an OutboxEvent entity; the sorting worker's hot
+ * path sends a batch of them as JSON to its one prepared statement (workers/sorting/wall-command.ts).
+ */
+export interface NewOutboxEvent {
+  eventId: string;
+  clientId: number;
+  wallId: number | null;
+  type: string;
+  occurredAt: Date;
+  data: Record<string, unknown>;
+}
+
+export function newOutboxEvent(clientId: number, wallId: number | null, type: string, data: Record<string, unknown>, occurredAt: Date): NewOutboxEvent {
+  return { eventId: randomUUID(), clientId, wallId, type, occurredAt, data };
+}
