@@ -25,7 +25,7 @@ function summarize(errors: FieldError[]): string {
  * entry of the request, in request order (a serial repeated in the request is attached once and
  * answered at each of its places).
  */
-export async function attachSortBoxes(em: EntityManager, clientId: number, wallId: number, serialNumbers: string[]): Promise<SortBoxDto[]> {
+export async function attachSortBoxes(em: EntityManager, clientId: number, wallId: number, serialNumbers: string[], retried = false): Promise<SortBoxDto[]> {
   try {
     return await em.transactional(async (tx) => {
       const wall = await lockWall(tx, clientId, wallId);
@@ -117,7 +117,12 @@ export async function attachSortBoxes(em: EntityManager, clientId: number, wallI
     });
   } catch (err) {
     // Another request attached the same device (or one with the same crc) to another wall, whose
-    // row lock is not ours, between our check and our insert.
+    // row lock is not ours, between our check and our insert. PostgreSQL reports whichever unique
+    // index it checked first (the same device breaks both), and only once the other request has
+    // committed: one more run sees its rows and answers precisely (where, or which crc).
+    if (!retried && (isUniqueViolation(err, SERIAL_INDEX) || isUniqueViolation(err, CRC_INDEX))) {
+      return attachSortBoxes(em, clientId, wallId, serialNumbers, true);
+    }
     if (isUniqueViolation(err, SERIAL_INDEX)) {
       throw new AppError('serial-attached-elsewhere', 'Another request attached one of these serial numbers at the same moment; nothing was attached. Send the request again to see where.');
     }
