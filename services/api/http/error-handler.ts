@@ -49,8 +49,12 @@ export function toAppError(err: unknown): AppError {
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
-    if (appError.status >= 500) {
-      (req.log ?? log).error({ err, requestId: (req as { id?: string }).id, method: req.method, url: req.originalUrl }, 'request failed');
+    const where = { requestId: (req as { id?: string }).id, method: req.method, url: req.originalUrl };
+    if (appError.status === 500) {
+      (req.log ?? log).error({ err, ...where }, 'request failed');
+    } else if (appError.status > 500) {
+      // Outages, shed load and command timeouts: expected under stress, one line each, not a defect.
+      (req.log ?? log).warn({ code: appError.code, detail: appError.message, ...where }, 'request not served');
     }
     if (res.headersSent) {
       res.end();
