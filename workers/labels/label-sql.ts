@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ShipTo } from '../../shared/db/entities/order.entity';
 import type { LicensePlateLabel } from './label-data';
 
 /**
@@ -46,4 +47,25 @@ function canonical(value: unknown): string {
  */
 export function labelHash(label: LicensePlateLabel): string {
   return createHash('sha256').update(`${LABEL_LAYOUT_VERSION}:${canonical(label)}`).digest('hex');
+}
+
+/** The columns LABEL_DATA_CTES gives a label, as both the print route and the pre-render read them. */
+export interface LabelRow {
+  ship_to: ShipTo | string;
+  units: number;
+  plate_number: string;
+  crc: string | null;
+  wall_name: string | null;
+}
+
+/** One row of label data as the label the renderers take. */
+export function toLabel(row: LabelRow, orderId: number): LicensePlateLabel {
+  return {
+    plateNumber: row.plate_number,
+    orderId,
+    shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
+    wallName: row.wall_name,
+    crc: row.crc,
+    units: Number(row.units),
+  };
 }

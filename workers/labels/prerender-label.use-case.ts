@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ShipTo } from '../../shared/db/entities';
-import type { LabelFormat, LicensePlateLabel } from './label-data';
-import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash } from './label-sql';
+import type { LabelFormat } from './label-data';
+import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from './label-sql';
 import { renderPdf } from './render-pdf';
 import { renderZpl } from './render-zpl';
 
@@ -38,18 +37,11 @@ export async function prerenderLicensePlate(em: EntityManager, clientId: number,
   const knex = em.getKnex();
   const row = (
     (await knex.raw(PLATE_SQL, { clientId, orderId })) as {
-      rows: { ship_to: ShipTo | string; units: number; plate_number: string; crc: string | null; wall_name: string | null }[];
+      rows: LabelRow[];
     }
   ).rows[0];
   if (!row) return { skipped: 'no-such-order' };
-  const label: LicensePlateLabel = {
-    plateNumber: row.plate_number,
-    orderId,
-    shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
-    wallName: row.wall_name,
-    crc: row.crc,
-    units: Number(row.units),
-  };
+  const label = toLabel(row, orderId);
   const hash = labelHash(label);
   const zpl = Buffer.from(renderZpl(label), 'utf8');
   const pdf = await renderPdf(label);

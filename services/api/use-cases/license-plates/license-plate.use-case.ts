@@ -1,18 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ShipTo } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelFormat, LicensePlateLabel } from '../../../../workers/labels/label-data';
-import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash } from '../../../../workers/labels/label-sql';
+import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from '../../../../workers/labels/label-sql';
 
 export type PlateTarget = { crc: string } | { orderId: number };
 
-interface PrintRow {
-  ship_to: ShipTo | string;
-  units: number;
-  plate_number: string;
+interface PrintRow extends LabelRow {
   print_count: number;
-  crc: string | null;
-  wall_name: string | null;
   stored_hash: string | null;
   stored_body: Buffer | null;
 }
@@ -81,13 +75,6 @@ export async function prepareLicensePlate(em: EntityManager, clientId: number, u
   }
   const row = ((await knex.raw(PRINT_SQL, { clientId, orderId, userId, format })) as { rows: PrintRow[] }).rows[0];
   if (!row) throw new AppError('not-found', `Your company has no order ${orderId}.`);
-  const label: LicensePlateLabel = {
-    plateNumber: row.plate_number,
-    orderId,
-    shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
-    wallName: row.wall_name,
-    crc: row.crc,
-    units: Number(row.units),
-  };
+  const label = toLabel(row, orderId);
   return { label, stored: row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : null };
 }
