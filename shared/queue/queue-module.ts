@@ -31,9 +31,6 @@ export interface QueueSettings {
  * handed out again after a few seconds (short lock and stalled interval, COMMAND_WORKER_TUNING); the
  * worker then finds it in applied_command and answers the same.
  */
-function connection(url: string, forWorker: boolean, log?: Logger, name = 'queue'): Redis {
-  return queueConnection(url, forWorker, log, name);
-}
 
 /**
  * Takes a job back only if it is still waiting: removed from the wait list in the same atomic step
@@ -71,8 +68,8 @@ class RedisCommandBus implements CommandBus {
     private readonly log: Logger,
   ) {
     this.replyChannel = `${settings.prefix}:replies:${randomUUID()}`;
-    this.producer = connection(settings.redisUrl, false, log, 'command producer');
-    this.subscriber = connection(settings.redisUrl, false, log, 'command replies');
+    this.producer = queueConnection(settings.redisUrl, false, log, 'command producer');
+    this.subscriber = queueConnection(settings.redisUrl, false, log, 'command replies');
     this.subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
     this.ready = this.subscribe();
   }
@@ -201,8 +198,8 @@ export async function startCommandWorkers(
   recordFailure?: FailureRecorder,
 ): Promise<RunningWorkers> {
   assertHandlers(handlers);
-  const publisher = connection(settings.redisUrl, false, log, 'command answers');
-  const admin = connection(settings.redisUrl, false, log, 'command admin');
+  const publisher = queueConnection(settings.redisUrl, false, log, 'command answers');
+  const admin = queueConnection(settings.redisUrl, false, log, 'command admin');
   const workers: Worker[] = [];
   const workerConnections: Redis[] = [];
   for (let partition = 0; partition < settings.partitions; partition++) {
@@ -210,7 +207,7 @@ export async function startCommandWorkers(
     const q = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
     await q.setGlobalConcurrency(1);
     await q.close();
-    const workerConnection = connection(settings.redisUrl, true, log, `command worker ${partition}`);
+    const workerConnection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
     workerConnections.push(workerConnection);
     const worker = new Worker(
       name,

@@ -1,5 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
-import IORedis, { type Redis } from 'ioredis';
+import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import { QUEUES, type JobQueueKind } from './jobs';
 import { commandQueueName } from './partitioning';
 import type { QueueSettings } from './queue-module';
@@ -33,9 +33,12 @@ export function openQueueInspection(settings: Pick<QueueSettings, 'redisUrl' | '
   let opened: Queue[] | null = null;
   const queues = () => {
     if (!opened) {
-      // Few retries: a scrape or a dashboard page must fail fast while Redis is away, not hang.
-      connection = new IORedis(settings.redisUrl, { maxRetriesPerRequest: 1, enableReadyCheck: true });
-      connection.on('error', () => undefined);
+      // Few retries: a scrape or a dashboard page must fail fast while Redis is away, not hang. Through
+      // the one connection factory, so the dashboard and the queue metrics work on a cluster too.
+      const redis = createRedisConnection(settings.redisUrl, { redisOptions: { maxRetriesPerRequest: 1 } });
+      // Its failures show in the scrape (collector errors) and the dashboard page, not as log noise.
+      redis.on('error', () => undefined);
+      connection = redis;
       opened = queueNames(settings.partitions).map((name) => new Queue(name, { connection: connection as ConnectionOptions, prefix: settings.prefix }));
     }
     return opened;

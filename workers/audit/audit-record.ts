@@ -1,26 +1,15 @@
 import { count } from '../../shared/text/wording';
-import type { AuditKind } from '../../shared/db/entities/audit-log.entity';
+import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
 import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
 
 /** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
-export interface AuditRecord {
+export interface AuditRecord extends AuditLogColumns {
   event_id: string;
   client_id: number;
   occurred_at: string;
-  type: string;
   kind: AuditKind;
-  wall_id: number | null;
-  user_id: number | null;
-  order_id: number | null;
-  picklist_id: number | null;
-  crc: string | null;
-  barcode: string | null;
-  sort_box_item_id: number | null;
-  session_id: number | null;
-  is_error: boolean;
   is_license_plate: boolean;
-  message: string;
   data: unknown;
 }
 

@@ -3,6 +3,21 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 export const AUDIT_KINDS = ['wall', 'sort-box', 'sort-box-item', 'session', 'license-plate', 'other'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
+/** The columns of an audit_log row that the worker writes and the listings read, under their SQL names. */
+export interface AuditLogColumns {
+  type: string;
+  wall_id: number | null;
+  user_id: number | null;
+  order_id: number | null;
+  picklist_id: number | null;
+  crc: string | null;
+  barcode: string | null;
+  sort_box_item_id: number | null;
+  session_id: number | null;
+  is_error: boolean;
+  message: string;
+}
+
 export const AuditLog = defineEntity({
   name: 'AuditLog',
   tableName: 'audit_log',

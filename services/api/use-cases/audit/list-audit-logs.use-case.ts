@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AuditKind } from '../../../../shared/db/entities/audit-log.entity';
+import type { AuditKind, AuditLogColumns } from '../../../../shared/db/entities/audit-log.entity';
 import type { AuditLogDto } from './audit-log.dto';
 
 /** Which records a listing shows; every field is optional except the client and count. */
@@ -23,20 +23,9 @@ export interface AuditFilter {
   orderSortId?: Date;
 }
 
-interface Row {
+interface Row extends AuditLogColumns {
   id: string | number;
   occurred_at: Date;
-  type: string;
-  wall_id: number | null;
-  user_id: number | null;
-  order_id: number | null;
-  picklist_id: number | null;
-  crc: string | null;
-  barcode: string | null;
-  sort_box_item_id: number | null;
-  session_id: number | null;
-  is_error: boolean;
-  message: string;
   data: Record<string, unknown>;
 }
 
