@@ -24,9 +24,9 @@ export class BenchHttp {
     this.agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 30_000 });
   }
 
-  request(method: string, path: string, opts: { auth?: string; body?: unknown; timeoutMs?: number } = {}): Promise<HttpAnswer> {
+  request(method: string, path: string, opts: { auth?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
     const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
-    const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = { accept: 'application/json', ...opts.headers };
     if (opts.auth) headers.authorization = opts.auth;
     if (payload) {
       headers['content-type'] = 'application/json';

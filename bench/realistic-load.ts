@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import type { BenchHttp } from './http-client';
+import type { BenchHttp, HttpAnswer } from './http-client';
 import type { RealisticSeed, RealisticWall } from './realistic-seed';
 import { REALISTIC_PASSWORD } from './realistic-seed';
 import { ErrorCounts, summarize, type LatencySummary } from './stats';
@@ -126,13 +127,38 @@ function nextUnit(w: RealisticWall): string | undefined {
   return w.putBack.shift() ?? (w.cursor < w.tote.length ? w.tote[w.cursor++] : undefined);
 }
 
+/** How often a device sends a request again whose outcome it does not know, a second apart. */
+const MAX_RESENDS = 15;
+const RETRY_PAUSE_MS = 1000;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether the answer leaves the outcome open (no answer, 504) or asks to come back (503). */
+const unsettled = (status: number) => status === 0 || status === 503 || status === 504;
+
+/**
+ * Sends a request the way a scanner or the shipper's station does: after 503 (nothing was changed),
+ * 504 or no answer (the outcome is unknown) it sends the same request again after Retry-After (1 s),
+ * a bounded number of times. Every answer that was not a success is counted.
+ */
+async function resend(op: string, rec: Rec, send: () => Promise<HttpAnswer>): Promise<{ answer: HttpAnswer; resent: boolean }> {
+  let answer = await send();
+  let resent = false;
+  for (let n = 0; unsettled(answer.status) && n < MAX_RESENDS; n++) {
+    rec.fail(op, answer.status, answer.code);
+    await pause(RETRY_PAUSE_MS);
+    answer = await send();
+    resent = true;
+  }
+  rec.lastAnswer = Math.max(rec.lastAnswer, performance.now());
+  return { answer, resent };
+}
+
+/** The shipper empties a complete slot; a release answered 409/404 after a resend had gone through the first time. */
 async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number, crc: string, rec: Rec): Promise<void> {
   const t0 = performance.now();
-  const res = await http.request('POST', `/api/v1/sort-boxes/B-${crc}/release`, { auth: floor.shippers[wallIndex].auth });
-  const t1 = performance.now();
-  rec.lastAnswer = Math.max(rec.lastAnswer, t1);
-  if (res.status === 200) rec.releaseOk.push(t1 - t0);
-  else rec.fail('release', res.status, res.code);
+  const { answer, resent } = await resend('release', rec, () => http.request('POST', `/api/v1/sort-boxes/B-${crc}/release`, { auth: floor.shippers[wallIndex].auth, timeoutMs: CLIENT_TIMEOUT_MS }));
+  if (answer.status === 200 || (resent && answer.status >= 400 && answer.status < 500)) rec.releaseOk.push(performance.now() - t0);
+  else rec.fail('release', answer.status, answer.code);
 }
 
 /** Resolves with how long the sorter should wait before the next unit: Retry-After after a 503, else 0. */
@@ -143,35 +169,41 @@ async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, 
     rec.fail('scan', -1, 'tote-empty');
     return 0;
   }
-  const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode }, timeoutMs: CLIENT_TIMEOUT_MS });
+  // Every scan carries an Idempotency-Key, as the sorter page does: after a 504 or no answer the device
+  // sends the same scan again and learns the real outcome, instead of leaving a lit slot nobody fills.
+  const scanRequest = { auth: s.auth, body: { sessionToken: s.sessionToken, barcode }, timeoutMs: CLIENT_TIMEOUT_MS, headers: { 'idempotency-key': randomUUID() } };
+  let scan = await http.request('POST', '/api/v1/sort-box-items', scanRequest);
+  rec.scanAll.push(performance.now() - scheduledAt);
+  if (scan.status === 503) {
+    // Nothing was changed: the sorter puts the unit back and honours Retry-After before the next one.
+    wall.putBack.push(barcode);
+    rec.fail('scan', scan.status, scan.code);
+    rec.lastAnswer = Math.max(rec.lastAnswer, performance.now());
+    return RETRY_PAUSE_MS;
+  }
+  if (unsettled(scan.status)) scan = (await resend('scan', rec, () => http.request('POST', '/api/v1/sort-box-items', scanRequest))).answer;
   const scanned = performance.now();
-  rec.scanAll.push(scanned - scheduledAt);
   rec.lastAnswer = Math.max(rec.lastAnswer, scanned);
   if (scan.status !== 200) {
-    // Nothing was changed (4xx, 503): the sorter puts the unit back and it comes again later. After a
-    // 504 or no answer the scan may have been applied, so the unit is not offered twice.
-    if ((scan.status >= 400 && scan.status < 500) || scan.status === 503) wall.putBack.push(barcode);
+    // Refused (nothing was changed): the unit goes back into the tote and comes again later.
+    if (scan.status >= 400 && scan.status < 500) wall.putBack.push(barcode);
     rec.fail('scan', scan.status, scan.code);
-    // The sorter's device honours Retry-After (1 s) instead of scanning again at once.
-    return scan.status === 503 ? 1000 : 0;
+    return 0;
   }
   rec.scanOk.push(scanned - scheduledAt);
   rec.scanAt.push([scanned, scanned - scheduledAt]);
   const item = scan.body as { id: number; crc: string; orderId: number };
   const t0 = performance.now();
-  // The unit is in the sorter's hand and the slot is lit: after a 503 the sorter confirms again after
-  // Retry-After (a few times), as the device would; an unconfirmed unit would hold its slot for good.
-  let confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
-  for (let attempt = 1; confirm.status === 503 && attempt < 5; attempt++) {
-    rec.fail('confirm', confirm.status, confirm.code);
-    await new Promise((r) => setTimeout(r, 1000));
-    confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS });
-  }
+  // The unit is in the sorter's hand and the slot is lit: the sorter confirms until it is taken (an
+  // unconfirmed unit would hold its slot for good). After a resend, item-already-confirmed means the
+  // first confirm went through.
+  const { answer: confirm, resent } = await resend('confirm', rec, () =>
+    http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` }, timeoutMs: CLIENT_TIMEOUT_MS }),
+  );
   const t1 = performance.now();
-  rec.lastAnswer = Math.max(rec.lastAnswer, t1);
-  if (confirm.status !== 200) {
+  if (confirm.status !== 200 && !(resent && confirm.code === 'item-already-confirmed')) {
     rec.fail('confirm', confirm.status, confirm.code);
-    return confirm.status === 503 ? 1000 : 0;
+    return 0;
   }
   rec.confirmOk.push(t1 - t0);
   rec.pairs++;
@@ -281,8 +313,8 @@ export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, du
         const wall = floor.seed.walls[s.wallIndex];
         // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
         while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) {
-          const pause = await pair(http, floor, s, rec, performance.now(), releases);
-          if (pause) await new Promise((r) => setTimeout(r, Math.min(pause, end - performance.now())));
+          const wait = await pair(http, floor, s, rec, performance.now(), releases);
+          if (wait) await pause(Math.min(wait, end - performance.now()));
         }
       }),
     );

@@ -12,6 +12,7 @@ import { WallListeners, prepareFloor, realisticClosed, realisticOpen, signIn, ty
 import { seedRealistic, type RealisticSeed } from './realistic-seed';
 import { RssSampler, ServiceProcess, pollUntil } from './service-processes';
 import { toMb } from './report';
+import { ROLES } from '../services/supervisor/roles';
 
 /*
  * The realistic scenario (issue 8), run twice: under `npm start` (the supervisor, which spreads the roles
@@ -39,7 +40,8 @@ export interface RealisticModeResult {
   profiles?: (ProfileSummary & { process: string })[];
 }
 
-const ROLE_KINDS = ['sorting', 'outbox', 'notifications', 'sweeper'] as const;
+/** Per role: one process of each worker kind `npm start` runs (the supervisor's role table), as the compose file does. */
+const ROLE_KINDS = ROLES.filter((r) => r.entry === 'workers/main').map((r) => r.args[0]);
 
 function childrenOf(pid: number | undefined): number[] {
   if (!pid) return [];
@@ -239,7 +241,7 @@ export async function runRealistic(
 /** The realistic scenario beside the floor: one table per mode. */
 export function printRealistic(modes: RealisticModeResult[], floorCpuPerPairMs: number): void {
   const f = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
-  console.log(`\nRealistic scenario (10 walls × 6 sorters, 24 slots, orders of 1–3 units, releases, outbox + notifications, WebSocket per wall).`);
+  console.log(`\nRealistic scenario (10 walls × 6 sorters, 24 slots, orders of 1–3 units, releases, every worker role, WebSocket per wall).`);
   console.log(`Floor CPU per pair (2 × bare PG transaction + 2 × bare queue round trip, client included): ${f(floorCpuPerPairMs)} ms`);
   for (const m of modes) {
     console.log(`\n  ${m.mode} (${JSON.stringify(m.processes)}), API RSS peak ${f(m.apiRssPeakMb)} MB`);
