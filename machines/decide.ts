@@ -1,27 +1,61 @@
 // The one way workers run a machine: rebuild the snapshot from the stored status, take one pure
 // transition, and read the outcome from the actions XState returns (nothing is executed).
 // Machines say "no" with a `refuse` action and announce outbox events with `emit` actions, so a
-// refusal is data the worker maps to a problem+json code, not an exception.
+// refusal is data: its code is one of the error codes (docs/api.md §1), its words are written in one
+// place (machines/refusals.ts), and an emitted type is one of the event types (docs/api.md §8).
 
-import { transition, type AnyStateMachine, type ContextFrom, type EventFromLogic } from 'xstate';
+import { transition, type AnyStateMachine, type ContextFrom, type EventFromLogic, type StateMachine } from 'xstate';
+import type { ErrorCode } from '../shared/errors/error-codes';
+import type { EventType } from '../shared/events/event-types';
 
-export interface EmitParams {
+/** The codes the machines refuse with: their part of the error-code union (docs/api.md §1). */
+export const REFUSAL_CODES = [
+  'item-already-confirmed',
+  'item-already-cancelled',
+  'units-exceed-remaining',
+  'slot-not-swappable',
+  'slot-not-empty',
+  'slot-not-complete',
+  'session-ended',
+] as const satisfies readonly ErrorCode[];
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
+
+/** Code for an event the current state does not handle at all: a caller bug, not a user error. */
+export const INVALID_TRANSITION = 'invalid-transition' satisfies ErrorCode;
+
+export interface EmitParams<TEvent extends EventType = EventType> {
   /** Outbox event type, e.g. `sort-box-item.confirmed`. */
-  event: string;
+  event: TEvent;
 }
 
 export interface RefuseParams {
   /** Stable error code (docs/api.md §1), e.g. `item-already-confirmed`. */
-  code: string;
+  code: RefusalCode;
+  /** The machine's own words, for a refusal machines/refusals.ts has no fuller words for. */
   detail?: string;
 }
 
-export type Decision<TContext> =
-  | { ok: true; value: string; changed: boolean; context: TContext; emits: string[] }
-  | { ok: false; code: string; detail?: string };
+/** The outbox event types a machine's `emit` actions may name (its `EmitParams<…>`). */
+export type EmittedBy<TMachine> =
+  TMachine extends StateMachine<any, any, any, any, infer TAction, any, any, any, any, any, any, any, any, any, any>
+    ? Extract<TAction, { type: 'emit' }> extends { params: EmitParams<infer TEvent> } ? TEvent : never
+    : never;
 
-/** Code for an event the current state does not handle at all: a caller bug, not a user error. */
-export const INVALID_TRANSITION = 'invalid-transition';
+export interface Refused {
+  ok: false;
+  code: RefusalCode | typeof INVALID_TRANSITION;
+  detail?: string;
+}
+
+export interface Accepted<TContext, TEmitted extends EventType = EventType> {
+  ok: true;
+  value: string;
+  changed: boolean;
+  context: TContext;
+  emits: TEmitted[];
+}
+
+export type Decision<TContext, TEmitted extends EventType = EventType> = Accepted<TContext, TEmitted> | Refused;
 
 /**
  * Applies `event` to a machine sitting in state `value` with `context`.
@@ -32,7 +66,7 @@ export function decide<TMachine extends AnyStateMachine>(
   value: string,
   context: ContextFrom<TMachine>,
   event: EventFromLogic<TMachine>,
-): Decision<ContextFrom<TMachine>> {
+): Decision<ContextFrom<TMachine>, EmittedBy<TMachine>> {
   // Widened on purpose: xstate's generic snapshot types do not reduce for an unknown machine.
   const logic: AnyStateMachine = machine;
   const snapshot = logic.resolveState({ value, context });
@@ -44,13 +78,13 @@ export function decide<TMachine extends AnyStateMachine>(
   }
 
   const [next, actions] = transition(logic, snapshot, event);
-  const emits: string[] = [];
+  const emits: EmittedBy<TMachine>[] = [];
   for (const action of actions as ReadonlyArray<{ type: string; params?: unknown }>) {
     if (action.type === 'refuse') {
       const { code, detail } = action.params as RefuseParams;
       return detail === undefined ? { ok: false, code } : { ok: false, code, detail };
     }
-    if (action.type === 'emit') emits.push((action.params as EmitParams).event);
+    if (action.type === 'emit') emits.push((action.params as EmitParams<EmittedBy<TMachine>>).event);
   }
   const nextValue = next.value as string;
   return { ok: true, value: nextValue, changed: nextValue !== value, context: next.context as ContextFrom<TMachine>, emits };

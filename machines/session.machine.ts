@@ -1,6 +1,7 @@
 // A sorter's connection to a wall (docs/api.md §6). Ended is not `type: 'final'` so that every
 // later command still gets the `session-ended` answer. The 8-hour expiry is an EXPIRE event sent by
 // a sweep or delayed job, not an `after` delay: timers do not survive a pure transition.
+// Absent is the session before its row exists: connecting is its START transition, like any other.
 
 import { assign, setup } from 'xstate';
 import type { EmitParams, RefuseParams } from './decide';
@@ -15,7 +16,15 @@ export interface SessionContext {
   endReason: SessionEndReason | null;
 }
 
+/** The state of a session not yet stored: the only event it takes is START. */
+export const SESSION_ABSENT = 'Absent';
+
+/** The outbox events the session machine emits (docs/api.md §8). */
+export type SessionEmitted = 'session.started' | 'session.renewed' | 'session.ended';
+
 export type SessionEvent =
+  /** The sorter connects (POST /walls/{id}/sessions); the wall's rules were checked by the worker. */
+  | { type: 'START' }
   | { type: 'RENEW' }
   /** A scan, confirm, cancel or swap: keeps the session alive, announces nothing. */
   | { type: 'ACTIVITY' }
@@ -45,7 +54,7 @@ export const sessionMachine = setup({
     events: {} as SessionEvent,
   },
   actions: {
-    emit: (_args, _params: EmitParams) => {},
+    emit: (_args, _params: EmitParams<SessionEmitted>) => {},
     refuse: (_args, _params: RefuseParams) => {},
     recordEndReason: assign((_args, params: { endReason: SessionEndReason }) => ({ endReason: params.endReason })),
   },
@@ -54,6 +63,11 @@ export const sessionMachine = setup({
   initial: 'Connected',
   context: { endReason: null },
   states: {
+    [SESSION_ABSENT]: {
+      on: {
+        START: { target: 'Connected', actions: { type: 'emit', params: { event: 'session.started' } } },
+      },
+    },
     Connected: {
       on: {
         RENEW: { actions: { type: 'emit', params: { event: 'session.renewed' } } },

@@ -10,6 +10,9 @@ export type SlotMachineStatus = (typeof SLOT_STATUSES)[number];
 
 export type SlotContext = Record<string, never>;
 
+/** The outbox events the slot machine emits (docs/api.md §8). */
+export type SlotEmitted = 'sort-box.completed' | 'sort-box.released';
+
 export type SlotEvent =
   /** A scan placed an order in this slot. */
   | { type: 'ASSIGN' }
@@ -40,7 +43,7 @@ export const slotMachine = setup({
     events: {} as SlotEvent,
   },
   actions: {
-    emit: (_args, _params: EmitParams) => {},
+    emit: (_args, _params: EmitParams<SlotEmitted>) => {},
     refuse: (_args, _params: RefuseParams) => {},
   },
   guards: {

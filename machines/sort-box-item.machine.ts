@@ -1,16 +1,25 @@
 // Lifecycle of one scan (docs/api.md §7). Confirmed and Cancelled are not `type: 'final'`:
 // they must keep answering confirm/cancel/swap with their own 409 codes, and a final state means
-// "done, takes no more events" to actors and readers alike.
+// "done, takes no more events" to actors and readers alike. Absent is the item before its row exists:
+// a scan creating it is its SCAN transition, like any other.
 
 import { setup } from 'xstate';
-import type { EmitParams, RefuseParams } from './decide';
+import type { EmitParams, RefusalCode, RefuseParams } from './decide';
 
 export const SORT_BOX_ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
 export type SortBoxItemStatus = (typeof SORT_BOX_ITEM_STATUSES)[number];
 
 export type SortBoxItemContext = Record<string, never>;
 
+/** The state of an item not yet stored: the only event it takes is SCAN. */
+export const SORT_BOX_ITEM_ABSENT = 'Absent';
+
+/** The outbox events the sort box item machine emits (docs/api.md §8). */
+export type SortBoxItemEmitted = 'sort-box-item.created' | 'sort-box-item.confirmed' | 'sort-box-item.cancelled' | 'sort-box-item.swapped';
+
 export type SortBoxItemEvent =
+  /** A scan reserved a unit for an order and a slot (the worker chose both): the item is created. */
+  | { type: 'SCAN' }
   | {
       type: 'CONFIRM';
       units: number;
@@ -21,8 +30,19 @@ export type SortBoxItemEvent =
   /** firstInSlot: this item is the first product sorted into its slot for its order. */
   | { type: 'SWAP'; firstInSlot: boolean };
 
-const alreadyConfirmed = { type: 'refuse', params: { code: 'item-already-confirmed' } } as const;
-const alreadyCancelled = { type: 'refuse', params: { code: 'item-already-cancelled' } } as const;
+/** What a finished item answers every confirm, cancel and swap with, even once its slot was detached. */
+export const FINISHED_ITEM_CODES = {
+  Confirmed: 'item-already-confirmed',
+  Cancelled: 'item-already-cancelled',
+} as const satisfies Record<Exclude<SortBoxItemStatus, 'PendingConfirmation'>, RefusalCode>;
+
+/** The code of an item whose slot is gone: only a finished item can lose its slot (a slot with pending items cannot be detached). */
+export function finishedItemCode(status: SortBoxItemStatus): RefusalCode {
+  return status === 'Cancelled' ? FINISHED_ITEM_CODES.Cancelled : FINISHED_ITEM_CODES.Confirmed;
+}
+
+const alreadyConfirmed = { type: 'refuse', params: { code: FINISHED_ITEM_CODES.Confirmed } } as const;
+const alreadyCancelled = { type: 'refuse', params: { code: FINISHED_ITEM_CODES.Cancelled } } as const;
 
 export const sortBoxItemMachine = setup({
   types: {
@@ -30,7 +50,7 @@ export const sortBoxItemMachine = setup({
     events: {} as SortBoxItemEvent,
   },
   actions: {
-    emit: (_args, _params: EmitParams) => {},
+    emit: (_args, _params: EmitParams<SortBoxItemEmitted>) => {},
     refuse: (_args, _params: RefuseParams) => {},
   },
   guards: {
@@ -46,6 +66,11 @@ export const sortBoxItemMachine = setup({
   initial: 'PendingConfirmation',
   context: {},
   states: {
+    [SORT_BOX_ITEM_ABSENT]: {
+      on: {
+        SCAN: { target: 'PendingConfirmation', actions: { type: 'emit', params: { event: 'sort-box-item.created' } } },
+      },
+    },
     PendingConfirmation: {
       on: {
         CONFIRM: [

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventType } from './event-types';
 
 /**
  * One outbox event as every writer stores it (docs/api.md §8): a fresh event id, the change's client
@@ -14,6 +15,6 @@ export interface NewOutboxEvent {
   data: Record<string, unknown>;
 }
 
-export function newOutboxEvent(clientId: number, wallId: number | null, type: string, data: Record<string, unknown>, occurredAt: Date): NewOutboxEvent {
+export function newOutboxEvent(clientId: number, wallId: number | null, type: EventType, data: Record<string, unknown>, occurredAt: Date): NewOutboxEvent {
   return { eventId: randomUUID(), clientId, wallId, type, occurredAt, data };
 }

@@ -1,8 +1,10 @@
-import { initialTransition, transition } from 'xstate';
-import { decide, INVALID_TRANSITION } from '../../machines/decide';
-import { sessionMachine, type SessionContext, type SessionEvent } from '../../machines/session.machine';
+import { initialTransition, transition, type AnyStateMachine } from 'xstate';
+import { decide, INVALID_TRANSITION, REFUSAL_CODES } from '../../machines/decide';
+import { SESSION_ABSENT, sessionMachine, type SessionContext, type SessionEvent } from '../../machines/session.machine';
 import { slotMachine, type SlotEvent } from '../../machines/slot.machine';
-import { sortBoxItemMachine, type SortBoxItemEvent } from '../../machines/sort-box-item.machine';
+import { SORT_BOX_ITEM_ABSENT, finishedItemCode, sortBoxItemMachine, type SortBoxItemEvent } from '../../machines/sort-box-item.machine';
+import { ERROR_CODES } from '../../shared/errors/error-codes';
+import { EVENT_TYPES } from '../../shared/events/event-types';
 
 describe('sort box item machine', () => {
   const confirm = (units: number, remainingUnits: number): SortBoxItemEvent => ({ type: 'CONFIRM', units, remainingUnits });
@@ -215,5 +217,92 @@ describe('decide', () => {
     expect(actions.map((a) => ({ type: a.type, params: a.params }))).toEqual([
       { type: 'refuse', params: { code: 'item-already-confirmed' } },
     ]);
+  });
+});
+
+describe('creating: Absent is the state before the row exists', () => {
+  it('a scan creates the item: Absent + SCAN → PendingConfirmation, emits sort-box-item.created', () => {
+    expect(decide(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' })).toEqual({
+      ok: true,
+      value: 'PendingConfirmation',
+      changed: true,
+      context: {},
+      emits: ['sort-box-item.created'],
+    });
+  });
+
+  it('connecting starts the session: Absent + START → Connected, emits session.started', () => {
+    expect(decide(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'START' })).toEqual({
+      ok: true,
+      value: 'Connected',
+      changed: true,
+      context: { endReason: null },
+      emits: ['session.started'],
+    });
+  });
+
+  it.each<SortBoxItemEvent>([{ type: 'CONFIRM', units: 1, remainingUnits: 1 }, { type: 'CANCEL' }, { type: 'SWAP', firstInSlot: true }])(
+    'an item not yet created takes nothing else: %j → invalid-transition',
+    (event) => {
+      expect(decide(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, event)).toMatchObject({ ok: false, code: INVALID_TRANSITION });
+    },
+  );
+
+  it.each(['PendingConfirmation', 'Confirmed', 'Cancelled'])('an existing item is not scanned again: %s + SCAN → invalid-transition', (state) => {
+    expect(decide(sortBoxItemMachine, state, {}, { type: 'SCAN' })).toMatchObject({ ok: false, code: INVALID_TRANSITION });
+  });
+
+  it.each(['Connected', 'Ended'])('an existing session is not started again: %s + START → invalid-transition', (state) => {
+    expect(decide(sessionMachine, state, { endReason: null }, { type: 'START' })).toMatchObject({ ok: false, code: INVALID_TRANSITION });
+  });
+
+  it('a session not yet started takes no activity', () => {
+    expect(decide(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'ACTIVITY' })).toMatchObject({ ok: false, code: INVALID_TRANSITION });
+  });
+
+  it('the initial states are unchanged: machines start where a created row starts', () => {
+    expect(initialTransition(sortBoxItemMachine)[0].value).toBe('PendingConfirmation');
+    expect(initialTransition(sessionMachine)[0].value).toBe('Connected');
+  });
+});
+
+describe('finishedItemCode: the code an item whose slot was detached answers with', () => {
+  it.each([
+    ['Confirmed', 'item-already-confirmed'],
+    ['Cancelled', 'item-already-cancelled'],
+  ] as const)('%s → %s, what the machine answers in that state', (state, code) => {
+    expect(finishedItemCode(state)).toBe(code);
+    expect(decide(sortBoxItemMachine, state, {}, { type: 'CANCEL' })).toEqual({ ok: false, code });
+  });
+});
+
+describe('every answer of every machine is typed data', () => {
+  const machines: Array<[string, AnyStateMachine, object, Array<{ type: string } & Record<string, unknown>>]> = [
+    ['sortBoxItem', sortBoxItemMachine, {}, [
+      { type: 'SCAN' }, { type: 'CONFIRM', units: 1, remainingUnits: 1 }, { type: 'CONFIRM', units: 2, remainingUnits: 1 },
+      { type: 'CANCEL' }, { type: 'SWAP', firstInSlot: true }, { type: 'SWAP', firstInSlot: false },
+    ]],
+    ['session', sessionMachine, { endReason: null }, [
+      { type: 'START' }, { type: 'RENEW' }, { type: 'ACTIVITY' }, { type: 'STOP' }, { type: 'REPLACE' }, { type: 'EXPIRE' }, { type: 'DISCONNECT' },
+    ]],
+    ['slot', slotMachine, {}, [
+      { type: 'ASSIGN' }, { type: 'VACATE' }, { type: 'COMPLETE' }, { type: 'RELEASE', force: false }, { type: 'RELEASE', force: true }, { type: 'DETACH' },
+    ]],
+  ];
+  const cases = machines.flatMap(([name, machine, context, events]) =>
+    Object.keys(machine.config.states ?? {}).flatMap((state) => events.map((event) => [name, state, event, machine, context] as const)),
+  );
+
+  it('the refusal codes are error codes (docs/api.md §1)', () => {
+    for (const code of [...REFUSAL_CODES, INVALID_TRANSITION]) expect(ERROR_CODES).toHaveProperty([code]);
+  });
+
+  it.each(cases)('%s %s + %j: refused with a refusal code, or emits only event types', (_name, state, event, machine, context) => {
+    const d = decide(machine, state, context, event as never);
+    if (d.ok) {
+      for (const e of d.emits) expect(EVENT_TYPES).toContain(e);
+    } else {
+      expect([...REFUSAL_CODES, INVALID_TRANSITION]).toContain(d.code);
+    }
   });
 });

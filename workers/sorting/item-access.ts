@@ -4,6 +4,8 @@ import { SortBox, SortBoxItem, SorterSession, type ISortBox, type ISortBoxItem, 
 import type { LineFigures } from '../../shared/dto/sorting.mappers';
 import { isOwnerOrManager } from '../../shared/auth/roles';
 import { touchSession } from './session-access';
+import { finishedItemCode } from '../../machines/sort-box-item.machine';
+import { refusalError } from '../../machines/refusals';
 
 /** Only the sorter who scanned an item, or a Manager, may confirm, cancel or swap it. */
 export function assertMayChangeItem(itemId: number, scannedBy: number, actor: { userId: number; roles: readonly Role[] }): void {
@@ -21,12 +23,7 @@ export async function itemForActor(
   if (!item) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
   assertMayChangeItem(item.id, item.userId, cmd);
   const slot = item.sortBoxId === null ? null : await tx.findOne(SortBox, { id: item.sortBoxId });
-  if (!slot) {
-    // Only a finished item can have lost its slot (a slot with pending items cannot be detached).
-    throw item.status === 'Cancelled'
-      ? new AppError('item-already-cancelled', `Sort box item ${item.id} was cancelled; its slot ${item.crc} has since been detached.`)
-      : new AppError('item-already-confirmed', `Sort box item ${item.id} was confirmed; its slot ${item.crc} has since been detached.`);
-  }
+  if (!slot) throw refusalError({ code: finishedItemCode(item.status), state: item.status }, { item, slot: null });
   return { item, slot };
 }
 

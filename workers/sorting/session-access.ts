@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors/app-error';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SorterSession, type ISorterSession } from '../../shared/db/entities';
-import { decide } from '../../machines/decide';
+import { decideOrRefuse } from '../../machines/refusals';
 import { sessionMachine } from '../../machines/session.machine';
 
 /** When a session that is active now ends by itself: every activity moves it on by the idle timeout. */
@@ -20,11 +20,7 @@ export async function sessionByToken(tx: EntityManager, clientId: number, wallId
 
 /** Refuses an ended session: the session machine accepts activity only while Connected. */
 export function assertSessionActive(session: Pick<ISorterSession, 'status' | 'endReason' | 'endedAt'>): void {
-  const d = decide(sessionMachine, session.status, { endReason: session.endReason ?? null }, { type: 'ACTIVITY' });
-  if (!d.ok) {
-    const at = session.endedAt ? ` at ${new Date(session.endedAt).toISOString()}` : '';
-    throw new AppError('session-ended', `Your session on this wall ended (${session.endReason ?? 'ended'}${at}); connect to the wall again.`);
-  }
+  decideOrRefuse(sessionMachine, session.status, { endReason: session.endReason ?? null }, { type: 'ACTIVITY' }, { session });
 }
 
 /** Records activity on a connected session (any scan, confirm, cancel or swap), refusing an ended one. */

@@ -7,6 +7,8 @@ import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 import { PreparedSql, runPrepared } from './prepared-sql';
 import { newOutboxEvent, type NewOutboxEvent } from '../../shared/events/outbox-event';
+import type { EventType } from '../../shared/events/event-types';
+import type { EventData } from '../../shared/events/event-data';
 import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
 
 /** The wall as a command sees it: read under its row lock. */
@@ -17,8 +19,11 @@ export interface WallCommandContext {
   /** The wall, locked FOR UPDATE for the whole transaction. */
   wall: LockedWall;
   now: Date;
-  /** Adds an outbox event to this transaction (docs/api.md §8): committed with the change or not at all. */
-  emit(type: string, data: Record<string, unknown>): void;
+  /**
+   * Adds an outbox event to this transaction (docs/api.md §8): committed with the change or not at all.
+   * Only the known event types, each with its own data (shared/events/event-data.ts).
+   */
+  emit<T extends EventType>(type: T, data: EventData<T>): void;
   /** What the command has found out so far (session, order, slot), for the audit record should it be refused. */
   note(facts: Partial<Pick<CommandRefusedData, 'sessionId' | 'orderId' | 'crc' | 'sortBoxItemId' | 'picklistId'>>): void;
 }
@@ -101,7 +106,7 @@ export async function runWallCommand<N extends CommandName>(
         };
         const now = new Date();
         const events: NewOutboxEvent[] = [];
-        const emit = (type: string, data: Record<string, unknown>) => {
+        const emit: WallCommandContext['emit'] = (type, data) => {
           events.push(newOutboxEvent(target.clientId, wall.id, type, data, now));
         };
         const result = await useCase({ tx, wall, now, emit, note: (f) => Object.assign(facts, f) });

@@ -1,8 +1,8 @@
-import { AppError } from '../../../shared/errors/app-error';
 import { SortBoxItem, type ISortBox } from '../../../shared/db/entities';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
@@ -16,17 +16,7 @@ import type { WallCommandContext } from '../wall-command';
 export async function cancelItem(ctx: WallCommandContext, cmd: CommandPayloads['item.cancel'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
   const { tx, now, emit } = ctx;
   const { item, slot } = await itemForActor(tx, cmd);
-  const d = decide(sortBoxItemMachine, item.status, {}, { type: 'CANCEL' });
-  if (!d.ok) {
-    throw new AppError(
-      d.code as 'item-already-cancelled',
-      d.code === 'item-already-cancelled'
-        ? `Sort box item ${item.id} was already cancelled.`
-        : d.code === 'item-already-confirmed'
-          ? `Sort box item ${item.id} is already confirmed in slot ${slot.position}; a confirmed unit cannot be cancelled.`
-          : d.detail ?? d.code,
-    );
-  }
+  const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'CANCEL' }, { item, slot });
   await touchCallerSession(tx, item.wallId, cmd.userId, now, idleTimeoutMs);
   item.status = 'Cancelled';
   item.cancelledAt = now;

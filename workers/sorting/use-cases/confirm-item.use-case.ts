@@ -5,10 +5,10 @@ import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import type { ISortBoxItem } from '../../../shared/db/entities';
 import type { SlotStatus } from '../../../shared/domain/slot-choice';
 import { decide } from '../../../machines/decide';
-import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
+import { finishedItemCode, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
+import { decideOrRefuse, refusalError, type RefusalFacts } from '../../../machines/refusals';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { count } from '../../../shared/text/wording';
 import { sessionExpiresAt } from '../session-access';
 import { assertMayChangeItem } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
@@ -86,24 +86,6 @@ function assertRightSlot(barcode: string | null, slot: { crc: string; position: 
   }
 }
 
-function refusal(code: string, row: ItemRow, units: number, remainingUnits: number, detail?: string): AppError {
-  switch (code) {
-    case 'units-exceed-remaining':
-      return new AppError(
-        code,
-        remainingUnits > 0
-          ? `Order ${row.order_id} needs only ${count(remainingUnits, 'more unit')} of SKU '${row.sku}' (other pending scans counted); you tried to confirm ${units}. Nothing was confirmed.`
-          : `Order ${row.order_id} needs no more units of SKU '${row.sku}' (other pending scans counted); you tried to confirm ${units}. Nothing was confirmed.`,
-      );
-    case 'item-already-confirmed':
-      return new AppError(code, `Sort box item ${row.id} was already confirmed${row.confirmed_at ? ` at ${new Date(row.confirmed_at).toISOString()}` : ''}.`);
-    case 'item-already-cancelled':
-      return new AppError(code, `Sort box item ${row.id} was cancelled; scan the unit again.`);
-    default:
-      return new AppError('invalid-transition', detail ?? code);
-  }
-}
-
 /**
  * PATCH /sort-box-items/{id}/confirm (docs/api.md §7). Units may not exceed what the order line still
  * needs beyond other pending scans; when every unit of the order is confirmed the slot is Complete.
@@ -115,14 +97,15 @@ export async function confirmItem({ tx, now, emit, note }: WallCommandContext, c
   note({ orderId: row.order_id, crc: row.crc });
   assertMayChangeItem(cmd.itemId, row.user_id, cmd);
   const remainingUnits = row.qty - row.confirmed_qty - (row.pending_qty - row.units);
-  if (row.slot_id === null) {
-    // Only a finished item can have lost its slot (a slot with pending items cannot be detached).
-    throw refusal(row.status === 'Cancelled' ? 'item-already-cancelled' : 'item-already-confirmed', row, cmd.units, remainingUnits);
-  }
+  const facts: RefusalFacts = {
+    item: { id: row.id, orderId: row.order_id, sku: row.sku, crc: row.item_crc, confirmedAt: row.confirmed_at },
+    units: cmd.units,
+    remainingUnits,
+  };
+  if (row.slot_id === null) throw refusalError({ code: finishedItemCode(row.status), state: row.status }, { ...facts, slot: null });
   const slot = { id: row.slot_id, crc: row.crc!, position: row.position!, status: row.slot_status! };
   if (row.status === 'PendingConfirmation') assertRightSlot(cmd.barcode, slot);
-  const d = decide(sortBoxItemMachine, row.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits });
-  if (!d.ok) throw refusal(d.code, row, cmd.units, remainingUnits, d.detail);
+  const d = decideOrRefuse(sortBoxItemMachine, row.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits }, { ...facts, slot });
 
   const [after] = await runPrepared<{ qty: number; confirmed_qty: number; pending_qty: number; order_open: boolean }>(tx, CONFIRM_SQL, [
     cmd.units, cmd.units, now, row.id,

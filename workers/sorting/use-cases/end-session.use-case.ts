@@ -2,24 +2,16 @@ import { AppError } from '../../../shared/errors/app-error';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { SorterSession, type ISorterSession } from '../../../shared/db/entities';
-import { decide } from '../../../machines/decide';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { isOwnerOrManager } from '../../../shared/auth/roles';
 import { sessionByToken, sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
 
-function sessionEndedDetail(s: { endReason?: string | null; endedAt?: Date | null }): string {
-  const why = { Stopped: 'was stopped', Replaced: 'was replaced by a newer connection of the same user', Expired: 'expired after inactivity', Disconnected: 'was disconnected by a Manager' }[s.endReason ?? ''] ?? 'has ended';
-  return `This session ${why}${s.endedAt ? ` at ${s.endedAt.toISOString()}` : ''}.`;
-}
-
 /** Applies a session event through the machine and persists the result. */
 function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, event: SessionEvent, idleTimeoutMs: number): SessionDto {
-  const d = decide(sessionMachine, session.status, { endReason: session.endReason ?? null }, event);
-  if (!d.ok) {
-    throw new AppError(d.code === 'session-ended' ? 'session-ended' : 'invalid-transition', d.code === 'session-ended' ? sessionEndedDetail(session) : d.detail ?? d.code);
-  }
+  const d = decideOrRefuse(sessionMachine, session.status, { endReason: session.endReason ?? null }, event, { session });
   if (d.value === 'Ended') {
     session.status = 'Ended';
     session.endReason = d.context.endReason;

@@ -5,6 +5,7 @@ import type { ReleaseResultDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { updateLine } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
@@ -18,15 +19,7 @@ export async function releaseSlot(ctx: WallCommandContext, cmd: CommandPayloads[
   // The API read the barcode and decided who may force (services/api/routes/sort-box-items.route.ts).
   const slot = await tx.findOne(SortBox, { clientId: cmd.clientId, wallId: wall.id, crc: cmd.crc });
   if (!slot) throw new AppError('not-found', `No slot with barcode ${cmd.crc} on wall '${wall.name}'.`);
-  const d = decide(slotMachine, slot.status, {}, { type: 'RELEASE', force: cmd.force });
-  if (!d.ok) {
-    throw new AppError(
-      'slot-not-complete',
-      slot.status === 'Empty'
-        ? `Slot ${slot.position} (${slot.crc}) is already empty.`
-        : `Slot ${slot.position} (${slot.crc}) still waits for units of order ${slot.orderId}; only a Complete slot can be released (a Manager may force it).`,
-    );
-  }
+  const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'RELEASE', force: cmd.force }, { slot });
   const releasedOrderId = slot.orderId ?? null;
   const cancelledItems = [];
   if (releasedOrderId !== null) {

@@ -6,8 +6,9 @@ import { chooseSlot, type SlotStatus } from '../../../shared/domain/slot-choice'
 import type { OrderPriority } from '../../../shared/domain/priority';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
-import { decide } from '../../../machines/decide';
 import { slotMachine } from '../../../machines/slot.machine';
+import { SORT_BOX_ITEM_ABSENT, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { assertSessionActive, sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
@@ -195,10 +196,10 @@ export async function scanItem(
 
     let slotStatus = slot.status;
     if (slot.status === 'Empty') {
-      const d = decide(slotMachine, slot.status, {}, { type: 'ASSIGN' });
-      if (!d.ok) throw new AppError('slot-not-empty', d.detail ?? `Slot ${slot.crc} is not empty.`);
+      const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'ASSIGN' }, { slot });
       slotStatus = d.value as SlotStatus;
     }
+    const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
     const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
     const [created] = await runPrepared<{ id: number }>(tx, WRITE_SQL, [
       slotStatus, order.orderId, now, slot.id, slot.status === 'Empty',
@@ -217,7 +218,7 @@ export async function scanItem(
     );
     const sortBox = toSortBoxDto({ id: slot.id, wallId: wall.id, serialNumber: slot.serial_number, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId });
     // What the hub needs to light the slot: its crc and position, the sorter's color.
-    emit('sort-box-item.created', { item: dto, sortBox, color: dto.color, colorHex: dto.colorHex });
+    for (const e of scanned.emits) emit(e, { item: dto, sortBox, color: dto.color, colorHex: dto.colorHex });
     if (idempotencyKey) {
       tx.create(IdempotencyRecord, {
         clientId: cmd.clientId,

@@ -5,7 +5,8 @@ import { firstFreeColor, type SorterColor } from '../../../shared/domain/colors'
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
-import { sessionMachine } from '../../../machines/session.machine';
+import { SESSION_ABSENT, sessionMachine } from '../../../machines/session.machine';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
@@ -58,6 +59,7 @@ export async function startSession(
       `Wall '${wall.name}' allows ${wall.maxSorters} sorter${wall.maxSorters === 1 ? '' : 's'} at a time and ${others.length} ${others.length === 1 ? 'is' : 'are'} connected: ${who}. Ask one of them to disconnect, or a Manager to raise the limit.`,
     );
   }
+  const started = decideOrRefuse(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'START' }, {});
   const color = firstFreeColor(others.map((s) => s.color)) as SorterColor;
   const session = tx.create(SorterSession, {
     token: randomBytes(24).toString('base64url'),
@@ -74,7 +76,7 @@ export async function startSession(
     endReason: null,
   });
   await tx.flush();
-  emit('session.started', { session: toSessionEventDto(session) });
+  for (const e of started.emits) emit(e, { session: toSessionEventDto(session) });
   const dto = toSessionDto(session);
   return dto;
 }

@@ -6,6 +6,7 @@ import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
+import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { itemForActor, lockLine } from '../item-access';
 import { sessionByToken, touchSession } from '../session-access';
@@ -37,26 +38,11 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
   if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'.`);
 
   const others = await tx.count(SortBoxItem, { sortBoxId: from.id, orderId: item.orderId, id: { $ne: item.id }, status: { $ne: 'Cancelled' } });
-  const d = decide(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 });
-  if (!d.ok) {
-    throw new AppError(
-      d.code as 'slot-not-swappable',
-      d.code === 'slot-not-swappable'
-        ? `Slot ${from.position} (${from.crc}) already holds ${others} earlier unit${others === 1 ? '' : 's'} of order ${item.orderId}; only the first product of a slot can be moved.`
-        : d.code === 'item-already-confirmed'
-          ? `Sort box item ${item.id} is already confirmed; it can no longer be moved.`
-          : d.code === 'item-already-cancelled'
-            ? `Sort box item ${item.id} was cancelled; scan the unit again.`
-            : d.detail ?? d.code,
-    );
-  }
+  const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 }, { item, slot: from, earlierUnits: others });
   const line = await lockLine(tx, item.orderItemId);
   if (to.id === from.id) return toItemDto(item, from, line);
 
-  const assign = decide(slotMachine, to.status, {}, { type: 'ASSIGN' });
-  if (!assign.ok) {
-    throw new AppError('slot-not-empty', `Slot ${to.position} (${to.crc}) holds order ${to.orderId ?? '?'}; choose an empty slot.`);
-  }
+  const assign = decideOrRefuse(slotMachine, to.status, {}, { type: 'ASSIGN' }, { slot: to });
   const vacate = decide(slotMachine, from.status, {}, { type: 'VACATE' });
   if (!vacate.ok) throw new AppError('slot-not-swappable', `Slot ${from.position} (${from.crc}) is ${from.status}; it cannot give its order away.`);
   from.status = vacate.value as ISortBox['status'];

@@ -1,0 +1,123 @@
+// The words of every refusal a machine makes (docs/api.md §6 and §7): one place turns a refusal
+// (its code, the event refused, the state refusing it) and the facts a use-case knows into the
+// problem's detail. The machines decide WHETHER and with which code; this file says it to a person.
+
+import type { AnyStateMachine, ContextFrom, EventFromLogic } from 'xstate';
+import { AppError } from '../shared/errors/app-error';
+import { count } from '../shared/text/wording';
+import { decide, type Accepted, type EmittedBy, type RefusalCode, type Refused, INVALID_TRANSITION } from './decide';
+import type { SessionEndReason } from './session.machine';
+
+/** A machine's "no", with what it was asked and where it stood. */
+export interface Refusal {
+  code: Refused['code'];
+  /** The machine's own words, if any (the fallback when the facts below are not known). */
+  detail?: string;
+  /** The event refused, e.g. `CONFIRM`; absent when the worker found the refusal without asking (a detached slot). */
+  event?: string;
+  /** The state refusing it, e.g. `Confirmed`. */
+  state: string;
+}
+
+/** What the use-case knows about the refused command; each refusal's words use the facts they need. */
+export interface RefusalFacts {
+  /** The sort box item a confirm, cancel or swap names. */
+  item?: { id: number; orderId: number; sku?: string; crc?: string; confirmedAt?: Date | string | null };
+  /** The slot concerned (the item's, or the one asked to take an order); null: the item's slot was detached since. */
+  slot?: { position: number; crc: string; orderId?: number | null } | null;
+  /** The session concerned. */
+  session?: { endReason?: SessionEndReason | null; endedAt?: Date | string | null };
+  /** Units of the item's order in its slot besides it (a refused swap). */
+  earlierUnits?: number;
+  /** The units a confirm asked for and what the order line still needs beyond other pending scans. */
+  units?: number;
+  remainingUnits?: number;
+}
+
+const iso = (at: Date | string) => new Date(at).toISOString();
+const atTime = (at: Date | string | null | undefined) => (at ? ` at ${iso(at)}` : '');
+const slotName = (s: { position: number; crc: string }) => `Slot ${s.position} (${s.crc})`;
+
+const SESSION_ENDED_WHY: Record<SessionEndReason, string> = {
+  Stopped: 'was stopped',
+  Replaced: 'was replaced by a newer connection of the same user',
+  Expired: 'expired after inactivity',
+  Disconnected: 'was disconnected by a Manager',
+};
+
+type Words = (r: Refusal, f: RefusalFacts) => string | undefined;
+
+/** Every refusal code's words; a code without words for its facts falls back to the machine's detail. */
+const WORDS: { [C in RefusalCode | typeof INVALID_TRANSITION]: Words } = {
+  'item-already-confirmed': (r, { item, slot }) => {
+    if (!item) return undefined;
+    if (slot === null) return `Sort box item ${item.id} was confirmed; its slot ${item.crc} has since been detached.`;
+    switch (r.event) {
+      case 'CANCEL':
+        return slot && `Sort box item ${item.id} is already confirmed in slot ${slot.position}; a confirmed unit cannot be cancelled.`;
+      case 'SWAP':
+        return `Sort box item ${item.id} is already confirmed; it can no longer be moved.`;
+      default:
+        return `Sort box item ${item.id} was already confirmed${atTime(item.confirmedAt)}.`;
+    }
+  },
+  'item-already-cancelled': (r, { item, slot }) => {
+    if (!item) return undefined;
+    if (slot === null) return `Sort box item ${item.id} was cancelled; its slot ${item.crc} has since been detached.`;
+    return r.event === 'CANCEL' ? `Sort box item ${item.id} was already cancelled.` : `Sort box item ${item.id} was cancelled; scan the unit again.`;
+  },
+  'units-exceed-remaining': (_r, { item, units, remainingUnits }) => {
+    if (!item || units === undefined || remainingUnits === undefined) return undefined;
+    const needs = remainingUnits > 0 ? `needs only ${count(remainingUnits, 'more unit')}` : 'needs no more units';
+    return `Order ${item.orderId} ${needs} of SKU '${item.sku}' (other pending scans counted); you tried to confirm ${units}. Nothing was confirmed.`;
+  },
+  'slot-not-swappable': (_r, { item, slot, earlierUnits }) => {
+    if (!item || !slot || earlierUnits === undefined) return undefined;
+    return `${slotName(slot)} already holds ${count(earlierUnits, 'earlier unit')} of order ${item.orderId}; only the first product of a slot can be moved.`;
+  },
+  'slot-not-empty': (r, { slot }) => {
+    if (r.event !== 'ASSIGN' || !slot) return undefined;
+    return `${slotName(slot)} holds order ${slot.orderId ?? '?'}; choose an empty slot.`;
+  },
+  'slot-not-complete': (r, { slot }) => {
+    if (!slot) return undefined;
+    return r.state === 'Empty'
+      ? `${slotName(slot)} is already empty.`
+      : `${slotName(slot)} still waits for units of order ${slot.orderId}; only a Complete slot can be released (a Manager may force it).`;
+  },
+  'session-ended': (r, { session }) => {
+    if (!session) return undefined;
+    // A scan, confirm, cancel or swap on an ended session; or the session's own renew, stop or expiry.
+    if (r.event === 'ACTIVITY') {
+      return `Your session on this wall ended (${session.endReason ?? 'ended'}${atTime(session.endedAt)}); connect to the wall again.`;
+    }
+    return `This session ${session.endReason ? SESSION_ENDED_WHY[session.endReason] : 'has ended'}${atTime(session.endedAt)}.`;
+  },
+  'invalid-transition': () => undefined,
+};
+
+/** The detail of a refusal: its words for these facts, else the machine's own, else its code. */
+export function refusalDetail(refusal: Refusal, facts: RefusalFacts): string {
+  return WORDS[refusal.code](refusal, facts) ?? refusal.detail ?? refusal.code;
+}
+
+/** The refusal as the error a use-case throws (a problem+json 4xx at the API). */
+export function refusalError(refusal: Refusal, facts: RefusalFacts): AppError {
+  return new AppError(refusal.code, refusalDetail(refusal, facts));
+}
+
+/**
+ * decide(), for a command that stops at a refusal: the accepted decision, or the refusal thrown
+ * with its words for `facts`.
+ */
+export function decideOrRefuse<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  value: string,
+  context: ContextFrom<TMachine>,
+  event: EventFromLogic<TMachine>,
+  facts: RefusalFacts,
+): Accepted<ContextFrom<TMachine>, EmittedBy<TMachine>> {
+  const d = decide(machine, value, context, event);
+  if (!d.ok) throw refusalError({ ...d, event: event.type, state: value }, facts);
+  return d;
+}

@@ -1,0 +1,28 @@
+import type { SessionEventDto, SortBoxDto, SortBoxItemDto } from '../dto/sorting.dto';
+import type { SorterColor } from '../domain/colors';
+import type { EventType } from './event-types';
+
+/**
+ * The `data` of each event type (docs/api.md §8, the types table). The sorting worker's outbox
+ * `emit(type, data)` accepts only these pairs, so an event cannot leave a worker with a field missing.
+ * `wall.updated` is written by the API (services/api/use-cases/walls/wall-access.ts), not by machines.
+ */
+export interface EventDataByType {
+  'session.started': { session: SessionEventDto };
+  'session.renewed': { session: SessionEventDto };
+  'session.ended': { session: SessionEventDto };
+  /** What the hub needs to light the slot: its crc and position, the sorter's color. */
+  'sort-box-item.created': { item: SortBoxItemDto; sortBox: SortBoxDto; color: SorterColor; colorHex: string };
+  'sort-box-item.confirmed': { item: SortBoxItemDto; sortBox: SortBoxDto };
+  'sort-box-item.cancelled': { item: SortBoxItemDto; sortBox: SortBoxDto; reason?: 'slot-force-released' };
+  'sort-box-item.swapped': { item: SortBoxItemDto; from: SortBoxDto; to: SortBoxDto };
+  'sort-box.completed': { sortBox: SortBoxDto; orderId: number };
+  'sort-box.released': { sortBox: SortBoxDto; orderId: number | null; forced: boolean; userId: number };
+  'wall.updated': { wall: unknown; change: 'wall' | 'sort-boxes-attached' | 'sort-box-detached'; sortBoxes?: SortBoxDto[] };
+}
+
+export type EventData<T extends EventType> = EventDataByType[T];
+
+// Compile-time check: every event type has its data, and only event types do.
+type Assert<T extends true> = T;
+export type EveryEventHasData = Assert<[keyof EventDataByType] extends [EventType] ? ([EventType] extends [keyof EventDataByType] ? true : false) : false>;
