@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, isoDateTime, queryBool } from '../http/validation';
 import { auditLogDto } from '../use-cases/audit/audit-log.dto';
-import { initialAuditTimestamp, listAuditLogs, type AuditFilter } from '../use-cases/audit/list-audit-logs.use-case';
+import {
+  initialAuditTimestamp,
+  listAuditLogs,
+  listAuditLogsOfKinds,
+  listSlotStayAuditLogs,
+  type AuditQuery,
+} from '../use-cases/audit/list-audit-logs.use-case';
 
 // Query parameters the interface calls nullable: an empty value is the same as an absent one.
 const blankAsAbsent = (v: unknown) => (v === '' ? undefined : v);
@@ -87,7 +93,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: listAll,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, query }) => listAuditLogs(em, auth.clientId, query as AuditFilter),
+    handler: ({ em, auth, query }) => listAuditLogs(em, auth.clientId, query as AuditQuery),
   }),
   defineRoute({
     method: 'get',
@@ -102,8 +108,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: bySlot,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, params, query }) =>
-      listAuditLogs(em, auth.clientId, { count: 1000, crc: params.crc, orderSortId: query.orderSortId, userId: query.userId, licensePlates: query.licensePlates }),
+    handler: ({ em, auth, params, query }) => listSlotStayAuditLogs(em, auth.clientId, params.crc, query),
   }),
   defineRoute({
     method: 'get',
@@ -116,10 +121,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: sortBoxes,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, query }) => {
-      const { sortBoxCrc, ...rest } = query;
-      return listAuditLogs(em, auth.clientId, { ...rest, crc: sortBoxCrc, kinds: ['sort-box', 'license-plate'] } as AuditFilter);
-    },
+    handler: ({ em, auth, query }) => listAuditLogsOfKinds(em, auth.clientId, ['sort-box', 'license-plate'], query as AuditQuery),
   }),
   defineRoute({
     method: 'get',
@@ -132,10 +134,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: sortBoxItems,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, query }) => {
-      const { sortBoxCrc, ...rest } = query;
-      return listAuditLogs(em, auth.clientId, { ...rest, crc: sortBoxCrc, kinds: ['sort-box-item'] } as AuditFilter);
-    },
+    handler: ({ em, auth, query }) => listAuditLogsOfKinds(em, auth.clientId, ['sort-box-item'], query as AuditQuery),
   }),
   defineRoute({
     method: 'get',
@@ -148,7 +147,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: sessions,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, query }) => listAuditLogs(em, auth.clientId, { ...query, kinds: ['session'] } as AuditFilter),
+    handler: ({ em, auth, query }) => listAuditLogsOfKinds(em, auth.clientId, ['session'], query as AuditQuery),
   }),
   defineRoute({
     method: 'get',
@@ -161,7 +160,7 @@ export const auditLogsRoutes: RouteDef[] = [
     query: walls,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
-    handler: ({ em, auth, query }) => listAuditLogs(em, auth.clientId, { ...query, kinds: ['wall'] } as AuditFilter),
+    handler: ({ em, auth, query }) => listAuditLogsOfKinds(em, auth.clientId, ['wall'], query as AuditQuery),
   }),
   defineRoute({
     method: 'get',
