@@ -13,16 +13,10 @@ import {
 } from '../../shared/db/entities';
 import { PRODUCT_CODE_KINDS } from '../../shared/db/entities/product.entity';
 import { addWall } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 describe('admin data loading', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const em = () => api.runtime.orm.em.fork();
   const put = (t: Tenant | string, path: string, body: unknown) =>
