@@ -6,7 +6,14 @@ import { endOrRenewSession, listConnectedSessions, startSession } from '../use-c
 
 const wallParams = z.object({ id: idParam.describe('Wall id') });
 const sessionParams = z.object({ id: idParam.describe('Wall id'), token: z.string().min(1).max(200).describe('Session token') });
-const ROUTE_ERRORS = ['not-found', 'session-ended'];
+/** What renew and stop share: one session, addressed by wall and token. */
+const ONE_SESSION = {
+  tags: ['Sorter sessions'],
+  access: ['Sorter'] as const,
+  params: sessionParams,
+  response: sessionDto,
+  errors: ['not-found', 'session-ended', 'forbidden'],
+};
 
 export const sessionsRoutes: RouteDef[] = [
   defineRoute({
@@ -44,12 +51,8 @@ export const sessionsRoutes: RouteDef[] = [
     description:
       'Every scan, confirm, cancel and swap renews the session too. Only its owner, or a Manager or Admin, may renew it (403). ' +
       'An ended session answers 409 session-ended.',
-    tags: ['Sorter sessions'],
-    access: ['Sorter'],
+    ...ONE_SESSION,
     requiresSubscription: true,
-    params: sessionParams,
-    response: sessionDto,
-    errors: [...ROUTE_ERRORS, 'forbidden'],
     handler: ({ em, deps, auth, params }) => endOrRenewSession(em, deps.commands, auth, 'session.renew', params.id, params.token),
   }),
   defineRoute({
@@ -60,11 +63,7 @@ export const sessionsRoutes: RouteDef[] = [
     description:
       'Ended by its owner: endReason Stopped; by a Manager or Admin on another employee\'s session: Disconnected; anyone else gets 403. ' +
       'Pending scans of the session stay pending. Ending a session that has ended already answers 409 session-ended; sorter apps need not show it.',
-    tags: ['Sorter sessions'],
-    access: ['Sorter'],
-    params: sessionParams,
-    response: sessionDto,
-    errors: [...ROUTE_ERRORS, 'forbidden'],
+    ...ONE_SESSION,
     handler: ({ em, deps, auth, params }) => endOrRenewSession(em, deps.commands, auth, 'session.stop', params.id, params.token),
   }),
   defineRoute({
