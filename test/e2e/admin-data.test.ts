@@ -121,24 +121,7 @@ describe('admin data loading', () => {
   describe('PUT /admin/products', () => {
     it('upserts by SKU and keeps product_code in step (upper-cased, by kind), replacing codes on re-upsert', async () => {
       const t = await newTenant(api);
-      const res = await put(t, 'products', [
-        {
-          sku: 'sku-1',
-          title: 'Widget',
-          upc: '012345678905',
-          aliases: ['wid', 'WIDGET'],
-          shadowSkus: ['old-sku-1'],
-          requiresTransparencyCode: true,
-          kitComponents: [{ sku: 'part-1', qty: 2 }],
-          sitePrice: 19.99,
-          stopLossPrice: 12.5,
-          channelPrices: [{ channelId: 3, price: 21, useDefaultSitePrice: false }],
-        },
-      ]);
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ upserted: 1, created: 1, updated: 0 });
-      expect(res.body.items[0]).toEqual({
-        id: expect.any(Number),
+      const widget = {
         sku: 'sku-1',
         title: 'Widget',
         upc: '012345678905',
@@ -149,7 +132,12 @@ describe('admin data loading', () => {
         sitePrice: 19.99,
         stopLossPrice: 12.5,
         channelPrices: [{ channelId: 3, price: 21, useDefaultSitePrice: false }],
-      });
+      };
+      const res = await put(t, 'products', [widget]);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ upserted: 1, created: 1, updated: 0 });
+      // Answered as sent, every field, with its id.
+      expect(res.body.items[0]).toEqual({ id: expect.any(Number), ...widget });
       const id = res.body.items[0].id as number;
       const stored = await em().findOneOrFail(Product, { id });
       expect(stored).toMatchObject({ clientId: t.clientId, sitePrice: 19.99, requiresTransparencyCode: true, shadowSkus: ['old-sku-1'] });
