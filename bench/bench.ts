@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { loadConfig } from '../shared/config/config';
-import { commandWorkersListening, measureQueueRoundTrip } from '../shared/queue/queue-probe';
+import { commandWorkersListening, measureQueueRoundTrip } from './queue-probe';
 import { createRedis } from '../shared/redis/redis';
 import { BENCH_DATABASE, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { CpuMeter, cpuMs } from './cpu-usage';

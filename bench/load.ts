@@ -56,6 +56,19 @@ class Recorder {
   readonly sendLag: number[] = [];
   lastAnswer = 0;
 
+  /** One answer of `op`, sent at `since` (ms, performance.now()): its latency, and an error or a success. */
+  answered(op: 'scan' | 'confirm', since: number, res: { status: number; code: string | null }): boolean {
+    const at = performance.now();
+    (op === 'scan' ? this.scanAll : this.confirmAll).push(at - since);
+    this.lastAnswer = Math.max(this.lastAnswer, at);
+    if (res.status !== 200) {
+      (op === 'scan' ? this.scanErrors : this.confirmErrors).add(res.status, res.code ?? 'unknown');
+      return false;
+    }
+    (op === 'scan' ? this.scanOk : this.confirmOk).push(at - since);
+    return true;
+  }
+
   figures(op: 'scan' | 'confirm', elapsedS: number): OpFigures {
     const ok = op === 'scan' ? this.scanOk : this.confirmOk;
     const all = op === 'scan' ? this.scanAll : this.confirmAll;
@@ -78,25 +91,11 @@ class Recorder {
 async function scanAndConfirm(http: BenchHttp, s: BenchSorter, rec: Recorder, scheduledAt: number): Promise<void> {
   const barcode = s.barcodes[s.next++ % s.barcodes.length];
   const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: s.auth, body: { sessionToken: s.sessionToken, barcode } });
-  const scanned = performance.now();
-  rec.scanAll.push(scanned - scheduledAt);
-  rec.lastAnswer = Math.max(rec.lastAnswer, scanned);
-  if (scan.status !== 200) {
-    rec.scanErrors.add(scan.status, scan.code ?? 'unknown');
-    return;
-  }
-  rec.scanOk.push(scanned - scheduledAt);
+  if (!rec.answered('scan', scheduledAt, scan)) return;
   const item = scan.body as { id: number; crc: string };
   const t0 = performance.now();
   const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${item.id}/confirm`, { auth: s.auth, body: { barcode: `A-${item.crc}` } });
-  const confirmed = performance.now();
-  rec.confirmAll.push(confirmed - t0);
-  rec.lastAnswer = Math.max(rec.lastAnswer, confirmed);
-  if (confirm.status !== 200) {
-    rec.confirmErrors.add(confirm.status, confirm.code ?? 'unknown');
-    return;
-  }
-  rec.confirmOk.push(confirmed - t0);
+  rec.answered('confirm', t0, confirm);
 }
 
 function progress(step: string, start: number, durationMs: number, rec: Recorder): NodeJS.Timeout {

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../shared/config/config';
-import { commandWorkersListening } from '../shared/queue/queue-probe';
+import { commandWorkersListening } from './queue-probe';
 import { BENCH_DATABASE, serviceEnv, type BenchSettings } from './bench-settings';
 import { monotonicUs, printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { CpuMeter } from './cpu-usage';

@@ -72,15 +72,25 @@ function baseApp(deps: ApiDeps): Express {
   return app;
 }
 
-/** The catalog routes alone, for running the catalog on its own port (CATALOG_PORT). */
-export function createCatalogApp(deps: ApiDeps): Express {
-  const app = baseApp(deps);
-  const catalog = Router();
-  registerRoutes(catalog, ROUTE_GROUPS.catalog, deps);
-  app.use(CATALOG_PREFIX, catalog);
+/** Mounts one group of route definitions under its prefix ('' for the root routes). */
+function mountRoutes(app: Express, prefix: string, routes: RouteDef[], deps: ApiDeps): void {
+  const router = Router();
+  registerRoutes(router, routes, deps);
+  app.use(prefix || '/', router);
+}
+
+/** The last handlers of every app: 404 for what no route took, then every error as problem+json. */
+function answerErrors(app: Express, deps: ApiDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;
+}
+
+/** The catalog routes alone, for running the catalog on its own port (CATALOG_PORT). */
+export function createCatalogApp(deps: ApiDeps): Express {
+  const app = baseApp(deps);
+  mountRoutes(app, CATALOG_PREFIX, ROUTE_GROUPS.catalog, deps);
+  return answerErrors(app, deps);
 }
 
 /** The whole HTTP API: health, token, /api/v1 and (unless it has its own port) the catalog. */
@@ -108,23 +118,11 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
   // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
   app.use(pagesRouter());
 
-  const root = Router();
-  registerRoutes(root, ROUTE_GROUPS.root, deps);
-  app.use(root);
+  mountRoutes(app, '', ROUTE_GROUPS.root, deps);
   // After the root routes: POST /admin/queues/session (there) hands out the cookie this checks.
   app.use(QUEUE_DASHBOARD_PATH, ...queueDashboard(deps));
 
-  const api = Router();
-  registerRoutes(api, ROUTE_GROUPS.api, deps);
-  app.use(API_PREFIX, api);
-
-  if (opts.withCatalog ?? true) {
-    const catalog = Router();
-    registerRoutes(catalog, ROUTE_GROUPS.catalog, deps);
-    app.use(CATALOG_PREFIX, catalog);
-  }
-
-  app.use(notFoundHandler);
-  app.use(errorHandler(deps.log));
-  return app;
+  mountRoutes(app, API_PREFIX, ROUTE_GROUPS.api, deps);
+  if (opts.withCatalog ?? true) mountRoutes(app, CATALOG_PREFIX, ROUTE_GROUPS.catalog, deps);
+  return answerErrors(app, deps);
 }

@@ -7,7 +7,7 @@ import { createCommandBus } from '../../shared/queue/queue-module';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
 import { instrumentCommandBus, setOperationalSources } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
-import { SheddingCommandBus } from './use-cases/sorting/overload-shedder';
+import { SheddingCommandBus } from './commands/overload-shedder';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';

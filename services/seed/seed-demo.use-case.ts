@@ -5,22 +5,7 @@ import { hashSecret } from '../../shared/auth/password';
 import { shipperBarcode, sorterBarcode } from '../../shared/domain/barcodes';
 import { crc32Hex } from '../../shared/domain/crc';
 import { priorityRank, type OrderPriority } from '../../shared/domain/priority';
-import {
-  Client,
-  Employee,
-  Order,
-  OrderItem,
-  Picklist,
-  PicklistOrder,
-  Product,
-  PRODUCT_CODE_KINDS,
-  ProductCode,
-  SortBox,
-  Wall,
-  Warehouse,
-  type Role,
-  type ShipTo,
-} from '../../shared/db/entities';
+import { Client, Employee, Order, OrderItem, Picklist, PicklistOrder, Product, PRODUCT_CODE_KINDS, ProductCode, SortBox, Wall, Warehouse, type Role, type ShipTo } from '../../shared/db/entities';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
 import { seededRandom } from '../../shared/domain/prng';
 

@@ -60,7 +60,7 @@ export const configSchema = z.object({
   QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
-  // Overload shedding (services/api/use-cases/sorting/overload-shedder.ts): the longest a command may
+  // Overload shedding (services/api/commands/overload-shedder.ts): the longest a command may
   // expect to wait, at the rate answers arrive, before the API answers 503 at once instead.
   COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000),
   // `npm start` (the supervisor): processes per role. 0 sorting workers = one per core.

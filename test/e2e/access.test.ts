@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createApp } from '../../services/api/app';
 import { EmployeeAccess } from '../../services/api/http/employee-access';
-import { newTenant, signIn, startTestApi, uniqueSuffix, waitFor, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signIn, startTestApi, uniqueSuffix, useTestApi, waitFor, type Tenant, type TestApi } from '../support/test-api';
 
 /*
  * Issue 7, item 6: access ends when it should. Deactivation, role and password changes reach tokens
@@ -16,16 +16,14 @@ jest.setTimeout(60_000);
 const BOUND_MS = 5_000;
 
 describe('existing tokens follow the employee', () => {
-  let api: TestApi;
+  const api = useTestApi();
   // A second API process: the same database, its own access cache.
   let other: Express;
   let tenant: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     other = createApp({ ...api.deps, access: new EmployeeAccess(api.runtime.orm) });
     tenant = await newTenant(api);
   });
-  afterAll(() => api?.close());
 
   async function employee(roles: string[]): Promise<{ id: number; email: string; password: string; auth: string }> {
     const email = `e-${uniqueSuffix()}@example.com`;

@@ -13,16 +13,10 @@ import {
 } from '../../shared/db/entities';
 import { PRODUCT_CODE_KINDS } from '../../shared/db/entities/product.entity';
 import { addWall } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 describe('admin data loading', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const em = () => api.runtime.orm.em.fork();
   const put = (t: Tenant | string, path: string, body: unknown) =>
@@ -127,24 +121,7 @@ describe('admin data loading', () => {
   describe('PUT /admin/products', () => {
     it('upserts by SKU and keeps product_code in step (upper-cased, by kind), replacing codes on re-upsert', async () => {
       const t = await newTenant(api);
-      const res = await put(t, 'products', [
-        {
-          sku: 'sku-1',
-          title: 'Widget',
-          upc: '012345678905',
-          aliases: ['wid', 'WIDGET'],
-          shadowSkus: ['old-sku-1'],
-          requiresTransparencyCode: true,
-          kitComponents: [{ sku: 'part-1', qty: 2 }],
-          sitePrice: 19.99,
-          stopLossPrice: 12.5,
-          channelPrices: [{ channelId: 3, price: 21, useDefaultSitePrice: false }],
-        },
-      ]);
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ upserted: 1, created: 1, updated: 0 });
-      expect(res.body.items[0]).toEqual({
-        id: expect.any(Number),
+      const widget = {
         sku: 'sku-1',
         title: 'Widget',
         upc: '012345678905',
@@ -155,7 +132,12 @@ describe('admin data loading', () => {
         sitePrice: 19.99,
         stopLossPrice: 12.5,
         channelPrices: [{ channelId: 3, price: 21, useDefaultSitePrice: false }],
-      });
+      };
+      const res = await put(t, 'products', [widget]);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ upserted: 1, created: 1, updated: 0 });
+      // Answered as sent, every field, with its id.
+      expect(res.body.items[0]).toEqual({ id: expect.any(Number), ...widget });
       const id = res.body.items[0].id as number;
       const stored = await em().findOneOrFail(Product, { id });
       expect(stored).toMatchObject({ clientId: t.clientId, sitePrice: 19.99, requiresTransparencyCode: true, shadowSkus: ['old-sku-1'] });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
 import { commandRefusedEventId } from '../../shared/events/command-refused';
-import { newTenant, startTestApi, waitFor, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, waitFor, type Tenant } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 
 type Rec = { id: number; occurredAt: string; type: string; wallId: number | null; userId: number | null; orderId: number | null; picklistId: number | null;
@@ -24,13 +24,7 @@ function typesByInstant(records: Rec[]): string[] {
 }
 
 describe('audit logs: the pipeline records every event and every refused command; seven listings', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting', 'outbox', 'audit'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting', 'outbox', 'audit'] });
 
   const get = (auth: string, path: string) => request(api.app).get(`/api/v1${path}`).set('Authorization', auth);
   const auditRows = async (clientId: number) => {

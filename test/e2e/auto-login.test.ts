@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { newTenant, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 const APPS = [
   ['inventory-web-portal', 'inventory'],
@@ -10,14 +10,10 @@ const APPS = [
 ] as const;
 
 describe('auto-login links', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let t: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     t = await newTenant(api);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const link = (app: string, query = '', team = t.team, auth = t.auth) =>

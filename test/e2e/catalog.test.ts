@@ -1,12 +1,12 @@
 import request from 'supertest';
 import { addProducts } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, useTestApi, type Tenant } from '../support/test-api';
 
 const PRICES = '/catalog/rest/api/Catalog/Prices';
 const obsolete = (productId: string) => `/catalog/api/Catalog/${encodeURIComponent(productId)}/Prices`;
 
 describe('Catalog prices', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let a: Tenant;
   let b: Tenant;
   let widgetId: number;
@@ -22,7 +22,6 @@ describe('Catalog prices', () => {
   };
 
   beforeAll(async () => {
-    api = await startTestApi();
     a = await newTenant(api, 'Catalog A');
     b = await newTenant(api, 'Catalog B');
     const em = api.runtime.orm.em.fork();
@@ -43,9 +42,6 @@ describe('Catalog prices', () => {
     widgetId = widget!.id;
     const [theirs] = await addProducts(em, b.clientId, [{ sku: 'THEIRS', sitePrice: 3 }]);
     otherTenantProductId = theirs!.id;
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const get = (path: string, auth: string | null, query?: Record<string, string>) => {

@@ -1,16 +1,12 @@
 import request from 'supertest';
 import { listSortBoxDisplays } from '../../shared/domain/display-layout';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 describe('GET /list-sortbox-displays', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let t: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     t = await newTenant(api);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const list = (query: Record<string, string | number>) =>

@@ -1,16 +1,10 @@
 import request from 'supertest';
 import { Employee } from '../../shared/db/entities';
 import { verifySecret } from '../../shared/auth/password';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signIn, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 describe('employees', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const newEmployee = (roles: string[] = ['Sorter'], over: Record<string, unknown> = {}) => ({
     email: `Sorter-${uniqueSuffix()}@Example.com`,

@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { createApp } from '../../services/api/app';
 import { WallEventsHub } from '../../services/api/events/wall-events.hub';
 import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
-import { HEARTBEAT_MS } from '../../services/api/routes/events.route';
+import { HEARTBEAT_MS } from '../../services/api/events/sse-events';
 import { createRedis } from '../../shared/redis/redis';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, type Floor } from '../support/sorting-floor';

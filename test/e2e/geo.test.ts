@@ -1,17 +1,13 @@
 import request from 'supertest';
 import { Wall } from '../../shared/db/entities';
 import { addWarehouse } from '../support/fixtures';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 describe('geo lookups', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let t: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     t = await newTenant(api);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const get = (path: string) => request(api.app).get(`/api/v1/geo${path}`).set('Authorization', t.auth);

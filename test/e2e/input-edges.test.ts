@@ -1,20 +1,16 @@
 import request from 'supertest';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 // The edges of what a client may send (docs/api.md §1, "Bad input and messages"): dates at PostgreSQL's
 // and ISO 8601's limits, text PostgreSQL cannot store, and validation messages in words.
 
 describe('input at the edges', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let t: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     t = await newTenant(api, 'Edges');
     await request(api.app).put('/api/v1/admin/warehouses').set('Authorization', t.auth).send([{ id: 1, name: 'Main' }]).expect(200);
     await request(api.app).put('/api/v1/admin/products').set('Authorization', t.auth).send([{ sku: 'E-1', title: 'Edge' }]).expect(200);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const shipTo = { name: 'A', street1: '1 Main St', city: 'X', postalCode: '1', country: 'US' };

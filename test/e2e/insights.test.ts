@@ -5,7 +5,7 @@ import { handleStatsJob } from '../../workers/stats/stats.worker';
 import type { OutboxEventRow } from '../../workers/stats/apply-events.use-case';
 import { refSortingStats, refWallScanning } from '../support/insights-reference';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
-import { startTestApi, type TestApi } from '../support/test-api';
+import { useTestApi } from '../support/test-api';
 
 /*
  * The insights over a real sorting floor: scans, confirms of several units, a cancel, a refused scan
@@ -25,7 +25,7 @@ function cliRun(args: string[], databaseUrl: string): Promise<{ code: number; st
 }
 
 describe('insights', () => {
-  let api: TestApi;
+  const api = useTestApi({ workers: ['sorting'] });
   let floor: Floor;
   let manager: string;
   let from: string;
@@ -39,7 +39,6 @@ describe('insights', () => {
   const get = (p: string, query: Record<string, unknown>, auth = manager) => request(api.app).get(`/api/v1${p}`).query(query).set('Authorization', auth);
 
   beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting'] });
     floor = await buildFloor(api, {
       slots: 3,
       orders: [
@@ -76,9 +75,6 @@ describe('insights', () => {
     await handleStatsJob(api.runtime.orm.em, rows);
     await handleStatsJob(api.runtime.orm.em, [...rows].reverse());
   }, 60_000);
-  afterAll(async () => {
-    await api.close();
-  });
 
   it('GET /insights/stats agrees with the sort_box_item rows and the raw events', async () => {
     const res = await get('/insights/stats', { from, to });

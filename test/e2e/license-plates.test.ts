@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { ISortBox } from '../../shared/db/entities';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 /** Decodes every barcode on the PDF's first page: pdftoppm (poppler-utils) renders, zbarimg (zbar-tools) reads. */
 function decodePdfBarcodes(pdf: Buffer): string[] {
@@ -38,13 +38,7 @@ const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => 
 };
 
 describe('license plates', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   interface Setup {
     t: Tenant;

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { API_PREFIX, CATALOG_PREFIX, ROUTE_GROUPS } from '../../services/api/app';
 import type { RouteDef } from '../../services/api/http/route';
 import { ERROR_CODES } from '../../shared/errors/error-codes';
-import { startTestApi, type TestApi } from '../support/test-api';
+import { useTestApi } from '../support/test-api';
 
 type Operation = { operationId: string; responses: Record<string, unknown>; security?: unknown[] };
 type OpenApiDoc = { openapi: string; paths: Record<string, Record<string, Operation>> };
@@ -17,16 +17,12 @@ function allRoutes(): { prefix: string; route: RouteDef }[] {
 }
 
 describe('OpenAPI document, docs and operational endpoints', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let doc: OpenApiDoc;
   beforeAll(async () => {
-    api = await startTestApi();
     const res = await request(api.app).get(`${API_PREFIX}/openapi.json`);
     expect(res.status).toBe(200);
     doc = res.body as OpenApiDoc;
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {

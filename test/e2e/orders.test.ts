@@ -1,11 +1,11 @@
 import request from 'supertest';
 import { addOrders, addPicklist, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot, SAMPLE_SHIP_TO } from '../support/fixtures';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 const DAY = 24 * 3600 * 1000;
 
 describe('GET /orders/unshipped, /ids, /products', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let a: Tenant;
   let b: Tenant;
   let wallId: number;
@@ -14,7 +14,6 @@ describe('GET /orders/unshipped, /ids, /products', () => {
   const twoDaysAgo = new Date(now - 2 * DAY);
 
   beforeAll(async () => {
-    api = await startTestApi();
     a = await newTenant(api, 'Orders A');
     b = await newTenant(api, 'Orders B');
     const em = api.runtime.orm.em.fork();
@@ -55,9 +54,6 @@ describe('GET /orders/unshipped, /ids, /products', () => {
     const bWall = await addWall(em, b.clientId);
     const bSlots = await addSlots(em, b.clientId, bWall.id, 1);
     await putOrderInSlot(em, bSlots[0]!, 101);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   const list = (t: Tenant, query: Record<string, string | number>, path = '/api/v1/orders/unshipped') =>

@@ -5,7 +5,7 @@ import type { RouteDef } from '../../services/api/http/route';
 import { signAccessToken } from '../../shared/auth/jwt';
 import { z } from 'zod';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse } from '../support/fixtures';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, startTestApi, useTestApi, type Tenant, type TestApi } from '../support/test-api';
 
 // Walks the whole route table, so a route added later is covered without touching this file.
 
@@ -60,13 +60,7 @@ function expectUnauthorized(res: request.Response): void {
 }
 
 describe('every non-public route refuses requests without a valid bearer token', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   it('has routes to check beyond the token endpoint', () => {
     expect(ROUTES.length).toBeGreaterThan(0);

@@ -5,16 +5,10 @@ import { verifySecret } from '../../shared/auth/password';
 import { AppError } from '../../shared/errors/app-error';
 import { assertPin } from '../../services/api/use-cases/security/assert-pin.use-case';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 describe('PIN, subscription and usage', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const em = () => api.runtime.orm.em.fork();
 

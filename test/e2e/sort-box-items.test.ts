@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { SortBoxItem } from '../../shared/db/entities';
-import { startTestApi, type TestApi } from '../support/test-api';
+import { useTestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
 const PRODUCTS = [
@@ -9,13 +9,7 @@ const PRODUCTS = [
 ];
 
 describe('sort box items (docs/api.md §7)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting'] });
 
   const patch = (path: string, auth: string) => request(api.app).patch(`/api/v1${path}`).set('Authorization', auth);
 

@@ -2,20 +2,14 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { OutboxEvent, SortBoxItem, SorterSession, type Role } from '../../shared/db/entities';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 // Two different serial numbers with the same CRC-32 (found once with python3's zlib.crc32).
 const COLLIDING = ['dummy-29685295', 'dummy-32060020'] as const;
 const COLLIDING_CRC = 'B602189F';
 
 describe('slots (sort boxes)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const em = () => api.runtime.orm.em.fork();
 

@@ -1,18 +1,11 @@
 import request from 'supertest';
 import { SorterSession } from '../../shared/db/entities';
 import { addPicklist } from '../support/fixtures';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
+import { useTestApi, waitFor } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
 describe('sorter sessions (docs/api.md §6)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    process.env.SESSION_SWEEP_INTERVAL_MS = '200';
-    api = await startTestApi({ workers: ['sorting', 'sweeper'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting', 'sweeper'], env: { SESSION_SWEEP_INTERVAL_MS: '200' } });
 
   it('gives each sorter the first free color and refuses past the wall limit with a detail naming who is connected', async () => {
     const floor = await buildFloor(api, { maxSorters: 2 });

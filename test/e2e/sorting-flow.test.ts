@@ -1,15 +1,9 @@
 import request from 'supertest';
-import { startTestApi, type TestApi } from '../support/test-api';
+import { useTestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
 describe('sorting workflow: connect, scan, confirm, complete, release', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting'] });
 
   it('walks one order from scan to a released slot', async () => {
     const floor = await buildFloor(api, {

@@ -1,17 +1,13 @@
 import request from 'supertest';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 
 // The generic tenancy check; each resource's own test file covers its isolation in detail.
 describe('tenancy: one client never sees another client’s rows', () => {
-  let api: TestApi;
+  const api = useTestApi();
   let a: Tenant;
   let b: Tenant;
   beforeAll(async () => {
-    api = await startTestApi();
     [a, b] = await Promise.all([newTenant(api, 'Alpha'), newTenant(api, 'Bravo')]);
-  });
-  afterAll(async () => {
-    await api.close();
   });
 
   it("answers another client's employee id with 404, exactly like an id that does not exist", async () => {

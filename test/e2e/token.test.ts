@@ -2,16 +2,10 @@ import bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { Employee } from '../../shared/db/entities';
 import { verifySecret } from '../../shared/auth/password';
-import { newTenant, startTestApi, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi } from '../support/test-api';
 
 describe('POST /token', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   it('signs in with e-mail and password and the token opens /employees/me', async () => {
     const t = await newTenant(api);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { addOrders, addProducts, addWarehouse } from '../support/fixtures';
-import { newTenant, signIn, startTestApi, uniqueSuffix, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signIn, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 const BASE = '/api/v1/marketplace-transparency-code';
 let serial = 0;
@@ -8,13 +8,7 @@ let serial = 0;
 const azCode = () => `AZ:${`${uniqueSuffix()}${++serial}`.toUpperCase().replace(/[^A-Z0-9]/g, '0').padEnd(26, 'X')}`;
 
 describe('marketplace transparency codes', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   /** Order 1: 2 × GADGET (needs codes), 1 × PLAIN, 2 × KIT (each 3 × GADGET, 1 × CABLE needing codes). */
   async function setup(): Promise<Tenant> {

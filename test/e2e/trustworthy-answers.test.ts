@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { OutboxEvent, SortBoxItem } from '../../shared/db/entities';
-import { startTestApi, type TestApi } from '../support/test-api';
+import { useTestApi } from '../support/test-api';
 import { addSlots } from '../support/fixtures';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
@@ -8,13 +8,7 @@ import { buildFloor, connect, scan } from '../support/sorting-floor';
 // words, one shape per record (docs/api.md §1 and §7).
 
 describe('answers a sorter and an integrator can trust', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting'] });
   const em = () => api.runtime.orm.em.fork();
   const confirm = (auth: string, id: number, query = '') => request(api.app).patch(`/api/v1/sort-box-items/${id}/confirm${query}`).set('Authorization', auth);
 
@@ -192,13 +186,7 @@ describe('answers a sorter and an integrator can trust', () => {
 });
 
 describe('GET /admin/products: the loaded products, paged', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   it('pages with a stable cursor, searches SKU, title and codes, validates limit and cursor, Admin only', async () => {
     const floor = await buildFloor(api, { products: [] });

@@ -2,16 +2,10 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { OutboxEvent, SorterSession, type Role } from '../../shared/db/entities';
 import { addOrders, addSlots, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, signedInEmployee, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, signedInEmployee, useTestApi, type Tenant } from '../support/test-api';
 
 describe('walls', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const em = () => api.runtime.orm.em.fork();
 

@@ -1,17 +1,13 @@
 import request from 'supertest';
 import { WebhookDelivery } from '../../shared/db/entities';
-import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi, type Tenant } from '../support/test-api';
 import { buildFloor } from '../support/sorting-floor';
 
 describe('webhooks (Admin)', () => {
-  let api: TestApi;
-  beforeAll(async () => {
+  beforeAll(() => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-    api = await startTestApi();
   });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   const create = (t: Tenant, body: object) => request(api.app).post('/api/v1/admin/webhooks').set('Authorization', t.auth).send(body);
   const list = (t: Tenant) => request(api.app).get('/api/v1/admin/webhooks').set('Authorization', t.auth);

@@ -1,7 +1,8 @@
 import { Client as PgClient } from 'pg';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
-import { buildFloor, connect, scan } from '../support/sorting-floor';
-import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, type WorkerProcess } from '../support/worker-process';
+import { startTestApi, type TestApi } from '../support/test-api';
+import { scanHeldInsideCommand, sorterConnected } from '../support/crash-scenario';
+import { scan } from '../support/sorting-floor';
+import { spawnWorkerProcess, stopWorkerProcess, workerOutput, type WorkerProcess } from '../support/worker-process';
 
 /*
  * Issue 7, item 3: "the command was withdrawn and nothing was changed" (503) only when it is certain
@@ -38,26 +39,10 @@ describe('a command whose worker is paused past the timeout', () => {
     const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
     await pg.connect();
     try {
-      await waitUntilReady(worker);
-      const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 2 }] }] });
-      const s1 = await floor.sorter(1);
-      const session = await connect(api, floor, s1.auth);
-      expect(session.status).toBe(200);
-
+      const { floor, sorter } = await sorterConnected(api, worker, 2);
       // Hold the wall row: the worker takes the scan's job and waits inside the command...
-      await pg.query('begin');
-      await pg.query('select id from wall where id = $1 for update', [floor.wallId]);
       const key = { 'Idempotency-Key': 'scan-paused-worker-1' };
-      const answer = scan(api, s1.auth, session.body.token, 'SKU-A', key);
-      await waitFor(
-        async () => {
-          const rows = await api.runtime.orm.em.fork().execute<{ wait_event_type: string | null; query: string }[]>(
-            `select wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-          );
-          return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
-        },
-        { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
-      );
+      const { answer } = await scanHeldInsideCommand(api, pg, floor.wallId, () => scan(api, sorter.auth, sorter.token, 'SKU-A', key));
       // ...then the worker is paused (its job lock is no longer renewed) and the row is free.
       worker.child.kill('SIGSTOP');
       await pg.query('rollback');
@@ -68,7 +53,7 @@ describe('a command whose worker is paused past the timeout', () => {
 
       // The worker resumes and finishes the scan it had started.
       worker.child.kill('SIGCONT');
-      const retry = await scan(api, s1.auth, session.body.token, 'SKU-A', key);
+      const retry = await scan(api, sorter.auth, sorter.token, 'SKU-A', key);
       expect({ status: retry.status, code: retry.body.code }).toEqual({ status: 200, code: undefined });
       expect(retry.body).toMatchObject({ orderId: 1, sku: 'SKU-A', status: 'PendingConfirmation' });
       expect(await itemCount(api, floor.tenant.clientId)).toBe(1);
@@ -85,21 +70,17 @@ describe('a command whose worker is paused past the timeout', () => {
     const worker = spawnWorkerProcess('idle sorting worker', { direct: true });
     workers.push(worker);
     try {
-      await waitUntilReady(worker);
-      const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 2 }] }] });
-      const s1 = await floor.sorter(1);
-      const session = await connect(api, floor, s1.auth);
-      expect(session.status).toBe(200);
+      const { floor, sorter } = await sorterConnected(api, worker, 2);
 
       worker.child.kill('SIGSTOP');
-      const res = await scan(api, s1.auth, session.body.token, 'SKU-A', { 'Idempotency-Key': 'scan-paused-worker-2' });
+      const res = await scan(api, sorter.auth, sorter.token, 'SKU-A', { 'Idempotency-Key': 'scan-paused-worker-2' });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'service-unavailable' });
       expect(res.body.detail).toMatch(/withdrawn and nothing was changed/);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
 
       // Commands of a wall run in order: once a later scan is answered, the withdrawn one would have run.
       worker.child.kill('SIGCONT');
-      const later = await scan(api, s1.auth, session.body.token, 'SKU-A', { 'Idempotency-Key': 'scan-paused-worker-3' });
+      const later = await scan(api, sorter.auth, sorter.token, 'SKU-A', { 'Idempotency-Key': 'scan-paused-worker-3' });
       expect(later.status).toBe(200);
       expect(await itemCount(api, floor.tenant.clientId)).toBe(1);
     } catch (err) {

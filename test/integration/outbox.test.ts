@@ -1,16 +1,10 @@
 import { createRedis } from '../../shared/redis/redis';
 import { wallEventsChannel } from '../../shared/events/channels';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
+import { useTestApi, waitFor } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
 describe('outbox: every state change is an event, relayed to the wall channel after commit', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting', 'outbox'] });
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi({ workers: ['sorting', 'outbox'] });
 
   it('publishes session.started and sort-box-item.created (with crc, position, color) in order, once', async () => {
     const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });

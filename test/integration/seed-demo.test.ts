@@ -2,21 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { verifySecret } from '../../shared/auth/password';
 import { loadConfig } from '../../shared/config/config';
-import {
-  Client,
-  ClientSettings,
-  Employee,
-  Order,
-  OrderItem,
-  Picklist,
-  PicklistOrder,
-  Product,
-  PRODUCT_CODE_KINDS,
-  ProductCode,
-  SortBox,
-  Wall,
-  Warehouse,
-} from '../../shared/db/entities';
+import { Client, ClientSettings, Employee, Order, OrderItem, Picklist, PicklistOrder, Product, PRODUCT_CODE_KINDS, ProductCode, SortBox, Wall, Warehouse } from '../../shared/db/entities';
 import { initOrm, type Orm } from '../../shared/db/orm';
 import { crc32Hex } from '../../shared/domain/crc';
 import { createClient } from '../../shared/tenancy/create-client.use-case';

@@ -16,7 +16,7 @@ import {
 } from '../../services/api/use-cases/insights/insights.use-case';
 import { addSlots, addWall, addWarehouse } from '../support/fixtures';
 import { refDailyHours, refDays, refSlotsUsed, refSortingStats, refWallScanning, type RefScope } from '../support/insights-reference';
-import { newTenant, startTestApi, type TestApi } from '../support/test-api';
+import { newTenant, useTestApi } from '../support/test-api';
 
 /*
  * Exactness: random event streams (scans, refusals of scans and of other commands, confirms of several
@@ -218,13 +218,7 @@ async function checkEverything(em: EntityManager, world: World, ranges: { from: 
 }
 
 describe('statistics roll-ups are exact against the raw events, whatever the delivery', () => {
-  let api: TestApi;
-  beforeAll(async () => {
-    api = await startTestApi();
-  });
-  afterAll(async () => {
-    await api.close();
-  });
+  const api = useTestApi();
 
   async function newWorld(): Promise<World> {
     const tenant = await newTenant(api, 'Stats');

@@ -3,7 +3,7 @@ import { Client as PgClient } from 'pg';
 import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
 import { createRedisConnection } from '../../shared/redis/connection';
 import { waitFor, type TestApi } from './test-api';
-import { buildFloor, connect, scan } from './sorting-floor';
+import { buildFloor, connect, scan, type Floor } from './sorting-floor';
 import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, type WorkerProcess } from './worker-process';
 
 /*
@@ -28,6 +28,42 @@ export async function counts(api: TestApi, clientId: number): Promise<{ items: n
   };
 }
 
+/** Once `worker` is ready: a floor with one order (SKU-A × qty) and its sorter 1 connected. */
+export async function sorterConnected(api: TestApi, worker: WorkerProcess, qty: number): Promise<{ floor: Floor; sorter: { auth: string; token: string } }> {
+  await waitUntilReady(worker);
+  const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty }] }] });
+  const s1 = await floor.sorter(1);
+  const session = await connect(api, floor, s1.auth);
+  expect(session.status).toBe(200);
+  return { floor, sorter: { auth: s1.auth, token: session.body.token as string } };
+}
+
+/**
+ * Sends a scan while `pg` holds the wall row, so the worker takes the scan's job and then waits inside
+ * the command; gives the pending answer (wrapped: an async function would wait for it) once the worker
+ * is seen waiting. `pg` stays in its transaction: the caller kills or pauses the worker, then rolls it back.
+ */
+export async function scanHeldInsideCommand<T>(api: TestApi, pg: PgClient, wallId: number, send: () => Promise<T>): Promise<{ answer: Promise<T> }> {
+  await pg.query('begin');
+  await pg.query('select id from wall where id = $1 for update', [wallId]);
+  const answer = send();
+  let activity: unknown[] = [];
+  await waitFor(
+    async () => {
+      // Not on the connection holding the lock: inside a transaction pg_stat_activity is a snapshot.
+      const rows = await api.runtime.orm.em.fork().execute<{ pid: number; state: string; wait_event_type: string | null; query: string }[]>(
+        `select pid, state, wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      activity = rows;
+      return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
+    },
+    { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${JSON.stringify(activity, null, 1)}`);
+  });
+  return { answer };
+}
+
 /** Runs the scenario; the worker processes it starts are pushed onto `workers` for the caller to stop. */
 export async function runWorkerCrashScenario(api: TestApi, workers: WorkerProcess[]): Promise<void> {
   const first = spawnWorkerProcess('sorting worker A', { direct: true });
@@ -35,30 +71,8 @@ export async function runWorkerCrashScenario(api: TestApi, workers: WorkerProces
   const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
   await pg.connect();
   try {
-    await waitUntilReady(first);
-    const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
-    const s1 = await floor.sorter(1);
-    const session = await connect(api, floor, s1.auth);
-    expect(session.status).toBe(200);
-
-    // Hold the wall row, so the worker takes the scan's job and then waits inside the command.
-    await pg.query('begin');
-    await pg.query('select id from wall where id = $1 for update', [floor.wallId]);
-    const answer = scan(api, s1.auth, session.body.token, 'SKU-A');
-    let activity: unknown[] = [];
-    await waitFor(
-      async () => {
-        // Not on the connection holding the lock: inside a transaction pg_stat_activity is a snapshot.
-        const rows = await api.runtime.orm.em.fork().execute<{ pid: number; state: string; wait_event_type: string | null; query: string }[]>(
-          `select pid, state, wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-        );
-        activity = rows;
-        return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
-      },
-      { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n${JSON.stringify(activity, null, 1)}`);
-    });
+    const { floor, sorter } = await sorterConnected(api, first, 1);
+    const { answer } = await scanHeldInsideCommand(api, pg, floor.wallId, () => scan(api, sorter.auth, sorter.token, 'SKU-A'));
     await stopWorkerProcess(first, 'SIGKILL');
     await pg.query('rollback');
 
@@ -88,7 +102,7 @@ export async function runWorkerCrashScenario(api: TestApi, workers: WorkerProces
     await waitFor(() => second.output.includes('command job stalled'), { timeoutMs: 5_000, what: "worker B's stalled-job warning" });
 
     // And the flow goes on: the sorter confirms the unit the crashed worker never placed.
-    const ok = await request(api.app).patch(`/api/v1/sort-box-items/${res.body.id}/confirm`).set('Authorization', s1.auth);
+    const ok = await request(api.app).patch(`/api/v1/sort-box-items/${res.body.id}/confirm`).set('Authorization', sorter.auth);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'Confirmed', confirmedUnits: 1 });
   } catch (err) {

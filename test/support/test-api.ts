@@ -27,6 +27,27 @@ export async function startTestApi(opts: { workers?: WorkerKind[]; env?: Record<
   return { app, deps, runtime, close: () => runtime.close() };
 }
 
+/**
+ * The beforeAll/afterAll pair most test files share: the API starts before the file's tests and closes
+ * after them. The handle stands for that API once the beforeAll has run (use it in tests and hooks, not
+ * while the file is collected). Hooks declared after this call run after the start and before the close.
+ */
+export function useTestApi(opts: Parameters<typeof startTestApi>[0] = {}): TestApi {
+  let api: TestApi | undefined;
+  beforeAll(async () => {
+    api = await startTestApi(opts);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  return new Proxy({} as TestApi, {
+    get(_target, key) {
+      if (!api) throw new Error(`the test API is not started yet: use it in a test or hook (asked for ${String(key)})`);
+      return Reflect.get(api, key);
+    },
+  });
+}
+
 export interface Tenant extends CreateClientResult {
   password: string;
   adminToken: string;

@@ -1,4 +1,4 @@
-import { SheddingCommandBus } from '../../services/api/use-cases/sorting/overload-shedder';
+import { SheddingCommandBus } from '../../services/api/commands/overload-shedder';
 import type { CommandBus } from '../../shared/queue/command-bus';
 import { AppError } from '../../shared/errors/app-error';
 

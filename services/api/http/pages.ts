@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 
 /**
- * services/hub: the hub and sorter pages, plain files (no build step). Beside this file's folder when
+ * services/hub: the hub and sorter pages, plain files (no build step). `layout.html` is the one head and
+ * body frame; `hub.html` and `sorter.html` are the inside of each page's body, and `{{sign-in}}` in them
+ * stands for the sign-in form both share (`sign-in.html`). Beside this file's folder when
  * run from source (tsx); from the working directory when run compiled from dist/ (tsc copies no .js).
  */
 export const PAGES_DIR = [join(__dirname, '..', '..', 'hub'), join(process.cwd(), 'services', 'hub')].find((d) => existsSync(join(d, 'hub.html'))) ?? join(__dirname, '..', '..', 'hub');
@@ -33,14 +36,30 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
+const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter' } as const;
+
+/** A page as the browser gets it: its body inside the layout, with the shared fragments filled in. */
+export async function renderPage(page: keyof typeof PAGES): Promise<string> {
+  const [layout, body, signIn] = await Promise.all(['layout.html', `${page}.html`, 'sign-in.html'].map((f) => readFile(join(PAGES_DIR, f), 'utf8')));
+  const fill: Record<string, string> = { title: PAGES[page], page, body: body!.replaceAll('{{sign-in}}', signIn!.trimEnd()) };
+  return layout!.replace(/\{\{(title|page|body)\}\}/g, (_m, key: string) => fill[key]!);
+}
+
 /** GET /hub and /sorter (the pages) and /hub/assets/* (their scripts and styles). */
 export function pagesRouter(): Router {
   const router = Router();
   router.use(['/hub', '/sorter'], securityHeaders);
-  // no-cache: the browser revalidates (ETag), so a new version is picked up on the next load.
-  const send = (file: string): RequestHandler => (_req, res) => res.sendFile(join(PAGES_DIR, file), { headers: { 'Cache-Control': 'no-cache' } });
-  router.get('/hub', send('hub.html'));
-  router.get('/sorter', send('sorter.html'));
+  // Read on each request, so an edited page shows on the next load. no-cache: the browser revalidates
+  // (the ETag Express gives the answer), so a new version is picked up on the next load.
+  const send = (page: keyof typeof PAGES): RequestHandler => async (_req, res, next) => {
+    try {
+      res.set('Cache-Control', 'no-cache').type('html').send(await renderPage(page));
+    } catch (err) {
+      next(err);
+    }
+  };
+  router.get('/hub', send('hub'));
+  router.get('/sorter', send('sorter'));
   router.use('/hub/assets', express.static(PAGES_DIR, { index: false, cacheControl: true, maxAge: 0, extensions: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return router;
 }

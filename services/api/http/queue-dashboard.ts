@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler, Response } from 'express';
-import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
+import { signAccessToken, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
 
@@ -41,6 +41,14 @@ function cookieValue(header: string | undefined, name: string): string | undefin
     if (k === name) return v.join('=');
   }
   return undefined;
+}
+
+/** POST /admin/queues/session: an operator's short-lived dashboard cookie, and where to go with it. */
+export function openQueueDashboard(auth: AuthClaims, deps: ApiDeps, res: Response, secure: boolean): { url: string; expiresIn: number } {
+  assertOperator(auth, deps);
+  const token = signAccessToken(auth, dashboardSecret(deps.config.JWT_SECRET), DASHBOARD_SESSION_SECONDS);
+  setDashboardCookie(res, token, DASHBOARD_SESSION_SECONDS, secure);
+  return { url: `${QUEUE_DASHBOARD_PATH}`, expiresIn: DASHBOARD_SESSION_SECONDS };
 }
 
 /** The dashboard behind its cookie; bull-board (and its Redis connection) is built on the first admitted request. */

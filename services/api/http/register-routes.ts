@@ -71,6 +71,10 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
             throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
           }
         }
+        if (route.successor) {
+          res.setHeader('Deprecation', 'true');
+          res.setHeader('Link', `<${route.successor({ req, params, query })}>; rel="successor-version"`);
+        }
         const result = await route.handler({ req, res, params, query, body, auth, em, deps });
         if (res.headersSent) return;
         if (result === undefined) {

@@ -50,6 +50,11 @@ export interface RouteDef<P = any, Q = any, B = any> {
   /** Error codes this operation may answer, for the OpenAPI document. */
   errors?: string[];
   deprecated?: boolean;
+  /**
+   * For a deprecated operation: the URL of its successor. Its answers then carry `Deprecation: true` and
+   * `Link: <url>; rel="successor-version"`.
+   */
+  successor?: (ctx: { req: Request; params: P; query: Q }) => string;
   /** Also accept the token as `?access_token=` (browsers' EventSource cannot set headers). */
   allowQueryToken?: boolean;
   /**

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { AppError, type FieldError } from '../../../shared/errors/app-error';
 import { zodMessage } from './zod-messages';
 
@@ -140,3 +141,9 @@ export const isoDateTime = z.iso.datetime({ offset: true }).refine(inStorableRan
 
 /** A calendar month as YYYY-MM, 0001-01..9999-12. */
 export const monthParam = z.string().regex(/^(?!0000)\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM, from 0001-01 to 9999-12');
+
+/** A slot named in a path: its crc (8 hex digits, any case), or its sorter (A-) or shipper (B-) barcode; parsed to the crc. */
+export const slotCrcParam = z
+  .string()
+  .regex(/^(?:[ABab]-)?[0-9A-Fa-f]{8}$/, { error: 'must be a slot crc: 8 hex digits, optionally as A-XXXXXXXX or B-XXXXXXXX' })
+  .transform((s) => parseSlotBarcode(s)!.crc);

@@ -37,7 +37,7 @@ export const adminEmployeesRoutes: RouteDef[] = [
     }),
     response: employeeWithRolesDto,
     errors: ['email-taken'],
-    handler: ({ em, auth, body, deps }) => createEmployee(em, auth.clientId, body, deps.config.PASSWORD_HASH_ROUNDS),
+    handler: ({ em, deps, auth, body }) => createEmployee(em, auth.clientId, body, deps.config.PASSWORD_HASH_ROUNDS),
   }),
   defineRoute({
     method: 'patch',
@@ -58,11 +58,6 @@ export const adminEmployeesRoutes: RouteDef[] = [
     }),
     response: employeeWithRolesDto,
     errors: ['not-found', 'last-admin'],
-    handler: async ({ em, auth, params, body, deps }) => {
-      const updated = await updateEmployee(em, auth.clientId, params.id, body, deps.config.PASSWORD_HASH_ROUNDS);
-      // This process applies the change at once; the others within the access cache's few seconds.
-      deps.access.forget(params.id);
-      return updated;
-    },
+    handler: ({ em, deps, auth, params, body }) => updateEmployee(em, auth.clientId, params.id, body, deps),
   }),
 ];

@@ -51,12 +51,8 @@ export const catalogRoutes: RouteDef[] = [
     params: z.object({ productID: productId }),
     response: priceRecord,
     errors: ['not-found'],
-    handler: async ({ em, auth, params, req, res }) => {
-      // req.baseUrl is where the catalog is mounted (/catalog, also on its own CATALOG_PORT).
-      const successor = `${req.baseUrl}${PRICES_PATH}?productID=${encodeURIComponent(params.productID)}`;
-      res.setHeader('Deprecation', 'true');
-      res.setHeader('Link', `<${successor}>; rel="successor-version"`);
-      return getProductPrices(em, auth.clientId, params.productID);
-    },
+    // req.baseUrl is where the catalog is mounted (/catalog, also on its own CATALOG_PORT).
+    successor: ({ req, params }) => `${req.baseUrl}${PRICES_PATH}?productID=${encodeURIComponent(params.productID)}`,
+    handler: ({ em, auth, params }) => getProductPrices(em, auth.clientId, params.productID),
   }),
 ];

@@ -2,16 +2,8 @@ import { z } from 'zod';
 import { BARCODE_INPUT_METHODS } from '../../../shared/db/entities/sort-box-item.entity';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
-import { LocalDay } from '../use-cases/insights/insights-range';
-import {
-  getDailyOrderStats,
-  getDailyUnitStats,
-  getOrderStatsForRange,
-  getSortingStats,
-  getUnitStatsForRange,
-  getWallPerSlotStats,
-  getWallScanningStats,
-} from '../use-cases/insights/insights.use-case';
+import { rangeQuery, instant, scopeFilters, userFilter } from '../http/report-queries';
+import * as insights from '../use-cases/insights/insights.use-case';
 
 /*
  * The eight insights operations (docs/insights.md). Every figure comes from the statistics roll-ups,
@@ -23,60 +15,7 @@ const ZONE_RULE =
   'without either (the whole company), UTC. A warehouse without a timeZone counts in UTC.';
 const HOUR_RULE = 'The range counts whole hours: from is rounded down and to up to a whole hour (to is exclusive); the answer gives the range counted.';
 const DAY_RULE = "The range counts whole days: the day holding from to the day holding to (a to at exactly midnight ends the day before); the answer gives the range counted as instants.";
-const MAX_YEAR = 9999;
-
-// A point in time: an ISO 8601 date-time with Z or an offset, or a date: that day's midnight in the scope's time zone.
-const instant = (name: string, endOfDay = false) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date-time') })
-    .refine((v) => z.iso.datetime({ offset: true }).safeParse(v).success || z.iso.date().safeParse(v).success, 'must be an ISO 8601 date-time (e.g. 2026-11-23T08:00:00Z) or a date')
-    .transform((v, ctx) => {
-      const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new LocalDay(v, endOfDay) : new Date(v);
-      const year = d.getUTCFullYear();
-      if (Number.isNaN(d.getTime()) || year < 1970 || year > MAX_YEAR) {
-        ctx.addIssue({ code: 'custom', message: `must be a valid date-time between 1970 and ${MAX_YEAR}` });
-        return z.NEVER;
-      }
-      // 2026-02-30 is not a day (Date would roll it over into March).
-      if (d instanceof LocalDay && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) {
-        ctx.addIssue({ code: 'custom', message: 'is not a calendar day' });
-        return z.NEVER;
-      }
-      return d;
-    })
-    .describe(
-      `${name}: ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD (in the scope's time zone: ${endOfDay ? 'the end of that day, so the day is included' : "that day's midnight"}). Required.`,
-    );
-
-// Nullable filters: absent, empty or "null" mean no filter.
-const optionalId = (description: string) =>
-  z
-    .preprocess((v) => (v === undefined || v === '' || v === 'null' ? null : v), idParam.nullable())
-    .optional()
-    .transform((v) => v ?? null)
-    .describe(`${description} Optional (nullable).`);
-
-const MAX_RANGE_DAYS = 3700;
-const scopeFilters = {
-  warehouseId: optionalId("Only this warehouse (the company's warehouse id): its walls' figures, in its time zone."),
-  wallId: optionalId("Only this wall, in its warehouse's time zone. With warehouseId too, a wall of another warehouse matches nothing."),
-};
-const userFilter = { userId: optionalId('Only units of this employee (the sorter who scanned them).') };
-
-/** from and to, required; from after to, or a range over MAX_RANGE_DAYS, is a 400. */
-function rangeQuery<S extends z.ZodRawShape>(extra: S) {
-  return z
-    .object({ from: instant('Start of the range'), to: instant('End of the range (exclusive)', true), ...extra })
-    .superRefine((q, ctx) => {
-      const { from, to } = q as unknown as { from: unknown; to: unknown };
-      // Runs even when a field failed its own check: compare only two valid instants.
-      if (!(from instanceof Date) || !(to instanceof Date)) return;
-      if (from.getTime() > to.getTime()) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
-      else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
-        ctx.addIssue({ code: 'custom', path: ['to'], message: `the range may span at most ${MAX_RANGE_DAYS} days` });
-      }
-    });
-}
+const WALL_ZONE = "Hours of the wall's warehouse's time zone (UTC without one).";
 
 const sortingStatsDto = z.object({
   from: z.string().describe('First instant counted (UTC).'),
@@ -133,6 +72,24 @@ const TAGS = ['Insights'];
 const ERRORS = ['validation-failed', 'not-found'];
 const wallPath = z.object({ id: idParam.describe('Wall id') });
 
+/** GET /insights/walls/{id}/per-slot/{confirmed|scanned}: one count per slot of the wall. */
+function perSlotRoute(what: string, operationId: string, summary: string, count: string, counter: 'confirmed_items' | 'scans') {
+  return defineRoute({
+    method: 'get',
+    path: `/insights/walls/{id}/per-slot/${what}`,
+    operationId,
+    summary,
+    description: `count = ${count}. ${HOUR_RULE} ${WALL_ZONE}`,
+    tags: TAGS,
+    access: ACCESS,
+    params: wallPath,
+    query: rangeQuery({}),
+    response: perSlotDto,
+    errors: ERRORS,
+    handler: ({ em, auth, params, query }) => insights.getWallPerSlotStats(em, auth.clientId, params.id, query, counter),
+  });
+}
+
 export const insightsRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
@@ -148,7 +105,7 @@ export const insightsRoutes: RouteDef[] = [
     }),
     response: sortingStatsDto,
     errors: ERRORS,
-    handler: ({ em, auth, query }) => getSortingStats(em, auth.clientId, query),
+    handler: ({ em, auth, query }) => insights.getSortingStats(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'get',
@@ -161,7 +118,7 @@ export const insightsRoutes: RouteDef[] = [
     query: z.object({ date: instant('The day (any instant of it, or YYYY-MM-DD)'), ...scopeFilters }),
     response: dailyDto,
     errors: ERRORS,
-    handler: ({ em, auth, query }) => getDailyOrderStats(em, auth.clientId, query),
+    handler: ({ em, auth, query }) => insights.getDailyOrderStats(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'get',
@@ -174,7 +131,7 @@ export const insightsRoutes: RouteDef[] = [
     query: z.object({ date: instant('The day (any instant of it, or YYYY-MM-DD)'), ...userFilter, ...scopeFilters }),
     response: dailyDto,
     errors: ERRORS,
-    handler: ({ em, auth, query }) => getDailyUnitStats(em, auth.clientId, query),
+    handler: ({ em, auth, query }) => insights.getDailyUnitStats(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'get',
@@ -187,7 +144,7 @@ export const insightsRoutes: RouteDef[] = [
     query: rangeQuery(scopeFilters),
     response: rangeDto,
     errors: ERRORS,
-    handler: ({ em, auth, query }) => getOrderStatsForRange(em, auth.clientId, query),
+    handler: ({ em, auth, query }) => insights.getOrderStatsForRange(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'get',
@@ -200,48 +157,34 @@ export const insightsRoutes: RouteDef[] = [
     query: rangeQuery({ ...userFilter, ...scopeFilters }),
     response: rangeDto,
     errors: ERRORS,
-    handler: ({ em, auth, query }) => getUnitStatsForRange(em, auth.clientId, query),
+    handler: ({ em, auth, query }) => insights.getUnitStatsForRange(em, auth.clientId, query),
   }),
   defineRoute({
     method: 'get',
     path: '/insights/walls/{id}/scanned',
     operationId: 'GetWallBarcodeScanningStatsForDateRange',
     summary: "A wall's barcode scans of a range: successful, confirmed, cancelled, refused, per input method",
-    description: `${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
+    description: `${HOUR_RULE} ${WALL_ZONE}`,
     tags: TAGS,
     access: ACCESS,
     params: wallPath,
     query: rangeQuery({}),
     response: wallScanDto,
     errors: ERRORS,
-    handler: ({ em, auth, params, query }) => getWallScanningStats(em, auth.clientId, params.id, query),
+    handler: ({ em, auth, params, query }) => insights.getWallScanningStats(em, auth.clientId, params.id, query),
   }),
-  defineRoute({
-    method: 'get',
-    path: '/insights/walls/{id}/per-slot/confirmed',
-    operationId: 'GetWallBarcodeConfirmationStatsPerSlotForDateRange',
-    summary: 'Confirmations per slot of a wall over a range',
-    description: `count = items confirmed into the slot in the range (one per confirmation scan, whatever its units). ${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
-    tags: TAGS,
-    access: ACCESS,
-    params: wallPath,
-    query: rangeQuery({}),
-    response: perSlotDto,
-    errors: ERRORS,
-    handler: ({ em, auth, params, query }) => getWallPerSlotStats(em, auth.clientId, params.id, query, 'confirmed_items'),
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/insights/walls/{id}/per-slot/scanned',
-    operationId: 'GetWallBarcodeScanningStatsPerSlotForDateRange',
-    summary: 'Successful scans per slot of a wall over a range',
-    description: `count = scans that lit the slot in the range (the slot a scan assigned; a later swap does not move it). ${HOUR_RULE} Hours of the wall's warehouse's time zone (UTC without one).`,
-    tags: TAGS,
-    access: ACCESS,
-    params: wallPath,
-    query: rangeQuery({}),
-    response: perSlotDto,
-    errors: ERRORS,
-    handler: ({ em, auth, params, query }) => getWallPerSlotStats(em, auth.clientId, params.id, query, 'scans'),
-  }),
+  perSlotRoute(
+    'confirmed',
+    'GetWallBarcodeConfirmationStatsPerSlotForDateRange',
+    'Confirmations per slot of a wall over a range',
+    'items confirmed into the slot in the range (one per confirmation scan, whatever its units)',
+    'confirmed_items',
+  ),
+  perSlotRoute(
+    'scanned',
+    'GetWallBarcodeScanningStatsPerSlotForDateRange',
+    'Successful scans per slot of a wall over a range',
+    'scans that lit the slot in the range (the slot a scan assigned; a later swap does not move it)',
+    'scans',
+  ),
 ];

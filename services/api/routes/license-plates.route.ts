@@ -1,32 +1,25 @@
 import { z } from 'zod';
-import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import type { LabelFormat } from '../../../workers/labels/label-data';
-import { defineRoute, type RouteDef, type RouteContext } from '../http/route';
-import { idParam } from '../http/validation';
-import { prepareLicensePlate, type PlateTarget } from '../use-cases/license-plates/license-plate.use-case';
+import type { Response } from 'express';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam, slotCrcParam } from '../http/validation';
+import { printLicensePlate, type PrintedPlate } from '../use-cases/license-plates/license-plate.use-case';
 
 const tags = ['License plates'];
 // The shipper at the back of the wall prints; Managers and Admins may reprint from the hub.
 const access = ['Sorter'] as const;
 
-const crcParam = z
-  .string()
-  .regex(/^(?:[ABab]-)?[0-9A-Fa-f]{8}$/, { error: 'must be a slot crc: 8 hex digits, optionally as A-XXXXXXXX or B-XXXXXXXX' })
-  .transform((s) => parseSlotBarcode(s)!.crc)
-  .describe('The slot crc (any case), or its shipper (B-) or sorter (A-) barcode as scanned');
+const crcParam = slotCrcParam.describe('The slot crc (any case), or its shipper (B-) or sorter (A-) barcode as scanned');
 
 const CONTENT_TYPES: Record<LabelFormat, string> = { zpl: 'text/plain; charset=utf-8', pdf: 'application/pdf' };
 
-async function send(ctx: RouteContext<unknown, unknown, unknown>, target: PlateTarget, format: LabelFormat): Promise<void> {
-  const { label, stored } = await prepareLicensePlate(ctx.em, ctx.auth.clientId, ctx.auth.employeeId, target, format);
-  // The labels worker renders ahead when a slot completes; that document is answered while it is current.
-  const body = stored ?? (await ctx.deps.labels.render(format, label));
-  ctx.res
+function sendLabel(res: Response, format: LabelFormat, plate: PrintedPlate): void {
+  res
     .status(200)
     .set('Content-Type', CONTENT_TYPES[format])
-    .set('Content-Disposition', `inline; filename="${label.plateNumber}.${format}"`)
-    .set('X-License-Plate', label.plateNumber)
-    .end(body);
+    .set('Content-Disposition', `inline; filename="${plate.plateNumber}.${format}"`)
+    .set('X-License-Plate', plate.plateNumber)
+    .end(plate.document);
 }
 
 const FORMATS = {
@@ -52,7 +45,8 @@ export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap
     params: z.object({ crc: crcParam }),
     responseContentType: CONTENT_TYPES[format].split(';')[0],
     errors: ['validation-failed', 'not-found', 'slot-not-complete', 'service-unavailable'],
-    handler: (ctx) => send(ctx, { crc: ctx.params.crc }, format),
+    handler: ({ res, em, deps, auth, params }) =>
+      printLicensePlate(em, deps.labels, auth, { crc: params.crc }, format).then((plate) => sendLabel(res, format, plate)),
   }),
   defineRoute({
     method: 'post',
@@ -65,6 +59,7 @@ export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap
     params: z.object({ id: idParam.describe('Order id') }),
     responseContentType: CONTENT_TYPES[format].split(';')[0],
     errors: ['validation-failed', 'not-found', 'service-unavailable'],
-    handler: (ctx) => send(ctx, { orderId: ctx.params.id }, format),
+    handler: ({ res, em, deps, auth, params }) =>
+      printLicensePlate(em, deps.labels, auth, { orderId: params.id }, format).then((plate) => sendLabel(res, format, plate)),
   }),
 ]);

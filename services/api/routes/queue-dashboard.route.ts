@@ -1,14 +1,6 @@
 import { z } from 'zod';
-import { signAccessToken } from '../../../shared/auth/jwt';
 import { defineRoute } from '../http/route';
-import {
-  assertOperator,
-  DASHBOARD_COOKIE,
-  DASHBOARD_SESSION_SECONDS,
-  dashboardSecret,
-  QUEUE_DASHBOARD_PATH,
-  setDashboardCookie,
-} from '../http/queue-dashboard';
+import { DASHBOARD_COOKIE, DASHBOARD_SESSION_SECONDS, openQueueDashboard, QUEUE_DASHBOARD_PATH } from '../http/queue-dashboard';
 
 /** Outside /api/v1, beside the dashboard it opens (services/api/http/queue-dashboard.ts says why a cookie). */
 export const queueDashboardSessionRoute = defineRoute({
@@ -24,11 +16,6 @@ export const queueDashboardSessionRoute = defineRoute({
   access: ['Admin'],
   response: z.object({ url: z.string(), expiresIn: z.number().int() }),
   errors: ['forbidden'],
-  handler: ({ auth, deps, req, res }) => {
-    assertOperator(auth, deps);
-    const token = signAccessToken(auth, dashboardSecret(deps.config.JWT_SECRET), DASHBOARD_SESSION_SECONDS);
-    setDashboardCookie(res, token, DASHBOARD_SESSION_SECONDS, req.secure);
-    return { url: `${QUEUE_DASHBOARD_PATH}`, expiresIn: DASHBOARD_SESSION_SECONDS };
-  },
+  handler: ({ req, res, deps, auth }) => openQueueDashboard(auth, deps, res, req.secure),
 });
 

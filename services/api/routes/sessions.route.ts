@@ -1,25 +1,19 @@
 import { z } from 'zod';
-import { SorterSession } from '../../../shared/db/entities';
-import { sessionDto, type SessionDto } from '../../../shared/dto/sorting.dto';
-import { toSessionDto } from '../../../shared/dto/sorting.mappers';
-import type { RouteContext, RouteDef } from '../http/route';
-import { defineRoute } from '../http/route';
+import { sessionDto } from '../../../shared/dto/sorting.dto';
+import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
-import { commandActor } from '../use-cases/sorting/command-actor';
-import { assertWallExists } from '../use-cases/sorting/wall-resolver';
+import { endOrRenewSession, listConnectedSessions, startSession } from '../use-cases/sorting/sessions.use-case';
 
 const wallParams = z.object({ id: idParam.describe('Wall id') });
 const sessionParams = z.object({ id: idParam.describe('Wall id'), token: z.string().min(1).max(200).describe('Session token') });
-const ROUTE_ERRORS = ['not-found', 'session-ended'];
-
-/** Renew and stop: the same command shape, addressed by wall and token. */
-async function sessionCommand(
-  name: 'session.renew' | 'session.stop',
-  { params, auth, em, deps }: RouteContext<z.infer<typeof sessionParams>, unknown, unknown>,
-): Promise<SessionDto> {
-  await assertWallExists(em, auth.clientId, params.id);
-  return deps.commands.execute(name, { ...commandActor(auth, params.id), token: params.token });
-}
+/** What renew and stop share: one session, addressed by wall and token. */
+const ONE_SESSION = {
+  tags: ['Sorter sessions'],
+  access: ['Sorter'] as const,
+  params: sessionParams,
+  response: sessionDto,
+  errors: ['not-found', 'session-ended', 'forbidden'],
+};
 
 export const sessionsRoutes: RouteDef[] = [
   defineRoute({
@@ -47,13 +41,7 @@ export const sessionsRoutes: RouteDef[] = [
     bodyOptional: true,
     response: sessionDto,
     errors: ['not-found', 'sorter-limit-reached', 'picklist-not-open', 'picklist-required', 'wall-inactive', 'service-unavailable', 'command-timeout'],
-    handler: async ({ params, body, auth, em, deps }) => {
-      await assertWallExists(em, auth.clientId, params.id);
-      return deps.commands.execute('session.start', {
-        ...commandActor(auth, params.id),
-        picklistId: body?.picklistId ?? null,
-      });
-    },
+    handler: ({ em, deps, auth, params, body }) => startSession(em, deps.commands, auth, params.id, body?.picklistId ?? null),
   }),
   defineRoute({
     method: 'put',
@@ -63,13 +51,9 @@ export const sessionsRoutes: RouteDef[] = [
     description:
       'Every scan, confirm, cancel and swap renews the session too. Only its owner, or a Manager or Admin, may renew it (403). ' +
       'An ended session answers 409 session-ended.',
-    tags: ['Sorter sessions'],
-    access: ['Sorter'],
+    ...ONE_SESSION,
     requiresSubscription: true,
-    params: sessionParams,
-    response: sessionDto,
-    errors: [...ROUTE_ERRORS, 'forbidden'],
-    handler: (ctx) => sessionCommand('session.renew', ctx),
+    handler: ({ em, deps, auth, params }) => endOrRenewSession(em, deps.commands, auth, 'session.renew', params.id, params.token),
   }),
   defineRoute({
     method: 'delete',
@@ -79,12 +63,8 @@ export const sessionsRoutes: RouteDef[] = [
     description:
       'Ended by its owner: endReason Stopped; by a Manager or Admin on another employee\'s session: Disconnected; anyone else gets 403. ' +
       'Pending scans of the session stay pending. Ending a session that has ended already answers 409 session-ended; sorter apps need not show it.',
-    tags: ['Sorter sessions'],
-    access: ['Sorter'],
-    params: sessionParams,
-    response: sessionDto,
-    errors: [...ROUTE_ERRORS, 'forbidden'],
-    handler: (ctx) => sessionCommand('session.stop', ctx),
+    ...ONE_SESSION,
+    handler: ({ em, deps, auth, params }) => endOrRenewSession(em, deps.commands, auth, 'session.stop', params.id, params.token),
   }),
   defineRoute({
     method: 'get',
@@ -97,10 +77,6 @@ export const sessionsRoutes: RouteDef[] = [
     params: wallParams,
     response: z.array(sessionDto),
     errors: ['not-found'],
-    handler: async ({ params, auth, em }) => {
-      await assertWallExists(em, auth.clientId, params.id);
-      const sessions = await em.find(SorterSession, { clientId: auth.clientId, wallId: params.id, status: 'Connected' }, { orderBy: { startedAt: 'asc' } });
-      return sessions.map(toSessionDto);
-    },
+    handler: ({ em, auth, params }) => listConnectedSessions(em, auth.clientId, params.id),
   }),
 ];

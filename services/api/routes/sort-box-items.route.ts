@@ -1,27 +1,22 @@
 import { z } from 'zod';
-import { BARCODE_INPUT_METHODS, SortBox, SortBoxItem, OrderItem } from '../../../shared/db/entities';
-import { AppError } from '../../../shared/errors/app-error';
-import { isManager } from '../../../shared/auth/roles';
-import { parseSlotBarcode } from '../../../shared/domain/barcodes';
-import { releaseResultDto, sortBoxItemDto } from '../../../shared/dto/sorting.dto';
-import { toItemDto } from '../../../shared/dto/sorting.mappers';
-import type { RouteDef } from '../http/route';
-import { defineRoute } from '../http/route';
-import { idParam, queryBool } from '../http/validation';
-import { commandActor } from '../use-cases/sorting/command-actor';
-import { assertPin } from '../use-cases/security/assert-pin.use-case';
-import { rememberItemWall, wallOfItem, wallOfSession, wallOfSlot } from '../use-cases/sorting/wall-resolver';
+import { BARCODE_INPUT_METHODS } from '../../../shared/db/entities';
+import { sortBoxItemDto } from '../../../shared/dto/sorting.dto';
+import { COMMAND_ERRORS, idempotencyKeyHeader, pinHeader } from '../http/request-headers';
+import { defineRoute, type RouteDef } from '../http/route';
+import { idParam } from '../http/validation';
+import {
+  cancelSortBoxItem,
+  confirmSortBoxItem,
+  getSortBoxItem,
+  scanProduct,
+  swapSortBoxItemSlot,
+} from '../use-cases/sorting/sort-box-items.use-case';
 
 const itemParams = z.object({ id: idParam.describe('Sort box item id') });
-const COMMAND_ERRORS = ['service-unavailable', 'command-timeout'];
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   description: 'A retried scan with the same key returns the first answer and creates nothing new (keys are kept 24 hours).',
 };
-
-function pinHeader(req: { header(name: string): string | undefined }): string | undefined {
-  return req.header('x-pin') ?? undefined;
-}
 
 export const sortBoxItemsRoutes: RouteDef[] = [
   defineRoute({
@@ -45,25 +40,8 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       'not-found', 'forbidden', 'session-ended', 'wall-inactive', 'barcode-not-recognized', 'no-fulfillable-order', 'no-empty-slot',
       'idempotency-key-reused', 'pin-required', 'pin-invalid', 'rate-limited', ...COMMAND_ERRORS,
     ],
-    handler: async ({ req, body, auth, em, deps }) => {
-      const key = req.header('idempotency-key');
-      if (key !== undefined && (key.length < 1 || key.length > 200)) {
-        throw new AppError('validation-failed', 'The Idempotency-Key header must be 1 to 200 characters.', {
-          errors: [{ path: 'Idempotency-Key', message: 'must be 1 to 200 characters' }],
-        });
-      }
-      if (body.barcodeInputMethod === 'KeyedIn') await assertPin(em, deps, auth, pinHeader(req));
-      const wallId = await wallOfSession(em, auth.clientId, body.sessionToken);
-      const item = await deps.commands.execute('item.scan', {
-        ...commandActor(auth, wallId),
-        sessionToken: body.sessionToken,
-        barcode: body.barcode,
-        barcodeInputMethod: body.barcodeInputMethod,
-        idempotencyKey: key ?? null,
-      });
-      rememberItemWall(auth.clientId, item.id, wallId);
-      return item;
-    },
+    handler: ({ req, em, deps, auth, body }) =>
+      scanProduct(em, deps, auth, body, { idempotencyKey: idempotencyKeyHeader(req), pin: pinHeader(req) }),
   }),
   defineRoute({
     method: 'get',
@@ -76,16 +54,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     params: itemParams,
     response: sortBoxItemDto,
     errors: ['not-found'],
-    handler: async ({ params, auth, em }) => {
-      const item = await em.findOne(SortBoxItem, { id: params.id, clientId: auth.clientId });
-      if (!item) throw new AppError('not-found', `Sort box item ${params.id} was not found.`);
-      const [slot, line] = await Promise.all([
-        item.sortBoxId === null ? null : em.findOne(SortBox, { id: item.sortBoxId }),
-        em.findOneOrFail(OrderItem, { id: item.orderItemId }),
-      ]);
-      // A detached slot leaves its crc on the item; position 0 says the slot is gone.
-      return toItemDto(item, slot ?? { crc: item.crc, position: 0 }, line);
-    },
+    handler: ({ em, auth, params }) => getSortBoxItem(em, auth.clientId, params.id),
   }),
   defineRoute({
     method: 'patch',
@@ -105,15 +74,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     bodyOptional: true,
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
-    handler: async ({ params, query, body, auth, em, deps }) => {
-      const wallId = await wallOfItem(em, auth.clientId, params.id);
-      return deps.commands.execute('item.confirm', {
-        ...commandActor(auth, wallId),
-        itemId: params.id,
-        units: query.units,
-        barcode: body?.barcode ?? null,
-      });
-    },
+    handler: ({ em, deps, auth, params, query, body }) => confirmSortBoxItem(em, deps.commands, auth, params.id, query.units, body?.barcode ?? null),
   }),
   defineRoute({
     method: 'patch',
@@ -128,11 +89,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     headers: [{ name: 'X-Pin', description: 'The PIN, where enforcement is server-side.' }],
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'item-already-cancelled', 'item-already-confirmed', 'pin-required', 'pin-invalid', 'rate-limited', 'session-ended', ...COMMAND_ERRORS],
-    handler: async ({ req, params, auth, em, deps }) => {
-      const wallId = await wallOfItem(em, auth.clientId, params.id);
-      await assertPin(em, deps, auth, pinHeader(req));
-      return deps.commands.execute('item.cancel', { ...commandActor(auth, wallId), itemId: params.id });
-    },
+    handler: ({ req, em, deps, auth, params }) => cancelSortBoxItem(em, deps, auth, params.id, pinHeader(req)),
   }),
   defineRoute({
     method: 'patch',
@@ -150,54 +107,6 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     }),
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'slot-not-swappable', 'slot-not-empty', 'item-already-confirmed', 'item-already-cancelled', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
-    handler: async ({ params, body, auth, em, deps }) => {
-      const wallId = await wallOfItem(em, auth.clientId, params.id);
-      return deps.commands.execute('item.swap', {
-        ...commandActor(auth, wallId),
-        itemId: params.id,
-        sessionToken: body.sessionToken,
-        barcode: body.barcode,
-      });
-    },
-  }),
-  defineRoute({
-    method: 'post',
-    path: '/sort-boxes/{barcode}/release',
-    operationId: 'ReleaseSortBox',
-    summary: "The shipper's scan: empty a Complete slot so it can take the next order",
-    action: 'release a slot',
-    description:
-      "barcode: the shipper barcode B-XXXXXXXX on the back of the slot, or the slot's crc. The sorter barcode A-XXXXXXXX on the front is refused " +
-      '(422 sorter-barcode-not-accepted): a release is the shipper\'s scan. force=true (Manager, Admin) empties any slot and cancels its pending items.',
-    tags: ['Sorting'],
-    access: ['Sorter'],
-    requiresSubscription: true,
-    params: z.object({ barcode: z.string().min(8).max(64).describe('B-XXXXXXXX (the shipper barcode) or the crc XXXXXXXX; any case') }),
-    query: z.object({ force: queryBool.default(false).describe('Manager or Admin: empty the slot in any state, cancelling its pending items. Default false.') }),
-    response: releaseResultDto,
-    errors: ['not-found', 'forbidden', 'slot-not-complete', 'sorter-barcode-not-accepted', ...COMMAND_ERRORS],
-    handler: async ({ params, query, auth, em, deps }) => {
-      const parsed = parseSlotBarcode(params.barcode);
-      if (!parsed) {
-        throw new AppError('validation-failed', `'${params.barcode}' is not a slot barcode: scan B-XXXXXXXX on the back of the slot.`, {
-          errors: [{ path: 'barcode', message: 'not a slot barcode' }],
-        });
-      }
-      if (parsed.kind === 'sorter') {
-        throw new AppError(
-          'sorter-barcode-not-accepted',
-          `'${params.barcode.trim()}' is the sorter barcode on the front of the slot; to release the slot, scan the back-side (B-) barcode B-${parsed.crc}.`,
-        );
-      }
-      if (query.force && !isManager(auth.roles)) {
-        throw new AppError('forbidden', 'Only a Manager or Admin may force the release of a slot.');
-      }
-      const wallId = await wallOfSlot(em, auth.clientId, parsed.crc);
-      return deps.commands.execute('slot.release', {
-        ...commandActor(auth, wallId),
-        crc: parsed.crc,
-        force: query.force,
-      });
-    },
+    handler: ({ em, deps, auth, params, body }) => swapSortBoxItemSlot(em, deps.commands, auth, params.id, body),
   }),
 ];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { parseSlotBarcode } from '../../../shared/domain/barcodes';
-import { sortBoxDto } from '../../../shared/dto/sorting.dto';
+import { releaseResultDto, sortBoxDto } from '../../../shared/dto/sorting.dto';
+import { COMMAND_ERRORS } from '../http/request-headers';
 import { defineRoute, type RouteDef } from '../http/route';
-import { idParam } from '../http/validation';
+import { idParam, queryBool, slotCrcParam } from '../http/validation';
+import { releaseSortBox } from '../use-cases/sorting/release-sort-box.use-case';
 import { attachSortBoxes } from '../use-cases/walls/attach-sort-boxes.use-case';
 import { detachSortBox } from '../use-cases/walls/detach-sort-box.use-case';
 
@@ -28,11 +29,7 @@ const attachBody = z
   .pipe(z.object({ serialNumbers: serialNumberList }))
   .describe(`1..${MAX_SERIALS} serial numbers, as { "serialNumbers": [...] } or a bare array.`);
 
-const slotParam = z
-  .string()
-  .regex(/^(?:[ABab]-)?[0-9A-Fa-f]{8}$/, { error: 'must be a slot crc: 8 hex digits, optionally as A-XXXXXXXX or B-XXXXXXXX' })
-  .transform((s) => parseSlotBarcode(s)!.crc)
-  .describe('The slot crc (XXXXXXXX, any case), or its sorter (A-) or shipper (B-) barcode.');
+const slotParam = slotCrcParam.describe('The slot crc (XXXXXXXX, any case), or its sorter (A-) or shipper (B-) barcode.');
 
 export const sortBoxesRoutes: RouteDef[] = [
   defineRoute({
@@ -66,5 +63,23 @@ export const sortBoxesRoutes: RouteDef[] = [
     response: sortBoxDto,
     errors: ['not-found', 'slot-not-empty'],
     handler: ({ em, auth, params }) => detachSortBox(em, auth.clientId, params.id, params.crc),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/sort-boxes/{barcode}/release',
+    operationId: 'ReleaseSortBox',
+    summary: "The shipper's scan: empty a Complete slot so it can take the next order",
+    action: 'release a slot',
+    description:
+      "barcode: the shipper barcode B-XXXXXXXX on the back of the slot, or the slot's crc. The sorter barcode A-XXXXXXXX on the front is refused " +
+      '(422 sorter-barcode-not-accepted): a release is the shipper\'s scan. force=true (Manager, Admin) empties any slot and cancels its pending items.',
+    tags: ['Sorting'],
+    access: ['Sorter'],
+    requiresSubscription: true,
+    params: z.object({ barcode: z.string().min(8).max(64).describe('B-XXXXXXXX (the shipper barcode) or the crc XXXXXXXX; any case') }),
+    query: z.object({ force: queryBool.default(false).describe('Manager or Admin: empty the slot in any state, cancelling its pending items. Default false.') }),
+    response: releaseResultDto,
+    errors: ['not-found', 'forbidden', 'slot-not-complete', 'sorter-barcode-not-accepted', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, query }) => releaseSortBox(em, deps.commands, auth, params.barcode, query.force),
   }),
 ];

@@ -8,7 +8,7 @@ import { createWall } from '../use-cases/walls/create-wall.use-case';
 import { getWall } from '../use-cases/walls/get-wall.use-case';
 import { listWalls } from '../use-cases/walls/list-walls.use-case';
 import { updateWall } from '../use-cases/walls/update-wall.use-case';
-import { wallDetailDto, wallDto } from '../use-cases/walls/wall.dto';
+import { wallDetailDto, wallDto } from '../../../shared/dto/wall.dto';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),

@@ -102,6 +102,25 @@ export async function listAuditLogs(em: EntityManager, clientId: number, f: Audi
   }));
 }
 
+/** A listing's query: the slot and item listings name the slot's crc `sortBoxCrc`. */
+export type AuditQuery = Omit<AuditFilter, 'kinds'> & { sortBoxCrc?: string };
+
+/** GET /audit-logs/sort-boxes, /sort-box-items, /sessions, /walls: the records of some kinds only. */
+export function listAuditLogsOfKinds(em: EntityManager, clientId: number, kinds: readonly AuditKind[], query: AuditQuery): Promise<AuditLogDto[]> {
+  const { sortBoxCrc, ...rest } = query;
+  return listAuditLogs(em, clientId, { ...rest, crc: sortBoxCrc ?? rest.crc, kinds });
+}
+
+/** GET /audit-logs/sort-boxes/{crc}: one order's stay in one slot (from orderSortId to the next release), at most 1000 records. */
+export function listSlotStayAuditLogs(
+  em: EntityManager,
+  clientId: number,
+  crc: string,
+  query: Pick<AuditFilter, 'orderSortId' | 'userId' | 'licensePlates'>,
+): Promise<AuditLogDto[]> {
+  return listAuditLogs(em, clientId, { count: 1000, crc, orderSortId: query.orderSortId, userId: query.userId, licensePlates: query.licensePlates });
+}
+
 /** The time of the client's oldest audit record; now when there is none yet (nothing is older). */
 export async function initialAuditTimestamp(em: EntityManager, clientId: number): Promise<string> {
   const [row] = await em.execute<{ first: Date | null }[]>(

@@ -23,10 +23,10 @@ export async function updateEmployee(
   clientId: number,
   id: number,
   input: UpdateEmployeeInput,
-  hashRounds: number,
+  deps: { config: { PASSWORD_HASH_ROUNDS: number }; access: { forget(employeeId: number): void } },
 ): Promise<EmployeeWithRoles> {
-  const passwordHash = input.password !== undefined ? await hashSecret(input.password, hashRounds) : undefined;
-  return em.transactional(async (tx) => {
+  const passwordHash = input.password !== undefined ? await hashSecret(input.password, deps.config.PASSWORD_HASH_ROUNDS) : undefined;
+  const updated = await em.transactional(async (tx) => {
     // Lock the client's active Admins so two Admins demoting each other at once cannot both succeed.
     const admins = (await tx.execute(
       `select id from employee where client_id = ? and is_active and 'Admin' = any(roles) order by id for update`,
@@ -55,4 +55,7 @@ export async function updateEmployee(
     await tx.flush();
     return toEmployeeWithRoles(employee);
   });
+  // This process applies the change at once; the others within the access cache's few seconds.
+  deps.access.forget(id);
+  return updated;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelFormat, LicensePlateLabel } from '../../../../workers/labels/label-data';
+import type { LabelRenderer } from '../../../../workers/labels/render-pool';
 import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from '../../../../workers/labels/label-sql';
 
 export type PlateTarget = { crc: string } | { orderId: number };
@@ -47,11 +48,32 @@ export interface PreparedPlate {
   stored: Buffer | null;
 }
 
+/** A printed license plate: its number and the document (ZPL text or PDF). */
+export interface PrintedPlate {
+  plateNumber: string;
+  document: Buffer | string;
+}
+
+/**
+ * POST /license-plates/...: a print. The labels worker renders ahead when a slot completes; that document
+ * is answered while it is current, else the label is rendered now (off the event loop).
+ */
+export async function printLicensePlate(
+  em: EntityManager,
+  labels: Pick<LabelRenderer, 'render'>,
+  caller: { clientId: number; employeeId: number },
+  target: PlateTarget,
+  format: LabelFormat,
+): Promise<PrintedPlate> {
+  const { label, stored } = await prepareLicensePlate(em, caller.clientId, caller.employeeId, target, format);
+  return { plateNumber: label.plateNumber, document: stored ?? (await labels.render(format, label)) };
+}
+
 /**
  * What a license plate prints, and the order's plate number: made on its first print, the same on
  * every reprint; every print audited (docs/api.md §9).
  */
-export async function prepareLicensePlate(em: EntityManager, clientId: number, userId: number, target: PlateTarget, format: LabelFormat): Promise<PreparedPlate> {
+async function prepareLicensePlate(em: EntityManager, clientId: number, userId: number, target: PlateTarget, format: LabelFormat): Promise<PreparedPlate> {
   const knex = em.getKnex();
   let orderId: number;
   if ('crc' in target) {

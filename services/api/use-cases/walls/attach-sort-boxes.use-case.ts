@@ -6,7 +6,7 @@ import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
 import { toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { emitWallUpdated, isUniqueViolation, lockWall } from './wall-access';
 import { countsOfWall } from './list-walls.use-case';
-import { toWallDto } from './wall.dto';
+import { toWallDto } from '../../../../shared/dto/wall.dto';
 
 const SERIAL_INDEX = 'sort_box_serial_uq';
 const CRC_INDEX = 'sort_box_crc_uq';

@@ -3,7 +3,7 @@ import { Wall, type WallWorkflow } from '../../../../shared/db/entities';
 import type { FlowDirection } from '../../../../shared/domain/display-layout';
 import { withWallDefaults } from '../../../../shared/domain/wall-defaults';
 import { isUniqueViolation } from './wall-access';
-import { toWallDto, type WallDto } from './wall.dto';
+import { toWallDto, type WallDto } from '../../../../shared/dto/wall.dto';
 import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
 
 export interface CreateWallInput {

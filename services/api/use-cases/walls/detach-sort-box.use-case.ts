@@ -6,7 +6,7 @@ import { toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { emitWallUpdated, lockWall } from './wall-access';
 import { count } from '../../../../shared/text/wording';
 import { countsOfWall } from './list-walls.use-case';
-import { toWallDto } from './wall.dto';
+import { toWallDto } from '../../../../shared/dto/wall.dto';
 
 /**
  * DELETE /walls/{id}/sort-boxes/{crc}: detaches an Empty slot and answers it as it was.

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SortBox, SorterSession } from '../../../../shared/db/entities';
 import { toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { findWall } from './wall-access';
-import { toWallDto, type WallDetailDto } from './wall.dto';
+import { toWallDto, type WallDetailDto } from '../../../../shared/dto/wall.dto';
 
 export interface WallViewer {
   employeeId: number;

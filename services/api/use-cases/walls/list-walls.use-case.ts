@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Wall } from '../../../../shared/db/entities';
-import { toWallDto, type WallCounts, type WallDto } from './wall.dto';
+import { toWallDto, type WallCounts, type WallDto } from '../../../../shared/dto/wall.dto';
 
 /** Slot and connected-session counts per wall, in two grouped queries whatever the number of walls. */
 export async function wallCounts(em: EntityManager, clientId: number, wallIds: number[]): Promise<Map<number, WallCounts>> {

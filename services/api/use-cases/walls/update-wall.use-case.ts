@@ -4,7 +4,7 @@ import { AppError } from '../../../../shared/errors/app-error';
 import type { CreateWallInput } from './create-wall.use-case';
 import { emitWallUpdated, isUniqueViolation, lockWall } from './wall-access';
 import { countsOfWall } from './list-walls.use-case';
-import { toWallDto, type WallDto } from './wall.dto';
+import { toWallDto, type WallDto } from '../../../../shared/dto/wall.dto';
 import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
 import { count } from '../../../../shared/text/wording';
 

@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent, Wall, type IWall } from '../../../../shared/db/entities';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
-import type { WallDto } from './wall.dto';
+import type { WallDto } from '../../../../shared/dto/wall.dto';
 
 /** The caller's wall, or 404 exactly as for a missing one (another client's id reveals nothing). */
 export async function findWall(em: EntityManager, clientId: number, wallId: number): Promise<IWall> {

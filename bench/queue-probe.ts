@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
-import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
-import { commandQueueName } from './partitioning';
-import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
-import type { QueueSettings } from './queue-module';
+import { createRedisConnection, type RedisConnection as Redis } from '../shared/redis/connection';
+import { commandQueueName } from '../shared/queue/partitioning';
+import { COMMAND_WORKER_TUNING, jobOptions } from '../shared/queue/jobs';
+import type { QueueSettings } from '../shared/queue/queue-module';
 
 export interface QueueRoundTrip {
   /** Milliseconds from before queue.add() to the reply arriving on the pub/sub channel, one per job. */
@@ -14,8 +14,9 @@ export interface QueueRoundTrip {
  * The floor of the command path's queue leg (bench/): n jobs, one at a time, through a throwaway queue
  * with the command queues' settings (global concurrency 1, the same worker tuning), answered the way
  * the command bus is answered: the worker publishes to the caller's reply channel. The handler does
- * nothing, so the figure is BullMQ + Redis + pub/sub alone. It lives here because this folder is the
- * only place that imports bullmq.
+ * nothing, so the figure is BullMQ + Redis + pub/sub alone. The one bullmq importer outside
+ * shared/queue (docs/architecture.md, "The job module"): it measures BullMQ itself, with the queue
+ * module's settings, and it is bench-only, so it is not built into the image.
  */
 export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>, n: number): Promise<QueueRoundTrip> {
   const name = `probe-${randomUUID()}`;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { WALL_WORKFLOWS, type IWall } from '../../../../shared/db/entities';
-import { FLOW_DIRECTIONS } from '../../../../shared/domain/display-layout';
-import { sessionDto, sortBoxDto } from '../../../../shared/dto/sorting.dto';
+import { WALL_WORKFLOWS, type IWall } from '../db/entities';
+import { FLOW_DIRECTIONS } from '../domain/display-layout';
+import { sessionDto, sortBoxDto } from './sorting.dto';
 
 /**
  * The Wall record of docs/api.md §5, one shape wherever a wall appears: POST, PATCH and GET /walls,

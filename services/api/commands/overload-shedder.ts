@@ -1,6 +1,6 @@
-import type { CommandBus } from '../../../../shared/queue/command-bus';
-import type { CommandName, CommandPayloads, CommandResults } from '../../../../shared/queue/commands';
-import { AppError } from '../../../../shared/errors/app-error';
+import type { CommandBus } from '../../../shared/queue/command-bus';
+import type { CommandName, CommandPayloads, CommandResults } from '../../../shared/queue/commands';
+import { AppError } from '../../../shared/errors/app-error';
 
 /**
  * Sheds overload before it queues (issue 8): a command is admitted only while the commands this API

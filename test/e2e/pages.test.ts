@@ -1,0 +1,27 @@
+import request from 'supertest';
+import { PAGES_CSP } from '../../services/api/http/pages';
+import { useTestApi } from '../support/test-api';
+
+// The pages as served (the browser walk is pages.browser.test.ts): each body inside the one layout.
+describe('GET /hub and /sorter', () => {
+  const api = useTestApi();
+
+  it.each([
+    ['/hub', 'hub', 'Sorting wall hub'],
+    ['/sorter', 'sorter', 'Sorter'],
+  ])('%s is a whole page: its title, script and body class, the shared sign-in form, no placeholder left', async (path, page, title) => {
+    const res = await request(api.app).get(path).expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-security-policy']).toBe(PAGES_CSP);
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.text.startsWith('<!doctype html>')).toBe(true);
+    expect(res.text).toContain(`<title>${title}</title>`);
+    expect(res.text).toContain(`<script type="module" src="/hub/assets/${page}.js"></script>`);
+    expect(res.text).toContain(`<body class="${page}">`);
+    expect(res.text).toContain('<form class="card sign-in">');
+    expect(res.text).not.toContain('{{');
+    expect(res.text.trimEnd().endsWith('</html>')).toBe(true);
+    // Revalidation: the same page again answers 304 to its ETag.
+    await request(api.app).get(path).set('If-None-Match', res.headers.etag!).expect(304);
+  });
+});
