@@ -70,6 +70,12 @@ export class SqlPool implements SqlRunner {
   async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // A connection lost mid-transaction fails the running statement and is emitted on the client: a
+    // checked-out client has no pool listener, and an unheard 'error' would end the process.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('begin');
       try {
@@ -83,6 +89,7 @@ export class SqlPool implements SqlRunner {
         throw err;
       }
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
