@@ -1,22 +1,10 @@
 import { query } from '../../../shared/db/named-sql';
-import type { ISortBoxItem, ISorterSession } from '../../../shared/db/entities';
+import type { ISortBoxItem } from '../../../shared/db/entities';
 import type { SlotStatus } from '../../../shared/domain/slot-choice';
 import { recordCtes, type RecordParams } from './command.queries';
+import { sessionColumns, type SessionJson } from './session.queries';
 
 /* Confirm, cancel and swap of one item (workers/sorting/use-cases/): one read and one write each, under the wall lock. */
-
-/** A session as the use-cases see it: the entity's fields. */
-export type SessionRecord = Pick<
-  ISorterSession,
-  'id' | 'token' | 'clientId' | 'wallId' | 'userId' | 'picklistId' | 'color' | 'status' | 'startedAt' | 'lastActivityAt' | 'expiresAt' | 'endedAt' | 'endReason'
->;
-
-/** The columns of a SessionRecord from `sorter_session <alias>`. */
-export function sessionColumns(a: string): string {
-  return `${a}.id, ${a}.token, ${a}.client_id as "clientId", ${a}.wall_id as "wallId", ${a}.user_id as "userId", ${a}.picklist_id as "picklistId",
-       ${a}.color, ${a}.status, ${a}.started_at as "startedAt", ${a}.last_activity_at as "lastActivityAt", ${a}.expires_at as "expiresAt",
-       ${a}.ended_at as "endedAt", ${a}.end_reason as "endReason"`;
-}
 
 export interface ItemReadRow {
   /** null: no such item of this client on this wall. */
@@ -52,7 +40,7 @@ export interface ItemReadRow {
   /** Whether another line of the order still waits for units. */
   other_lines_open: boolean;
   /** The session the swap's token names on this wall (JSON: dates are strings), when a token was given. */
-  session: (Omit<SessionRecord, 'startedAt' | 'lastActivityAt' | 'expiresAt' | 'endedAt'> & Record<'startedAt' | 'lastActivityAt' | 'expiresAt', string> & { endedAt: string | null }) | null;
+  session: SessionJson | null;
   /** The slot the swap's barcode names on this wall, when a crc was given. */
   target: { id: number; wallId: number; serialNumber: string; crc: string; position: number; status: SlotStatus; orderId: number | null } | null;
 }

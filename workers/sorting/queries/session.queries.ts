@@ -1,8 +1,21 @@
 import { query } from '../../../shared/db/named-sql';
+import type { ISorterSession } from '../../../shared/db/entities';
 import { recordCtes, type RecordParams } from './command.queries';
-import { sessionColumns, type SessionRecord } from './item.queries';
 
-/* Sorter sessions (workers/sorting/use-cases/start-session.use-case.ts, end-session.use-case.ts). */
+/* Sorter sessions (workers/sorting/use-cases/start-session.use-case.ts, end-session.use-case.ts; swap reads one too). */
+
+/** A session as the use-cases see it: the entity's fields. */
+export type SessionRecord = Pick<
+  ISorterSession,
+  'id' | 'token' | 'clientId' | 'wallId' | 'userId' | 'picklistId' | 'color' | 'status' | 'startedAt' | 'lastActivityAt' | 'expiresAt' | 'endedAt' | 'endReason'
+>;
+
+/** The columns of a SessionRecord from `sorter_session <alias>`. */
+export function sessionColumns(a: string): string {
+  return `${a}.id, ${a}.token, ${a}.client_id as "clientId", ${a}.wall_id as "wallId", ${a}.user_id as "userId", ${a}.picklist_id as "picklistId",
+       ${a}.color, ${a}.status, ${a}.started_at as "startedAt", ${a}.last_activity_at as "lastActivityAt", ${a}.expires_at as "expiresAt",
+       ${a}.ended_at as "endedAt", ${a}.end_reason as "endReason"`;
+}
 
 /** A session as JSON (dates are ISO strings). */
 export type SessionJson = Omit<SessionRecord, 'startedAt' | 'lastActivityAt' | 'expiresAt' | 'endedAt'> &

@@ -7,7 +7,7 @@ import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.map
 import { isOwnerOrManager } from '../../../shared/auth/roles';
 import { sessionExpiresAt, unknownSessionToken } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
-import type { SessionRecord } from '../queries/item.queries';
+import type { SessionRecord } from '../queries/session.queries';
 import { sessionById, sessionByToken, sessionWrite } from '../queries/session.queries';
 
 function sessionEndedDetail(s: { endReason?: string | null; endedAt?: Date | null }): string {

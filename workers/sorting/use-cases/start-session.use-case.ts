@@ -8,7 +8,7 @@ import { sessionMachine } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
-import type { SessionRecord } from '../queries/item.queries';
+import type { SessionRecord } from '../queries/session.queries';
 import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } from '../queries/session.queries';
 
 /**

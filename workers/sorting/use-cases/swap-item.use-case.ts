@@ -10,6 +10,7 @@ import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { itemForActor } from '../item-access';
 import { assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
 import { itemRead, swapWrite, touchSessionWrite } from '../queries/item.queries';
+import { sessionFromJson } from '../queries/session.queries';
 import type { WallCommandContext } from '../wall-command';
 
 /**
@@ -23,12 +24,12 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
   const [row] = await itemRead(db, {
     itemId: cmd.itemId, clientId: cmd.clientId, wallId: wall.id, sessionToken: cmd.sessionToken, targetCrc: parsed && parsed.kind !== 'shipper' ? parsed.crc : null,
   });
-  const session = row.session;
-  if (!session) throw unknownSessionToken();
+  if (!row.session) throw unknownSessionToken();
+  const session = sessionFromJson(row.session);
   if (session.userId !== cmd.userId) {
     throw new AppError('forbidden', 'This session token belongs to another sorter; use your own session.');
   }
-  assertSessionActive({ status: session.status, endReason: session.endReason, endedAt: session.endedAt === null ? null : new Date(session.endedAt) });
+  assertSessionActive(session);
   const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
   const { item, slot: from, line } = itemForActor(row, cmd);
 
