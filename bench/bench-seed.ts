@@ -27,6 +27,7 @@ export interface FloorFixture {
   wallId: number;
   barcode: string;
   sessionId: number;
+  sessionToken: string;
   userId: number;
 }
 
@@ -145,5 +146,5 @@ async function seedFloorWall(em: Parameters<typeof addWall>[0], clientId: number
      values ('floor-probe-session', ?, ?, ?, 'Red', 'Connected', now() + interval '1 day') returning id`,
     [clientId, wall.id, user.id],
   );
-  return { clientId, wallId: wall.id, barcode: '899999999999', sessionId: session.id, userId: user.id };
+  return { clientId, wallId: wall.id, barcode: '899999999999', sessionId: session.id, sessionToken: 'floor-probe-session', userId: user.id };
 }

@@ -1,5 +1,5 @@
 import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
-import { WORKER_KINDS, isWorkerKind, startWorkers } from './registry';
+import { COMMAND_POOL_KINDS, WORKER_KINDS, isWorkerKind, startWorkers } from './registry';
 
 /** `npm run start:worker -- <kind>`: one worker kind per process, no HTTP server. */
 async function main(): Promise<void> {
@@ -8,7 +8,7 @@ async function main(): Promise<void> {
     console.error(`usage: npm run start:worker -- <kind>\nkinds: ${Object.keys(WORKER_KINDS).join(', ')}`);
     process.exit(2);
   }
-  const runtime = await createRuntime(`worker:${kind}`);
+  const runtime = await createRuntime(`worker:${kind}`, { commandPool: COMMAND_POOL_KINDS.has(kind) });
   closeOnSignals(runtime);
   await startWorkers(runtime, [kind]);
 }

@@ -20,6 +20,9 @@ export const WORKER_KINDS = {
 
 export type WorkerKind = keyof typeof WORKER_KINDS;
 
+/** Kinds that run the workflow commands on the plain-SQL pool: their process gives it most of its connections (poolShares). */
+export const COMMAND_POOL_KINDS: ReadonlySet<WorkerKind> = new Set<WorkerKind>(['sorting']);
+
 export function isWorkerKind(kind: string): kind is WorkerKind {
   return Object.prototype.hasOwnProperty.call(WORKER_KINDS, kind);
 }

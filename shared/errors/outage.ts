@@ -17,6 +17,7 @@ const MESSAGES = [
   /Connection is closed/i, // ioredis
   /Stream isn't writeable/i, // ioredis, offline queue off
   /Timeout acquiring a connection/i, // knex pool
+  /timeout exceeded when trying to connect/i, // pg pool (the sorting worker's commands): no free connection in DATABASE_ACQUIRE_TIMEOUT_MS
   /the database system is (starting up|shutting down|in recovery mode)/i,
   /CLUSTERDOWN|TRYAGAIN|Too many Cluster redirections|Failed to refresh slots cache/i, // Redis Cluster mid-failover or resharding, past the client's retries
 ];

@@ -3,8 +3,9 @@ import type { EventType } from './event-types';
 
 /**
  * One outbox event as every writer stores it (docs/api.md §8): a fresh event id, the change's client
- * and wall, its time and data. The ORM writes it as an OutboxEvent entity; the sorting worker's hot
- * path sends a batch of them as JSON to its one prepared statement (workers/sorting/wall-command.ts).
+ * and wall, its time and data. The ORM writes it as an OutboxEvent entity; the sorting worker sends a
+ * command's batch of them as JSON with the command's last write (recordCtes in
+ * workers/sorting/queries/command.queries.ts).
  */
 export interface NewOutboxEvent {
   eventId: string;

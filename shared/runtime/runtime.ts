@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
+import { SqlPool } from '../db/sql-pool';
 import type { QueueSettings } from '../queue/queue-module';
 
 /** The outside things one process holds, built once and passed in, closed in order. */
@@ -10,6 +11,8 @@ export interface Runtime {
   config: AppConfig;
   log: Logger;
   orm: Orm;
+  /** The plain-SQL pool of the workflow commands (docs/architecture.md, "ORM or plain SQL"); connects on first use. */
+  sqlPool(): SqlPool;
   redis: Redis;
   queueSettings: QueueSettings;
   /** Registers a closer; close() runs them in reverse order of registration. */
@@ -20,7 +23,8 @@ export interface Runtime {
 export async function createRuntime(
   role: string,
   // `log`: a caller whose stdout is its output (the cli) passes a logger writing elsewhere.
-  opts: { config?: AppConfig; migrate?: boolean; log?: Logger } = {},
+  // `commandPool`: the process runs workflow commands on plain SQL (the sorting worker): see poolShares.
+  opts: { config?: AppConfig; migrate?: boolean; log?: Logger; commandPool?: boolean } = {},
 ): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
@@ -29,10 +33,13 @@ export async function createRuntime(
     log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
   }
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
-  const orm = await initOrm(config.DATABASE_URL, config.DATABASE_POOL_MAX, {
+  const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false);
+  const applicationName = `sorting:${role}`.slice(0, 63);
+  const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
-    applicationName: `sorting:${role}`.slice(0, 63),
+    applicationName,
   });
+  let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
   await checkConnectionBudget(config, (sql) => orm.em.getConnection().execute(sql), log);
   const redis = createRedis(config.REDIS_URL, { log, name: 'shared' });
@@ -41,6 +48,14 @@ export async function createRuntime(
     config,
     log,
     orm,
+    sqlPool() {
+      sqlPool ??= new SqlPool(
+        config.DATABASE_URL,
+        { max: shares.sql, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS },
+        log,
+      );
+      return sqlPool;
+    },
     redis,
     queueSettings: {
       redisUrl: config.REDIS_URL,
@@ -64,12 +79,25 @@ export async function createRuntime(
         }
       }
       log.info('shutting down: database and redis');
+      await sqlPool?.close();
       await orm.close();
       redis.disconnect();
       log.info('shut down complete');
     },
   };
   return runtime;
+}
+
+/**
+ * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool and
+ * the plain-SQL pool of the workflow commands. A process that runs the commands (the sorting worker)
+ * gives them all connections but one, which the ORM keeps (start-up checks, failed-job records): the
+ * two pools together stay within DATABASE_POOL_MAX (2 at the least). Any other process uses the ORM
+ * alone; its plain-SQL pool, sized alike, opens no connection unless a test runs the sorting worker in
+ * the same process.
+ */
+export function poolShares(poolMax: number, commandPool: boolean): { orm: number; sql: number } {
+  return commandPool ? { orm: 1, sql: Math.max(1, poolMax - 1) } : { orm: poolMax, sql: poolMax };
 }
 
 const FATAL_CLOSE_MS = 3_000;

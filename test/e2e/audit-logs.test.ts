@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
+import { sortingDeps } from '../../workers/sorting/sorting.worker';
 import { commandRefusedEventId } from '../../shared/events/command-refused';
 import { newTenant, useTestApi, waitFor, type Tenant } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
@@ -125,7 +126,7 @@ describe('audit logs: the pipeline records every event and every refused command
       expect(boxesOfStay.map((r) => r.type)).toEqual(['sort-box.released', 'sort-box.completed']);
     });
     it('records a refusal once although its command ran twice (deterministic event id)', async () => {
-      const handlers = sortingHandlers({ orm: api.runtime.orm, log: api.runtime.log, sessionIdleTimeoutMs: 60_000 });
+      const handlers = sortingHandlers({ ...sortingDeps(api.runtime), sessionIdleTimeoutMs: 60_000 });
       const commandId = randomUUID();
       const { body: session } = await connect(api, floor, (await floor.sorter(2)).auth);
       const payload = {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
+import { sortingDeps } from '../../workers/sorting/sorting.worker';
 import type { CommandHandlers, CommandJobInfo } from '../../shared/queue/command-job';
 import type { CommandPayloads } from '../../shared/queue/commands';
 import { partitionOf } from '../../shared/queue/partitioning';
@@ -45,7 +46,7 @@ describe('crash recovery: a command delivered twice (same command id) takes effe
   beforeAll(async () => {
     // In-process workers only to connect the sorter; the commands under test call the handlers directly.
     api = await startTestApi({ workers: ['sorting'] });
-    handlers = sortingHandlers({ orm: api.runtime.orm, log: api.runtime.log, sessionIdleTimeoutMs: api.runtime.config.SESSION_IDLE_TIMEOUT_MS });
+    handlers = sortingHandlers(sortingDeps(api.runtime));
   });
   afterAll(async () => {
     await api?.close();

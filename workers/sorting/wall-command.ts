@@ -1,21 +1,22 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../../shared/errors/app-error';
 import type { IWall } from '../../shared/db/entities';
-import type { Orm } from '../../shared/db/orm';
+import type { SqlRunner } from '../../shared/db/named-sql';
+import type { SqlPool } from '../../shared/db/sql-pool';
 import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-job';
 import type { CommandName, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
-import { PreparedSql, runPrepared } from './prepared-sql';
 import { newOutboxEvent, type NewOutboxEvent } from '../../shared/events/outbox-event';
 import type { EventType } from '../../shared/events/event-types';
 import type { EventData } from '../../shared/events/event-data';
-import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
+import { commandRefusedEventId, type CommandRefusedData } from '../../shared/events/command-refused';
+import { lockWall, recordCommand, recordRefusal, type RecordParams } from './queries/command.queries';
 
 /** The wall as a command sees it: read under its row lock. */
 export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
 
 export interface WallCommandContext {
-  tx: EntityManager;
+  /** The command's transaction: its statements are the named queries of workers/sorting/queries/. */
+  db: SqlRunner;
   /** The wall, locked FOR UPDATE for the whole transaction. */
   wall: LockedWall;
   now: Date;
@@ -26,10 +27,19 @@ export interface WallCommandContext {
   emit<T extends EventType>(type: T, data: EventData<T>): void;
   /** What the command has found out so far (session, order, slot), for the audit record should it be refused. */
   note(facts: Partial<Pick<CommandRefusedData, 'sessionId' | 'orderId' | 'crc' | 'sortBoxItemId' | 'picklistId'>>): void;
+  /**
+   * The command's record (the events emitted so far, and `result`, which the use-case must then return)
+   * as parameters of the use-case's last write, whose SQL ends with recordCtes(): the record costs no
+   * round trip of its own. Without it the record is written after the use-case, by itself.
+   */
+  record(result: unknown): RecordParams;
+  /** The write that carried record() matched nothing (it was gated): nothing is recorded yet, the events are gone. */
+  unrecord(): void;
 }
 
 export interface SortingDeps {
-  orm: Orm;
+  /** The plain-SQL pool the commands run on (shared/db/sql-pool.ts). */
+  db: SqlPool;
   log: Logger;
   sessionIdleTimeoutMs: number;
 }
@@ -44,39 +54,11 @@ function isRetryable(err: unknown): boolean {
   return typeof code === 'string' && RETRYABLE_PG_CODES.has(code);
 }
 
-// Locks the wall and, in the same round trip, looks for this command's earlier answer: a job handed
-// out again while its first run is still going waits on the lock for that run to commit, then finds
-// the answer instead of applying twice.
-const LOCK_WALL_SQL = new PreparedSql('lock-wall', `
-select w.id, w.client_id, w.name, w.is_active, w.max_sorters, w.warehouse_id, w.workflow,
-       (select ac.result from applied_command ac where ac.command_id = ?) as prior
-  from wall w where w.id = ? and w.client_id = ? for update of w`);
-
-// The outbox events (NewOutboxEvent as JSON) and the applied-command record, in one statement.
-const RECORD_SQL = new PreparedSql('record-command', `
-with events as (
-  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
-    from jsonb_to_recordset(?::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
-  returning 1)
-insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`);
-
-interface WallRow {
-  id: number;
-  client_id: number;
-  name: string;
-  is_active: boolean;
-  max_sorters: number;
-  warehouse_id: number | null;
-  workflow: IWall['workflow'];
-  prior: unknown;
-}
-
 /**
- * Runs one workflow command as one PostgreSQL transaction: lock the wall row, let the use-case
- * decide (with its machines), write the changes, the outbox events and the applied-command record,
- * commit. A command already applied (its job handed out again after a crash) answers as before.
+ * Runs one workflow command as one PostgreSQL transaction on a plain pg connection: lock the wall
+ * row, let the use-case decide (with its machines) and write its changes, the outbox events and the
+ * applied-command record (with its last write, or by themselves), commit. A command already applied
+ * (its job handed out again after a crash) answers as before.
  */
 export async function runWallCommand<N extends CommandName>(
   deps: SortingDeps,
@@ -89,9 +71,9 @@ export async function runWallCommand<N extends CommandName>(
   let wallFound = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      // A fresh entity manager per attempt: nothing of a rolled-back attempt may carry over.
-      const value = await deps.orm.em.fork().transactional(async (tx) => {
-        const [row] = await runPrepared<WallRow>(tx, LOCK_WALL_SQL, [job.commandId, target.wallId, target.clientId]);
+      // Nothing of a rolled-back attempt carries over: every attempt reads afresh.
+      const value = await deps.db.transaction(async (db) => {
+        const [row] = await lockWall(db, { commandId: job.commandId, wallId: target.wallId, clientId: target.clientId });
         if (!row) throw notFound(`Wall ${target.wallId}`);
         wallFound = true;
         if (row.prior !== null && row.prior !== undefined) return row.prior as CommandResults[N];
@@ -105,23 +87,49 @@ export async function runWallCommand<N extends CommandName>(
           workflow: row.workflow,
         };
         const now = new Date();
-        const events: NewOutboxEvent[] = [];
-        const emit: WallCommandContext['emit'] = (type, data) => {
-          events.push(newOutboxEvent(target.clientId, wall.id, type, data, now));
-        };
-        const result = await useCase({ tx, wall, now, emit, note: (f) => Object.assign(facts, f) });
-        // Entities the use-case changed through the ORM are written first; then the record.
-        await tx.flush();
-        await runPrepared(tx, RECORD_SQL, [
-          JSON.stringify(events),
-          job.commandId, target.clientId, target.wallId, name, job.partition, job.jobId, JSON.stringify(result ?? null), now,
-        ]);
+        let events: NewOutboxEvent[] = [];
+        // Set by record(): the answer the use-case's last write recorded.
+        const recorded: { by: 'use-case' | null; result: unknown } = { by: null, result: undefined };
+        const recordParams = (result: unknown): RecordParams => ({
+          events: JSON.stringify(events),
+          commandId: job.commandId,
+          clientId: target.clientId,
+          wallId: target.wallId,
+          command: name,
+          partition: job.partition,
+          jobId: job.jobId,
+          result: JSON.stringify(result ?? null),
+          now,
+        });
+        const result = await useCase({
+          db,
+          wall,
+          now,
+          emit: (type, data) => {
+            events.push(newOutboxEvent(target.clientId, wall.id, type, data, now));
+          },
+          note: (f) => Object.assign(facts, f),
+          record: (r) => {
+            const params = recordParams(r);
+            events = [];
+            recorded.by = 'use-case';
+            recorded.result = r;
+            return params;
+          },
+          unrecord: () => {
+            recorded.by = null;
+          },
+        });
+        if (recorded.by === null) await recordCommand(db, recordParams(result));
+        else if (events.length > 0 || recorded.result !== result) {
+          throw new Error(`command ${name}: its record was written before its last event or with another answer`);
+        }
         return result;
       });
       return { ok: true, value };
     } catch (err) {
       if (err instanceof AppError) {
-        await recordRefusal(deps, name, job, target, wallFound, facts, err);
+        await saveRefusal(deps, name, job, target, wallFound, facts, err);
         return { ok: false, problem: { code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
       }
       if (attempt < MAX_ATTEMPTS && isRetryable(err)) {
@@ -133,10 +141,6 @@ export async function runWallCommand<N extends CommandName>(
   }
 }
 
-const REFUSAL_SQL = new PreparedSql('record-refusal', `
-insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-values (?, ?, ?, '${COMMAND_REFUSED}', now(), ?::jsonb) on conflict (event_id) do nothing`);
-
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -145,7 +149,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
  * `command.refused` outbox event (audit, statistics), with an id derived from the command's id, so a
  * command delivered twice records its refusal once.
  */
-async function recordRefusal(
+async function saveRefusal(
   deps: SortingDeps,
   name: CommandName,
   job: CommandJobInfo,
@@ -169,9 +173,12 @@ async function recordRefusal(
     picklistId: facts.picklistId ?? num(p.picklistId),
   };
   try {
-    await runPrepared(deps.orm.em.fork(), REFUSAL_SQL, [
-      commandRefusedEventId(job.commandId), target.clientId, wallFound ? target.wallId : null, JSON.stringify(data),
-    ]);
+    await recordRefusal(deps.db, {
+      eventId: commandRefusedEventId(job.commandId),
+      clientId: target.clientId,
+      wallId: wallFound ? target.wallId : null,
+      data: JSON.stringify(data),
+    });
   } catch (e) {
     // The answer matters more than its audit record: the refusal still goes back to the caller.
     deps.log.error({ err: e, command: name, commandId: job.commandId }, 'could not record a refused command');

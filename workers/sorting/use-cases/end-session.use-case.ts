@@ -1,16 +1,24 @@
 import { AppError } from '../../../shared/errors/app-error';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
-import { SorterSession, type ISorterSession } from '../../../shared/db/entities';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { isOwnerOrManager } from '../../../shared/auth/roles';
-import { sessionByToken, sessionExpiresAt } from '../session-access';
+import { sessionExpiresAt, unknownSessionToken } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
+import type { SessionRecord } from '../queries/session.queries';
+import { sessionById, sessionByToken, sessionWrite } from '../queries/session.queries';
 
-/** Applies a session event through the machine and persists the result. */
-function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, event: SessionEvent, idleTimeoutMs: number): SessionDto {
+/** The session a token names on this wall, or 404: tokens of other walls or clients do not exist here. */
+async function sessionOfToken(ctx: WallCommandContext, clientId: number, token: string): Promise<SessionRecord> {
+  const [session] = await sessionByToken(ctx.db, { token, clientId, wallId: ctx.wall.id });
+  if (!session) throw unknownSessionToken();
+  return session;
+}
+
+/** Applies a session event through the machine and writes the result with the command's record. */
+async function applySessionEvent(ctx: WallCommandContext, session: SessionRecord, event: SessionEvent, idleTimeoutMs: number): Promise<SessionDto> {
   const d = decideOrRefuse(sessionMachine, session.status, { endReason: session.endReason ?? null }, event, { session });
   if (d.value === 'Ended') {
     session.status = 'Ended';
@@ -21,12 +29,22 @@ function applySessionEvent(ctx: WallCommandContext, session: ISorterSession, eve
     session.expiresAt = sessionExpiresAt(ctx.now, idleTimeoutMs);
   }
   for (const e of d.emits) ctx.emit(e, { session: toSessionEventDto(session) });
-  return toSessionDto(session);
+  const dto = toSessionDto(session);
+  await sessionWrite(ctx.db, {
+    ...ctx.record(dto),
+    sessionId: session.id,
+    status: session.status,
+    endReason: session.endReason,
+    endedAt: session.endedAt,
+    lastActivityAt: session.lastActivityAt,
+    expiresAt: session.expiresAt,
+  });
+  return dto;
 }
 
 /** PUT /walls/{id}/sessions/{token}: moves expiresAt to now + the idle timeout. */
 export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads['session.renew'], idleTimeoutMs: number): Promise<SessionDto> {
-  const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
+  const session = await sessionOfToken(ctx, cmd.clientId, cmd.token);
   if (!isOwnerOrManager(session.userId, cmd)) {
     throw new AppError('forbidden', 'Only the sorter who owns a session, or a Manager, may renew it.');
   }
@@ -39,7 +57,7 @@ export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads
  * or a Manager can still confirm or cancel them.
  */
 export async function stopSession(ctx: WallCommandContext, cmd: CommandPayloads['session.stop'], idleTimeoutMs: number): Promise<SessionDto> {
-  const session = await sessionByToken(ctx.tx, cmd.clientId, ctx.wall.id, cmd.token);
+  const session = await sessionOfToken(ctx, cmd.clientId, cmd.token);
   const own = session.userId === cmd.userId;
   if (!isOwnerOrManager(session.userId, cmd)) {
     throw new AppError('forbidden', "Only the sorter who owns a session, or a Manager, may end it.");
@@ -49,7 +67,7 @@ export async function stopSession(ctx: WallCommandContext, cmd: CommandPayloads[
 
 /** The idle sweep's command: ends a session whose expiry passed (re-checked under the wall lock). */
 export async function expireSession(ctx: WallCommandContext, cmd: CommandPayloads['session.expire'], idleTimeoutMs: number): Promise<SessionDto | null> {
-  const session = await ctx.tx.findOne(SorterSession, { id: cmd.sessionId, clientId: cmd.clientId, wallId: ctx.wall.id });
+  const [session] = await sessionById(ctx.db, { sessionId: cmd.sessionId, clientId: cmd.clientId, wallId: ctx.wall.id });
   if (!session || session.status !== 'Connected' || session.expiresAt.getTime() > ctx.now.getTime()) return null;
   return applySessionEvent(ctx, session, { type: 'EXPIRE' }, idleTimeoutMs);
 }

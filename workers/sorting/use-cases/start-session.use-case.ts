@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
-import { Employee, Picklist, SorterSession } from '../../../shared/db/entities';
 import { firstFreeColor, type SorterColor } from '../../../shared/domain/colors';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
@@ -10,48 +9,48 @@ import { decideOrRefuse } from '../../../machines/refusals';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
 import type { WallCommandContext } from '../wall-command';
+import type { SessionRecord } from '../queries/session.queries';
+import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } from '../queries/session.queries';
 
 /**
  * POST /walls/{id}/sessions (docs/api.md §6). The user's earlier session on the wall ends first
  * (Replaced), so reconnecting on a full wall works; the limit counts the others.
+ * One read (sessionStartRead) and one write with the command's record (sessionStartWrite).
  */
-export async function startSession(
-  { tx, wall, now, emit }: WallCommandContext,
-  cmd: CommandPayloads['session.start'],
-  idleTimeoutMs: number,
-): Promise<SessionDto> {
+export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads['session.start'], idleTimeoutMs: number): Promise<SessionDto> {
+  const { db, wall, now, emit } = ctx;
   if (!wall.isActive) {
     throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
   }
+  const [read] = await sessionStartRead(db, { clientId: cmd.clientId, wallId: wall.id, picklistId: cmd.picklistId });
   if (cmd.picklistId !== null) {
-    const picklist = await tx.findOne(Picklist, { clientId: cmd.clientId, id: cmd.picklistId });
-    if (!picklist) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found.`);
-    if (picklist.status !== 'Open') {
-      throw new AppError('picklist-not-open', `Picklist ${cmd.picklistId} is ${picklist.status}; only Open picklists can be sorted.`);
+    if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found.`);
+    if (read.picklist_status !== 'Open') {
+      throw new AppError('picklist-not-open', `Picklist ${cmd.picklistId} is ${read.picklist_status}; only Open picklists can be sorted.`);
     }
   } else if (wall.workflow === 'PicklistSort') {
     throw new AppError('picklist-required', `Wall '${wall.name}' sorts by picklist: connect with the number of an Open picklist.`);
   }
 
-  const connected = await tx.find(SorterSession, { wallId: wall.id, status: 'Connected' }, { orderBy: { startedAt: 'asc' } });
+  const connected: SessionRecord[] = read.connected.map(sessionFromJson);
+  const ended: SessionRecord[] = [];
   for (const earlier of connected.filter((s) => s.userId === cmd.userId)) {
     const d = decide(sessionMachine, earlier.status, { endReason: earlier.endReason ?? null }, { type: 'REPLACE' });
     if (!d.ok) continue;
     earlier.status = 'Ended';
     earlier.endReason = d.context.endReason;
     earlier.endedAt = now;
+    ended.push(earlier);
     for (const e of d.emits) emit(e, { session: toSessionEventDto(earlier) });
   }
-  // The replaced session must be Ended in the database before the new one takes a color or place.
-  await tx.flush();
 
   const others = connected.filter((s) => s.userId !== cmd.userId);
   if (others.length >= wall.maxSorters) {
-    const names = await tx.find(Employee, { id: { $in: others.map((s) => s.userId) } }, { fields: ['id', 'firstName', 'lastName'] });
+    const names = await employeeNames(db, { ids: others.map((s) => s.userId) });
     const who = others
       .map((s) => {
         const e = names.find((n) => n.id === s.userId);
-        return `${e ? `${e.firstName} ${e.lastName}` : `employee ${s.userId}`} (${s.color})`;
+        return `${e ? `${e.first_name} ${e.last_name}` : `employee ${s.userId}`} (${s.color})`;
       })
       .join(', ');
     throw new AppError(
@@ -61,7 +60,8 @@ export async function startSession(
   }
   const started = decideOrRefuse(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'START' }, {});
   const color = firstFreeColor(others.map((s) => s.color)) as SorterColor;
-  const session = tx.create(SorterSession, {
+  const session: SessionRecord = {
+    id: read.session_id,
     token: randomBytes(24).toString('base64url'),
     clientId: cmd.clientId,
     wallId: wall.id,
@@ -74,9 +74,22 @@ export async function startSession(
     expiresAt: sessionExpiresAt(now, idleTimeoutMs),
     endedAt: null,
     endReason: null,
-  });
-  await tx.flush();
+  };
   for (const e of started.emits) emit(e, { session: toSessionEventDto(session) });
   const dto = toSessionDto(session);
+  // The replaced sessions end before the new one takes a color or place (sessionStartWrite).
+  await sessionStartWrite(db, {
+    ...ctx.record(dto),
+    endedIds: ended.map((s) => s.id),
+    endedStatus: 'Ended',
+    endReasons: ended.map((s) => s.endReason!),
+    sessionId: session.id,
+    token: session.token,
+    userId: session.userId,
+    picklistId: session.picklistId,
+    color: session.color,
+    status: session.status,
+    expiresAt: session.expiresAt,
+  });
   return dto;
 }

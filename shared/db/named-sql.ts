@@ -1,0 +1,59 @@
+/**
+ * Plain SQL behind names (docs/architecture.md, "ORM or plain SQL"): each statement of a hot path is
+ * one typed function, written with named parameters (`:wallId`) that are numbered (`$1`) once, when the
+ * module loads; a call binds them from an object, each value once however often the SQL uses it.
+ * `::type` casts are left alone.
+ */
+
+/** What runs a statement: a pooled pg client inside a transaction (workers/sorting/command-db.ts), or a bare one (bench). */
+export interface SqlRunner {
+  run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]>;
+}
+
+const PARAM = /(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)/g;
+const names = new Set<string>();
+
+/** One SQL statement with a name, unique in the process: the name of its prepared statement on each connection. */
+export class NamedStatement {
+  /** The SQL with `$n` placeholders. */
+  readonly text: string;
+  /** Parameter names in `$n` order. */
+  readonly params: readonly string[];
+
+  constructor(
+    readonly name: string,
+    readonly sql: string,
+  ) {
+    if (names.has(name)) throw new Error(`two SQL statements are named '${name}': each needs its own name`);
+    names.add(name);
+    const order: string[] = [];
+    this.text = sql.replace(PARAM, (_, param: string) => {
+      let i = order.indexOf(param);
+      if (i < 0) i = order.push(param) - 1;
+      return `$${i + 1}`;
+    });
+    this.params = order;
+  }
+
+  /** The values in `$n` order; throws on a parameter the object lacks (null is a value, undefined is a bug). */
+  values(params: object): unknown[] {
+    const p = params as Record<string, unknown>;
+    return this.params.map((name) => {
+      const v = p[name];
+      if (v === undefined) throw new Error(`SQL statement '${this.name}': no value for :${name}`);
+      return v;
+    });
+  }
+}
+
+/** A statement as a typed function: `(db, params) → rows`. The statement itself is `.statement` (the bench runs it bare). */
+export interface Query<P extends object, R> {
+  (db: SqlRunner, params: P): Promise<R[]>;
+  readonly statement: NamedStatement;
+}
+
+export function query<P extends object, R = never>(name: string, sql: string): Query<P, R> {
+  const statement = new NamedStatement(name, sql);
+  const run = (db: SqlRunner, params: P) => db.run<R>(statement, statement.values(params));
+  return Object.assign(run, { statement });
+}

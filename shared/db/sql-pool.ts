@@ -1,0 +1,100 @@
+import { Pool, type PoolClient } from 'pg';
+import type { Logger } from '../logging/logger';
+import type { NamedStatement, SqlRunner } from './named-sql';
+
+export interface SqlPoolOptions {
+  /** Connections at most (a share of DATABASE_POOL_MAX: shared/runtime/runtime.ts). */
+  max: number;
+  /** DATABASE_ACQUIRE_TIMEOUT_MS: how long a transaction waits for a free connection before it fails (an outage, 503). */
+  acquireTimeoutMs: number;
+  /** PostgreSQL application_name, e.g. `sorting:worker:sorting`. */
+  applicationName: string;
+  /**
+   * DATABASE_PREPARED_STATEMENTS. On (the default): named prepared statements, parsed and planned once
+   * per server connection; right for a direct connection, PgBouncer in session mode, or in transaction
+   * mode from 1.21 on (max_prepared_statements > 0). Off: the same SQL as unnamed statements, planned on
+   * every call, which any pooler in any mode passes through; needed for PgBouncer before 1.21 in
+   * transaction mode, where a statement prepared on one server connection is missing on the next.
+   * docs/scaling.md.
+   */
+  prepared: boolean;
+}
+
+/** Runs statements on one pg client: the transaction's, or a bare one (bench/pg-floor.ts). */
+export class SqlClient implements SqlRunner {
+  constructor(
+    private readonly client: Pick<PoolClient, 'query'>,
+    private readonly prepared: boolean,
+  ) {}
+
+  async run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]> {
+    const { name, text } = statement;
+    const result = await this.client.query(this.prepared ? { name, text, values } : { text, values });
+    return result.rows as R[];
+  }
+}
+
+/**
+ * A plain `pg` pool for the statements of a hot path (the sorting worker's commands): no ORM, no
+ * query builder, one round trip per statement. docs/architecture.md, "ORM or plain SQL".
+ */
+export class SqlPool implements SqlRunner {
+  private readonly pool: Pool;
+  private readonly autocommit: SqlClient;
+
+  constructor(
+    databaseUrl: string,
+    private readonly options: SqlPoolOptions,
+    log: Pick<Logger, 'warn'>,
+  ) {
+    this.pool = new Pool({
+      connectionString: databaseUrl,
+      max: options.max,
+      connectionTimeoutMillis: options.acquireTimeoutMs,
+      application_name: options.applicationName,
+    });
+    // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.
+    this.pool.on('error', (err) => log.warn({ err }, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use'));
+    this.autocommit = new SqlClient(this.pool, options.prepared);
+  }
+
+  /** One statement on its own (its own transaction), on any free connection. */
+  run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]> {
+    return this.autocommit.run<R>(statement, values);
+  }
+
+  /**
+   * `fn` inside one transaction on one connection: begin, fn, commit; rollback when it throws. A
+   * connection whose rollback failed is closed, not reused (pg drops a connection that broke by itself).
+   */
+  async transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    // A connection lost mid-transaction fails the running statement and is emitted on the client: a
+    // checked-out client has no pool listener, and an unheard 'error' would end the process.
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    try {
+      await client.query('begin');
+      try {
+        const value = await fn(new SqlClient(client, this.options.prepared));
+        await client.query('commit');
+        return value;
+      } catch (err) {
+        await client.query('rollback').catch((e: Error) => {
+          broken = e;
+        });
+        throw err;
+      }
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
