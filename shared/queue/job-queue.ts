@@ -28,6 +28,20 @@ export interface JobQueueSettings extends Partial<JobPolicySettings> {
 /** A failure no retry can mend (e.g. the webhook subscription is gone): the job fails at once, for good. */
 export class PermanentJobFailure extends Error {}
 
+/**
+ * A job done in part (a batch of which some events were written): the job's payload becomes
+ * `remaining` (same schema) before it is retried, so a retry does only what is left and a final failure
+ * records only that in failed_job.
+ */
+export class PartialJobFailure<T = unknown> extends Error {
+  constructor(
+    message: string,
+    readonly remaining: T,
+  ) {
+    super(message);
+  }
+}
+
 export type JobRequest<N extends GenericJobName = GenericJobName> = { [K in N]: { name: K; data: JobPayloads[K] } }[N];
 
 export interface JobAttempt {
@@ -183,6 +197,10 @@ export async function startJobWorker(
         await handler(parsed.data as never, { jobId: String(job.id), attempt, maxAttempts, retryDelayMs: retryDelayMs(options, attempt) });
       } catch (err) {
         const permanent = err instanceof PermanentJobFailure;
+        if (err instanceof PartialJobFailure && schema!.safeParse(err.remaining).success) {
+          // Updates job.data too, so a final failure records what is left.
+          await job.updateData(err.remaining).catch((e) => deps.log.warn({ err: e, jobId: job.id }, 'could not narrow a partly done job; it is retried whole'));
+        }
         await fail((err as Error)?.message ?? String(err), permanent);
         throw permanent ? new UnrecoverableError((err as Error).message) : err;
       }
