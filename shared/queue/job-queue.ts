@@ -8,6 +8,7 @@ import {
   QUEUES,
   jobNamesOf,
   jobOptions,
+  fromPreviousVersion,
   jobSchema,
   retryDelayMs,
   schedulers,
@@ -173,7 +174,8 @@ export async function startJobWorker(
   const worker = new Worker(
     name,
     async (job: Job) => {
-      const jobName = job.name as JobName;
+      const current = fromPreviousVersion(job.name, job.data);
+      const jobName = current.name as JobName;
       const maxAttempts = job.opts.attempts ?? 1;
       const attempt = job.attemptsMade + 1;
       const fail = async (message: string, permanent: boolean) => {
@@ -185,7 +187,7 @@ export async function startJobWorker(
         }
       };
       const schema = jobSchema(jobName);
-      const parsed = schema?.safeParse(job.data);
+      const parsed = schema?.safeParse(current.data);
       if (!parsed?.success) {
         const message = `malformed '${job.name}' job ${job.id}`;
         await fail(message, true);

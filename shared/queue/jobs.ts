@@ -101,6 +101,16 @@ export function eventConsumerOf(name: string): EventConsumer | null {
   return Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) ? (consumer as EventConsumer) : null;
 }
 
+/**
+ * A job of the previous version's per-event shape (`<consumer>.record`, `{ event }`), still queued
+ * during an upgrade, is read as a batch of one (docs/operations.md "Upgrades"); any other job as it is.
+ */
+export function fromPreviousVersion(name: string, data: unknown): { name: string; data: unknown } {
+  const consumer = name.endsWith('.record') ? name.slice(0, -'.record'.length) : '';
+  if (!Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) || !data || typeof data !== 'object' || !('event' in data)) return { name, data };
+  return { name: eventJobName(consumer as EventConsumer), data: { events: [(data as { event: unknown }).event] } };
+}
+
 export type GenericJobName = keyof typeof JOB_SCHEMAS;
 export const GENERIC_JOB_NAMES = Object.keys(JOB_SCHEMAS) as GenericJobName[];
 

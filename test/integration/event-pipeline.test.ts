@@ -96,6 +96,22 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     }
   });
 
+  it("a per-event job of the previous version (`audit.record`, `{ event }`) still queued at an upgrade is handled as a batch of one", async () => {
+    const runs: string[][] = [];
+    const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, deps());
+    const redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null });
+    const legacy = new Queue('{audit}', { connection: redis, prefix: settings.prefix });
+    try {
+      const e = event(1);
+      await legacy.add('audit.record', { event: e }, { jobId: `audit_${e.id}` });
+      await waitFor(() => runs.some((r) => r.join() === e.id), { what: 'the legacy job handled' });
+    } finally {
+      await worker.close();
+      await legacy.close();
+      redis.disconnect();
+    }
+  });
+
   it('a batch with a bad event: the others are written at once; the job is narrowed to the bad one, retried, then recorded in failed_job', async () => {
     const t = await newTenant(api, 'Bad batch');
     const fast = { ...settings, eventRetryBaseMs: 1 };
