@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundSql } from '../../shared/db/bound-sql';
 import type { WallEvent } from '../../shared/events/channels';
 import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
@@ -36,7 +37,8 @@ async function webhookJobs(tx: EntityManager, all: WallEvent[]): Promise<JobRequ
   const events = all.filter((e) => isPublicEventType(e.type));
   if (events.length === 0) return [];
   const clientIds = new Set(events.map((e) => e.clientId));
-  const subs = await tx.execute<{ id: number; client_id: number; events: string[] }[]>(
+  const { rows: subs } = await boundSql<{ id: number; client_id: number; events: string[] }>(
+    tx,
     `select id, client_id, events from webhook_subscription where is_active and client_id = any(?::int[]) order by id`,
     [`{${[...clientIds].join(',')}}`],
   );

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundSql } from '../../shared/db/bound-sql';
 import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../shared/events/channels';
 import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
@@ -47,7 +48,7 @@ export async function relayOnce(
   batchSize = RELAY_BATCH,
 ): Promise<number> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<(OutboxEventRow & { id: string })[]>(CLAIM_SQL, [batchSize]);
+    const { rows } = await boundSql<OutboxEventRow & { id: string }>(tx, CLAIM_SQL, [batchSize]);
     if (rows.length === 0) return 0;
     const events: RelayedEvent[] = new Array(rows.length);
     const visible: RelayedEvent[] = [];
@@ -59,7 +60,7 @@ export async function relayOnce(
     for (const consumer of consumers) for (const job of await consumer.jobsFor(tx, events)) jobs.push(job);
     // Hubs and queues at once: one round trip's wait, not two.
     await Promise.all([visible.length ? publish(visible) : undefined, enqueue(jobs)]);
-    await tx.execute(MARK_SQL, [`{${rows.map((r) => r.id).join(',')}}`]);
+    await boundSql(tx, MARK_SQL, [`{${rows.map((r) => r.id).join(',')}}`]);
     return rows.length;
   });
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundSql } from '../../shared/db/bound-sql';
 import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/webhook-jobs';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
@@ -56,8 +57,9 @@ interface Outcome {
  */
 export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
   const now = opts.now ?? (() => new Date());
-  const db = em.getConnection();
-  const [sub] = await db.execute<{ url: string; secret: string; is_active: boolean; delivery_id: string }[]>(BEGIN_SQL, [
+  const {
+    rows: [sub],
+  } = await boundSql<{ url: string; secret: string; is_active: boolean; delivery_id: string }>(em, BEGIN_SQL, [
     job.subscriptionId,
     job.clientId,
     UNRECORDED_OUTCOME,
@@ -76,7 +78,7 @@ export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt
 
   const finish = async (outcome: Outcome) => {
     const retryAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
-    await db.execute(FINISH_SQL, [
+    await boundSql(em, FINISH_SQL, [
       outcome.ok ? 'succeeded' : 'failed',
       outcome.responseStatus ?? null,
       outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null,
