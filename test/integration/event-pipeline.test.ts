@@ -181,7 +181,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       // The back-up poll is a minute away: only NOTIFY can make this quick.
       await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
       expect(seen.map((e) => [e.id, e.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
-      // Hubs hear of a batch before its jobs are enqueued; the batch is marked relayed after both.
+      // Hubs and queues get a batch (at once) before it is marked relayed.
       await waitFor(
         async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
         { what: 'the batch marked relayed', timeoutMs: 5000 },

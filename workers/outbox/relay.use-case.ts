@@ -35,9 +35,9 @@ const MARK_SQL = `update outbox_event set published_at = clock_timestamp() where
  * Claims committed, unrelayed outbox events in commit order, publishes the public ones to the hubs,
  * enqueues the consumers' jobs (one per batch and consumer, one per webhook delivery), and marks them
  * relayed in the same transaction: two statements besides begin and commit, and one Redis round trip's
- * wait, per batch (one more statement when it has public events: the webhook subscriptions). A crash before the commit relays them again: the jobs'
- * deterministic ids make a second enqueue of the same batch a no-op and the consumers deduplicate on
- * the event id. Per wall, the id order is the commit order (each command writes its events under the
+ * wait, per batch (one more statement when it has public events: the webhook subscriptions). A crash
+ * before the commit relays them again: the jobs' deterministic ids make a second enqueue of the same
+ * batch a no-op and the consumers deduplicate on the event id. Per wall, the id order is the commit order (each command writes its events under the
  * wall's row lock).
  */
 export async function relayOnce(
