@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Client as PgClient } from 'pg';
@@ -18,9 +20,12 @@ import { pollUntil } from './service-processes';
  * until their queues are drained; the events are then `sort-box-item.created` with an item (counted
  * by the statistics, at client scope: the bench's walls do not exist) of a client that exists.
  *
+ * RELAY_WEBHOOKS=webhooks also runs that worker kind (`notifications` on versions before the rename)
+ * with one subscription of the client to every event, answered 204 by a receiver in this process: one
+ * delivery per event; use a few thousand events (RELAY_EVENTS), each delivery is an HTTP request.
  * RELAY_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
  *
- *   RELAY_EVENTS (20000), RELAY_DATABASE (sorting_relay_bench), RELAY_CONSUMERS (0), RELAY_PROFILE_DIR, DATABASE_URL, REDIS_URL
+ *   RELAY_EVENTS (20000), RELAY_DATABASE (sorting_relay_bench), RELAY_CONSUMERS (0), RELAY_WEBHOOKS, RELAY_PROFILE_DIR, DATABASE_URL, REDIS_URL
  */
 
 const ROOT = path.resolve(__dirname, '..');
@@ -32,7 +37,9 @@ const databaseUrl = base.toString();
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `sorting-relay-bench-${process.pid}`;
 const WITH_CONSUMERS = process.env.RELAY_CONSUMERS === '1';
-const CONSUMERS = WITH_CONSUMERS ? (['audit', 'stats'] as const) : [];
+const WEBHOOKS_KIND = process.env.RELAY_WEBHOOKS;
+const CONSUMERS: string[] = [...(WITH_CONSUMERS ? ['audit', 'stats'] : []), ...(WEBHOOKS_KIND ? [WEBHOOKS_KIND] : [])];
+const queueOf = (kind: string) => (kind === WEBHOOKS_KIND ? '{webhook-deliveries}' : `{${kind}}`);
 
 async function redisCpuMs(redis: ReturnType<typeof createRedis>): Promise<number> {
   const info = await redis.info('cpu');
@@ -55,10 +62,19 @@ async function main(): Promise<void> {
   const orm = await initOrm(databaseUrl, 2);
   await migrate(orm);
   await orm.em.getConnection().execute('truncate outbox_event, audit_log, stats_counted_event, stats_hour, stats_day');
-  if (WITH_CONSUMERS) await orm.em.getConnection().execute(`insert into client (id, name, team) values (1, 'Relay bench', 'relay-bench') on conflict do nothing`);
+  await orm.em.getConnection().execute('delete from webhook_subscription');
+  if (CONSUMERS.length) await orm.em.getConnection().execute(`insert into client (id, name, team) values (1, 'Relay bench', 'relay-bench') on conflict do nothing`);
+  const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  if (WEBHOOKS_KIND) {
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await orm.em
+      .getConnection()
+      .execute(`insert into webhook_subscription (client_id, url, events, secret) values (1, ?, '{*}', ?)`, [url, `whsec_${Buffer.from('relay-bench-secret-32-bytes-long').toString('base64')}`]);
+  }
   await orm.close();
 
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', NODE_ENV: 'production', JWT_SECRET: 'relay-bench-secret-not-for-production' };
+  const env = { ...process.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', NODE_ENV: 'production', JWT_SECRET: 'relay-bench-secret-not-for-production' };
   const outputs = new Map<string, string>();
   const start = (kind: string) => {
     const profile = process.env.RELAY_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.RELAY_PROFILE_DIR}/${kind}`] : [];
@@ -84,8 +100,8 @@ async function main(): Promise<void> {
       id: 123456, wallId: 1, crc: '8F3A', sorterBarcode: 'A-8F3A', position: 17, status: 'PendingConfirmation', units: 1, confirmedUnits: 0,
       orderId: 987654, orderItemId: 1234567, sku: 'SKU-000123', barcode: '012345678905', sorter: { id: 42, color: 'Blue' }, sessionId: 777,
     };
-    const data = JSON.stringify(WITH_CONSUMERS ? { item: { ...item, userId: 42, barcodeInputMethod: 'Scanned', createdAt: new Date().toISOString() } } : item);
-    const type = WITH_CONSUMERS ? 'sort-box-item.created' : 'item.scanned';
+    const data = JSON.stringify(CONSUMERS.length ? { item: { ...item, userId: 42, barcodeInputMethod: 'Scanned', createdAt: new Date().toISOString() } } : item);
+    const type = CONSUMERS.length ? 'sort-box-item.created' : 'item.scanned';
     const relayBefore = cpuMs(relay.pid)!;
     const backendsBefore = await backendsCpu(pg);
     const consumersBefore = await Promise.all(consumers.map(async (c) => ({ own: cpuMs(c.child.pid)!, pg: await backendsCpu(pg, c.kind) })));
@@ -115,7 +131,7 @@ async function main(): Promise<void> {
     // The consumers: until their queues hold nothing waiting, active or due for a retry.
     const consumerMs: Record<string, { worker: number; postgres: number; seconds: number }> = {};
     for (const [i, c] of consumers.entries()) {
-      const queue = new Queue(`{${c.kind}}`, { connection: redis as unknown as ConnectionOptions, prefix });
+      const queue = new Queue(queueOf(c.kind), { connection: redis as unknown as ConnectionOptions, prefix });
       await pollUntil(
         `the ${c.kind} queue to drain`,
         async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
@@ -135,7 +151,7 @@ async function main(): Promise<void> {
       seconds: Math.round(seconds * 10) / 10,
       eventsPerSecond: Math.round(N / seconds),
       cpuMsPerEvent: { relay: per(relayMs), postgres: per(pgMs), redis: per(redisMs) },
-      ...(WITH_CONSUMERS && {
+      ...(CONSUMERS.length > 0 && {
         consumersCpuMsPerEvent: Object.fromEntries(
           Object.entries(consumerMs).map(([k, v]) => [k, { worker: per(v.worker), postgres: per(v.postgres), drainedAfterSeconds: Math.round(v.seconds * 10) / 10 }]),
         ),
@@ -157,6 +173,7 @@ async function main(): Promise<void> {
       if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');
     redis.disconnect();
+    receiver.close();
   }
 }
 
