@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Queue, type ConnectionOptions } from 'bullmq';
 import { Client as PgClient } from 'pg';
 import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
+import { openQueueInspection } from '../shared/queue/queue-registry';
 import { createRedis } from '../shared/redis/redis';
 import { cpuMs } from './cpu-usage';
 import { pollUntil } from './service-processes';
@@ -91,6 +91,8 @@ async function main(): Promise<void> {
   const pg = new PgClient({ connectionString: databaseUrl });
   await pg.connect();
   const redis = createRedis(redisUrl);
+  // Only the job module's queues (no command partitions): the consumers' queues are among them.
+  const inspection = openQueueInspection({ redisUrl, prefix, partitions: 0 });
   try {
     await pollUntil('the outbox relay to start', async () => output().includes('outbox relay started'), { timeoutMs: 60_000 });
     for (const c of consumers) await pollUntil(`the ${c.kind} worker to start`, async () => outputs.get(c.kind)!.includes(`worker '${c.kind}' started`), { timeoutMs: 60_000 });
@@ -131,13 +133,14 @@ async function main(): Promise<void> {
     // The consumers: until their queues hold nothing waiting, active or due for a retry.
     const consumerMs: Record<string, { worker: number; postgres: number; seconds: number }> = {};
     for (const [i, c] of consumers.entries()) {
-      const queue = new Queue(queueOf(c.kind), { connection: redis as unknown as ConnectionOptions, prefix });
       await pollUntil(
         `the ${c.kind} queue to drain`,
-        async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+        async () => {
+          const { counts } = (await inspection.jobCounts()).find((q) => q.queue === queueOf(c.kind))!;
+          return counts.waiting + counts.active + counts.delayed + counts.prioritized === 0;
+        },
         { timeoutMs: 600_000, intervalMs: 50 },
       );
-      await queue.close();
       consumerMs[c.kind] = {
         worker: cpuMs(c.child.pid)! - consumersBefore[i]!.own,
         postgres: pgSince(consumersBefore[i]!.pg, await backendsCpu(pg, c.kind)),
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
       cursor = next;
       if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');
+    await inspection.close();
     redis.disconnect();
     receiver.close();
   }

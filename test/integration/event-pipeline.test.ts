@@ -3,8 +3,8 @@ import IORedis from 'ioredis';
 import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { PermanentJobFailure, createJobQueue, startJobWorker, type JobAttempt, type JobQueueSettings, type JobRequest } from '../../shared/queue/job-queue';
-import { Queue } from 'bullmq';
 import { eventBatchJobId, jobOptions } from '../../shared/queue/jobs';
+import { openQueueInspection } from '../../shared/queue/queue-registry';
 import { auditBatchHandler } from '../../workers/audit/audit.worker';
 import { OUTBOX_CONSUMERS } from '../../workers/outbox/consumers';
 import { relayOnce } from '../../workers/outbox/relay.use-case';
@@ -99,16 +99,15 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
   it("a per-event job of the previous version (`audit.record`, `{ event }`) still queued at an upgrade is handled as a batch of one", async () => {
     const runs: string[][] = [];
     const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, deps());
-    const redis = new IORedis(settings.redisUrl, { maxRetriesPerRequest: null });
-    const legacy = new Queue('{audit}', { connection: redis, prefix: settings.prefix });
+    const inspection = openQueueInspection({ ...settings, partitions: 0 });
+    const legacy = inspection.queues().find((q) => q.name === '{audit}')!;
     try {
       const e = event(1);
       await legacy.add('audit.record', { event: e }, { jobId: `audit_${e.id}` });
       await waitFor(() => runs.some((r) => r.join() === e.id), { what: 'the legacy job handled' });
     } finally {
       await worker.close();
-      await legacy.close();
-      redis.disconnect();
+      await inspection.close();
     }
   });
 
@@ -167,6 +166,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     const wallId = 1_000_000 + t.clientId;
     const prefix = api.runtime.config.QUEUE_PREFIX;
     const redis = new IORedis(api.runtime.config.REDIS_URL);
+    const inspection = openQueueInspection({ redisUrl: api.runtime.config.REDIS_URL, prefix, partitions: 0 });
     const sub = new IORedis(api.runtime.config.REDIS_URL);
     const seen: WallEvent[] = [];
     sub.on('message', (_c, m) => seen.push(JSON.parse(m) as WallEvent));
@@ -191,7 +191,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       // No consumer runs here: the relayed jobs wait in their queues. Each event is in one batch job per
       // consumer, in commit order; labels takes only sort-box.completed, so none of these.
       const batched = async (consumer: string) => {
-        const q = new Queue(`{${consumer}}`, { connection: redis, prefix });
+        const q = inspection.queues().find((queue) => queue.name === `{${consumer}}`)!;
         const jobs = await q.getJobs(['waiting', 'prioritized', 'delayed']);
         const ids = jobs.sort((a, b) => a.timestamp - b.timestamp).flatMap((j) => (j.data as { events: WallEvent[] }).events.map((e) => e.id));
         for (const j of jobs) expect(j.id).toBe(eventBatchJobId(consumer as 'audit', (j.data as { events: WallEvent[] }).events));
@@ -228,6 +228,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     } finally {
       sub.disconnect();
       redis.disconnect();
+      await inspection.close();
     }
   });
 });
