@@ -14,3 +14,29 @@ export async function boundSql<T = Record<string, unknown>>(em: EntityManager, q
   const res = (await q) as { rows?: T[]; rowCount?: number | null };
   return { rows: res.rows ?? [], rowCount: res.rowCount ?? 0 };
 }
+
+interface PgConnection {
+  query(q: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/**
+ * A statement outside any transaction, as a named prepared statement when `prepared` (then PostgreSQL
+ * plans it once per server connection, not on every call; DATABASE_PREPARED_STATEMENTS says whether
+ * the connection path allows it, docs/scaling.md), else as bound parameters like boundSql. Written
+ * with `?` placeholders; the name must be unique per SQL text.
+ */
+export function preparedStatement(name: string, sql: string) {
+  let n = 0;
+  const text = sql.replace(/\?/g, () => `$${++n}`);
+  return async <T = Record<string, unknown>>(em: EntityManager, params: readonly unknown[], prepared: boolean): Promise<{ rows: T[]; rowCount: number }> => {
+    if (!prepared) return boundSql<T>(em, sql, params);
+    const client = em.getKnex().client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<unknown> };
+    const conn = await client.acquireConnection();
+    try {
+      const res = await conn.query({ name, text, values: params });
+      return { rows: res.rows as T[], rowCount: res.rowCount ?? 0 };
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  };
+}

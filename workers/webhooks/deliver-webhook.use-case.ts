@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundSql } from '../../shared/db/bound-sql';
+import { preparedStatement } from '../../shared/db/bound-sql';
 import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/webhook-jobs';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
@@ -17,7 +17,9 @@ const INACTIVE = 'The subscription is inactive; the event was not sent.';
  * earlier attempts into `failed`, and write this attempt's row: `pending`, or `failed` at once when the
  * subscription is inactive. No row when the subscription is gone.
  */
-const BEGIN_SQL = `
+const begin = preparedStatement(
+  'webhook-delivery-begin',
+  `
 with sub as (
   select id, url, secret, is_active from webhook_subscription where id = ? and client_id = ?
 ), stale as (
@@ -29,14 +31,20 @@ with sub as (
     from sub
   returning id
 )
-select sub.url, sub.secret, sub.is_active, (select id from attempt) as delivery_id from sub`;
+select sub.url, sub.secret, sub.is_active, (select id from attempt) as delivery_id from sub`,
+);
 
-const FINISH_SQL = `update webhook_delivery set status = ?, response_status = ?, error = ?, duration_ms = ?, next_attempt_at = ? where id = ?`;
+const finishAttempt = preparedStatement(
+  'webhook-delivery-finish',
+  `update webhook_delivery set status = ?, response_status = ?, error = ?, duration_ms = ?, next_attempt_at = ? where id = ?`,
+);
 
 export interface DeliverOptions {
   allowPrivateTargets: boolean;
   timeoutMs?: number;
   now?: () => Date;
+  /** Named prepared statements (DATABASE_PREPARED_STATEMENTS); plain bound statements when false. */
+  preparedStatements?: boolean;
 }
 
 interface Outcome {
@@ -57,35 +65,21 @@ interface Outcome {
  */
 export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
   const now = opts.now ?? (() => new Date());
+  const prepared = opts.preparedStatements ?? false;
+  const fixUp = [job.subscriptionId, job.clientId, UNRECORDED_OUTCOME, job.event.id, attempt.attempt];
+  const row = [job.clientId, job.event.id, job.event.type, attempt.attempt, INACTIVE, now()];
   const {
     rows: [sub],
-  } = await boundSql<{ url: string; secret: string; is_active: boolean; delivery_id: string }>(em, BEGIN_SQL, [
-    job.subscriptionId,
-    job.clientId,
-    UNRECORDED_OUTCOME,
-    job.event.id,
-    attempt.attempt,
-    job.clientId,
-    job.event.id,
-    job.event.type,
-    attempt.attempt,
-    INACTIVE,
-    now(),
-  ]);
+  } = await begin<{ url: string; secret: string; is_active: boolean; delivery_id: string }>(em, [...fixUp, ...row], prepared);
   // Deleted: its deliveries went with it (on delete cascade), so there is nowhere to record this.
   if (!sub) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} no longer exists`);
   if (!sub.is_active) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} is inactive`);
 
   const finish = async (outcome: Outcome) => {
     const retryAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
-    await boundSql(em, FINISH_SQL, [
-      outcome.ok ? 'succeeded' : 'failed',
-      outcome.responseStatus ?? null,
-      outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null,
-      outcome.durationMs ?? null,
-      retryAt,
-      sub.delivery_id,
-    ]);
+    const status = outcome.ok ? 'succeeded' : 'failed';
+    const error = outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
+    await finishAttempt(em, [status, outcome.responseStatus ?? null, error, outcome.durationMs ?? null, retryAt, sub.delivery_id], prepared);
   };
 
   try {

@@ -7,11 +7,12 @@ import { deliverWebhook } from './deliver-webhook.use-case';
 /**
  * Worker kind `webhooks`: sends the webhook deliveries the outbox relay enqueued on the queue
  * `{webhook-deliveries}` (docs/api.md §8), retried by the queue with exponential backoff
- * (shared/queue/jobs.ts); every attempt is a webhook_delivery row, written with plain SQL.
+ * (shared/queue/jobs.ts); every attempt is a webhook_delivery row, written with two plain SQL
+ * statements (named prepared statements unless DATABASE_PREPARED_STATEMENTS=false).
  */
 export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
   const { config, log, orm } = runtime;
-  const options = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const options = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, preparedStatements: config.DATABASE_PREPARED_STATEMENTS };
   const worker = await startJobWorker(
     runtime.queueSettings,
     'webhooks',
