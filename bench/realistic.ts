@@ -17,7 +17,7 @@ import { toMb } from './report';
  * The realistic scenario (issue 8), run twice: under `npm start` (the supervisor, which spreads the roles
  * over processes by itself) and with one process per role started by the bench. Each mode: the open loop
  * at the offered rates (a burst of 60 sign-ins during the first), then a closed loop for the maximum
- * sustained rate. The outbox relay and the webhooks worker run (a webhook receiver in the bench
+ * sustained rate. The outbox relay and the notifications worker run (a webhook receiver in the bench
  * counts deliveries), and one WebSocket listener per wall follows the events.
  */
 
@@ -39,7 +39,7 @@ export interface RealisticModeResult {
   profiles?: (ProfileSummary & { process: string })[];
 }
 
-const ROLE_KINDS = ['sorting', 'outbox', 'webhooks', 'sweeper'] as const;
+const ROLE_KINDS = ['sorting', 'outbox', 'notifications', 'sweeper'] as const;
 
 function childrenOf(pid: number | undefined): number[] {
   if (!pid) return [];
@@ -239,7 +239,7 @@ export async function runRealistic(
 /** The realistic scenario beside the floor: one table per mode. */
 export function printRealistic(modes: RealisticModeResult[], floorCpuPerPairMs: number): void {
   const f = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
-  console.log(`\nRealistic scenario (10 walls × 6 sorters, 24 slots, orders of 1–3 units, releases, outbox + webhooks, WebSocket per wall).`);
+  console.log(`\nRealistic scenario (10 walls × 6 sorters, 24 slots, orders of 1–3 units, releases, outbox + notifications, WebSocket per wall).`);
   console.log(`Floor CPU per pair (2 × bare PG transaction + 2 × bare queue round trip, client included): ${f(floorCpuPerPairMs)} ms`);
   for (const m of modes) {
     console.log(`\n  ${m.mode} (${JSON.stringify(m.processes)}), API RSS peak ${f(m.apiRssPeakMb)} MB`);
