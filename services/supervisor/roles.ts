@@ -22,7 +22,7 @@ export function sortingWorkerCount(config: AppConfig): number {
 }
 
 export const ROLES: readonly RoleSpec[] = [
-  { role: 'notifications', entry: 'workers/main', args: ['notifications'], count: () => 1 },
+  { role: 'webhooks', entry: 'workers/main', args: ['webhooks'], count: () => 1 },
   { role: 'audit', entry: 'workers/main', args: ['audit'], count: () => 1 },
   { role: 'stats', entry: 'workers/main', args: ['stats'], count: () => 1 },
   { role: 'labels', entry: 'workers/main', args: ['labels'], count: () => 1 },

@@ -77,8 +77,6 @@ export const configSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-  AUDIT_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(200),
-  AUDIT_BATCH_WAIT_MS: z.coerce.number().int().min(0).default(20),
   // log2 of scrypt's N for passwords and the PIN (shared/auth/password.ts); tests use 4.
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),

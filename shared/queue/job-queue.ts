@@ -8,6 +8,7 @@ import {
   QUEUES,
   jobNamesOf,
   jobOptions,
+  fromPreviousVersion,
   jobSchema,
   retryDelayMs,
   schedulers,
@@ -27,6 +28,20 @@ export interface JobQueueSettings extends Partial<JobPolicySettings> {
 
 /** A failure no retry can mend (e.g. the webhook subscription is gone): the job fails at once, for good. */
 export class PermanentJobFailure extends Error {}
+
+/**
+ * A job done in part (a batch of which some events were written): the job's payload becomes
+ * `remaining` (same schema) before it is retried, so a retry does only what is left and a final failure
+ * records only that in failed_job.
+ */
+export class PartialJobFailure<T = unknown> extends Error {
+  constructor(
+    message: string,
+    readonly remaining: T,
+  ) {
+    super(message);
+  }
+}
 
 export type JobRequest<N extends GenericJobName = GenericJobName> = { [K in N]: { name: K; data: JobPayloads[K] } }[N];
 
@@ -159,7 +174,8 @@ export async function startJobWorker(
   const worker = new Worker(
     name,
     async (job: Job) => {
-      const jobName = job.name as JobName;
+      const current = fromPreviousVersion(job.name, job.data);
+      const jobName = current.name as JobName;
       const maxAttempts = job.opts.attempts ?? 1;
       const attempt = job.attemptsMade + 1;
       const fail = async (message: string, permanent: boolean) => {
@@ -171,7 +187,7 @@ export async function startJobWorker(
         }
       };
       const schema = jobSchema(jobName);
-      const parsed = schema?.safeParse(job.data);
+      const parsed = schema?.safeParse(current.data);
       if (!parsed?.success) {
         const message = `malformed '${job.name}' job ${job.id}`;
         await fail(message, true);
@@ -183,6 +199,10 @@ export async function startJobWorker(
         await handler(parsed.data as never, { jobId: String(job.id), attempt, maxAttempts, retryDelayMs: retryDelayMs(options, attempt) });
       } catch (err) {
         const permanent = err instanceof PermanentJobFailure;
+        if (err instanceof PartialJobFailure && schema!.safeParse(err.remaining).success) {
+          // Updates job.data too, so a final failure records what is left.
+          await job.updateData(err.remaining).catch((e) => deps.log.warn({ err: e, jobId: job.id }, 'could not narrow a partly done job; it is retried whole'));
+        }
         await fail((err as Error)?.message ?? String(err), permanent);
         throw permanent ? new UnrecoverableError((err as Error).message) : err;
       }

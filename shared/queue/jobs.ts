@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName } from './commands';
 import type { CommandJobData } from './command-job';
@@ -8,29 +9,37 @@ import type { CommandJobData } from './command-job';
  */
 
 /**
- * The consumers of committed events. Each gets every event (internal ones included) once, as a job
- * `<consumer>.record` with id `<consumer>_<eventId>` on its own queue `{<consumer>}`, retried per
- * `attempts` with backoff doubling from 1 s. Adding a consumer: one entry here and its worker's handler
- * (docs/architecture.md "Event pipeline").
+ * The consumers of committed events. Each gets the events of every relay batch as ONE job
+ * `<consumer>.batch` (payload `{ events }`, in commit order) on its own queue `{<consumer>}`, with an id
+ * derived from the batch's event ids, retried per `attempts` with backoff doubling from 1 s. `types`,
+ * when given, is the consumer's filter: it receives only events of those types, and no job when a batch
+ * has none. Adding a consumer: one entry here and its worker's handler (docs/architecture.md "Event pipeline").
  */
 export const EVENT_CONSUMERS = {
   // Audit records: a database outage of up to about 17 minutes is ridden out (11 attempts).
   audit: { attempts: 11 },
   // Statistics roll-ups for /insights: the same policy.
   stats: { attempts: 11 },
-  // License plates rendered ahead when a slot completes (the rest ignored): the same policy.
-  labels: { attempts: 11 },
-} as const satisfies Record<string, { attempts: number }>;
+  // License plates rendered ahead when a slot completes: the same policy, only the events it uses.
+  labels: { attempts: 11, types: ['sort-box.completed'] },
+} as const satisfies Record<string, EventConsumerSpec>;
+
+export interface EventConsumerSpec {
+  attempts: number;
+  /** Only events of these types reach the consumer; every event (internal ones included) when absent. */
+  types?: readonly string[];
+}
 export type EventConsumer = keyof typeof EVENT_CONSUMERS;
-export type EventJobName = `${EventConsumer}.record`;
-export const eventJobName = (consumer: EventConsumer): EventJobName => `${consumer}.record`;
+export type EventJobName = `${EventConsumer}.batch`;
+export const eventJobName = (consumer: EventConsumer): EventJobName => `${consumer}.batch`;
+export const EVENT_CONSUMER_NAMES = Object.keys(EVENT_CONSUMERS) as EventConsumer[];
 
 /** Every queue. Braces: a Redis Cluster hash tag, one slot per queue. Command queues are partitioned per wall. */
 export const QUEUES = {
   commands: { name: (partition: number) => `{wall-commands-${partition}}` },
   webhooks: { name: () => '{webhook-deliveries}' },
   maintenance: { name: () => '{maintenance}' },
-  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [c, { name: () => `{${c}}` }])) as { [C in EventConsumer]: { name: () => string } }),
+  ...(Object.fromEntries(EVENT_CONSUMER_NAMES.map((c) => [c, { name: () => `{${c}}` }])) as { [C in EventConsumer]: { name: () => string } }),
 };
 export type QueueKind = keyof typeof QUEUES;
 /** The queues of the generic job worker (the command queues have their own, ordered worker). */
@@ -67,8 +76,8 @@ const commandEnvelope = (name: CommandName) =>
     enqueuedAt: z.number(),
   });
 
-/** One committed event for one consumer. */
-const eventJob = z.object({ event: eventSchema });
+/** The events of one relay batch for one consumer, in commit order. */
+const eventBatchJob = z.object({ events: z.array(eventSchema).min(1) });
 
 /** Payload schemas of the jobs outside the command queues, one per job name. */
 export const JOB_SCHEMAS = {
@@ -76,20 +85,30 @@ export const JOB_SCHEMAS = {
   'webhook.deliver': z.object({ subscriptionId: z.number().int(), clientId: z.number().int(), event: eventSchema }),
   /** Scheduled: expire idle sessions, prune dedup records. */
   'sessions.sweep': z.object({}),
-  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, eventJob])) as { [N in EventJobName]: typeof eventJob }),
+  ...(Object.fromEntries(EVENT_CONSUMER_NAMES.map((c) => [eventJobName(c), eventBatchJob])) as { [N in EventJobName]: typeof eventBatchJob }),
 };
 
 /** Which queue each job name travels on. */
 export const JOB_QUEUE = {
   'webhook.deliver': 'webhooks',
   'sessions.sweep': 'maintenance',
-  ...(Object.fromEntries(Object.keys(EVENT_CONSUMERS).map((c) => [`${c}.record`, c])) as { [C in EventConsumer as `${C}.record`]: C }),
+  ...(Object.fromEntries(EVENT_CONSUMER_NAMES.map((c) => [eventJobName(c), c])) as { [C in EventConsumer as `${C}.batch`]: C }),
 } satisfies { [N in GenericJobName]: JobQueueKind } as { [N in GenericJobName]: JobQueueKind };
 
 /** The consumer an event job belongs to, or null for other jobs. */
 export function eventConsumerOf(name: string): EventConsumer | null {
-  const consumer = name.endsWith('.record') ? name.slice(0, -'.record'.length) : '';
+  const consumer = name.endsWith('.batch') ? name.slice(0, -'.batch'.length) : '';
   return Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) ? (consumer as EventConsumer) : null;
+}
+
+/**
+ * A job of the previous version's per-event shape (`<consumer>.record`, `{ event }`), still queued
+ * during an upgrade, is read as a batch of one (docs/operations.md "Upgrades"); any other job as it is.
+ */
+export function fromPreviousVersion(name: string, data: unknown): { name: string; data: unknown } {
+  const consumer = name.endsWith('.record') ? name.slice(0, -'.record'.length) : '';
+  if (!Object.prototype.hasOwnProperty.call(EVENT_CONSUMERS, consumer) || !data || typeof data !== 'object' || !('event' in data)) return { name, data };
+  return { name: eventJobName(consumer as EventConsumer), data: { events: [(data as { event: unknown }).event] } };
 }
 
 export type GenericJobName = keyof typeof JOB_SCHEMAS;
@@ -115,6 +134,8 @@ export function jobNamesOf(queue: QueueKind): JobName[] {
 export interface JobPolicySettings {
   /** First wait before a failed webhook delivery is retried; each next wait doubles. */
   webhookRetryBaseMs: number;
+  /** First wait before a failed event batch is retried (1 s unless set; tests shorten it); each next wait doubles. */
+  eventRetryBaseMs: number;
 }
 
 /**
@@ -140,7 +161,8 @@ const DAY = 24 * 3600;
  * - Commands: never retried by the queue (a retry would run after later commands of the same wall);
  *   a crashed worker's command is handed out again once (stalled check) and answers from applied_command.
  * - Webhook deliveries: WEBHOOK_MAX_ATTEMPTS with exponential backoff.
- * - Event consumers' jobs (audit, ...): their EVENT_CONSUMERS attempts, exponential backoff from 1 s.
+ * - Event consumers' batch jobs (audit, ...): their EVENT_CONSUMERS attempts, exponential backoff from
+ *   1 s; a handler that wrote part of a batch narrows the job to the events left (PartialJobFailure).
  * - Scheduled sweeps: one attempt; the next interval is the retry.
  * A payload that fails its schema, or a handler's PermanentJobFailure, is not retried at all.
  * Every final failure is a row in failed_job (PostgreSQL), besides BullMQ's failed set.
@@ -150,11 +172,12 @@ export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], set
   const consumer = eventConsumerOf(name);
   if (consumer) {
     return {
-      jobId: `${consumer}_${(data as { event: { id: string } }).event.id}`,
+      jobId: eventBatchJobId(consumer, (data as { events: readonly { id: string }[] }).events),
       attempts: EVENT_CONSUMERS[consumer].attempts,
-      backoff: { type: 'exponential', delay: EVENT_RETRY_BASE_MS },
-      removeOnComplete: { age: DAY, count: 50_000 },
-      removeOnFail: { age: 7 * DAY, count: 10_000 },
+      backoff: { type: 'exponential', delay: settings.eventRetryBaseMs ?? EVENT_RETRY_BASE_MS },
+      // A batch carries up to OUTBOX_BATCH_SIZE events: kept an hour, long enough for a re-relay to find it.
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * DAY, count: 1000 },
     };
   }
   switch (name) {
@@ -174,6 +197,18 @@ export function jobOptions<N extends JobName>(name: N, data: JobPayloads[N], set
       // A workflow command: BullMQ's counter is the job id (applied_command keeps it as the arrival order).
       return { attempts: 1, removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * DAY, count: 10_000 } };
   }
+}
+
+/**
+ * A batch job's id: the consumer, the first event's id and a digest of every event id. The same batch
+ * enqueued again (a relay that crashed before its commit) gets the same id, so the second enqueue is
+ * a no-op; a batch claimed again with other events (one committed meanwhile with a lower outbox id)
+ * gets another id and runs too, and the consumer skips the events it already has (by event id).
+ */
+export function eventBatchJobId(consumer: EventConsumer, events: readonly { id: string }[]): string {
+  const digest = createHash('sha1');
+  for (const e of events) digest.update(e.id);
+  return `${consumer}_${events[0]?.id ?? 'none'}_${events.length}_${digest.digest('base64url').slice(0, 16)}`;
 }
 
 /** Delay before attempt `attempt + 1` under the policy, or null after the last attempt. */

@@ -23,7 +23,7 @@ describe('events never carry a session token', () => {
   let hookUrl: string;
   const hookBodies: string[] = [];
   beforeAll(async () => {
-    api = await startTestApi({ workers: ['sorting', 'outbox', 'notifications'], env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    api = await startTestApi({ workers: ['sorting', 'outbox', 'webhooks'], env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
     server = createServer(api.app);
     closeWs = attachWebSocketEvents(server, api.deps);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -3,7 +3,9 @@ import IORedis from 'ioredis';
 import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { PermanentJobFailure, createJobQueue, startJobWorker, type JobAttempt, type JobQueueSettings, type JobRequest } from '../../shared/queue/job-queue';
-import { jobOptions } from '../../shared/queue/jobs';
+import { eventBatchJobId, jobOptions } from '../../shared/queue/jobs';
+import { openQueueInspection } from '../../shared/queue/queue-registry';
+import { auditBatchHandler } from '../../workers/audit/audit.worker';
 import { OUTBOX_CONSUMERS } from '../../workers/outbox/consumers';
 import { relayOnce } from '../../workers/outbox/relay.use-case';
 import { newTenant, startTestApi, waitFor, type TestApi } from '../support/test-api';
@@ -30,7 +32,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     await expect(startJobWorker(settings, 'webhooks', {}, deps())).rejects.toThrow(
       "Worker for queue 'webhooks' cannot start: no handler for job(s) webhook.deliver. Every job name needs exactly one handler.",
     );
-    await expect(startJobWorker(settings, 'audit', { 'audit.record': async () => undefined, 'webhook.deliver': async () => undefined }, deps())).rejects.toThrow(
+    await expect(startJobWorker(settings, 'audit', { 'audit.batch': async () => undefined, 'webhook.deliver': async () => undefined }, deps())).rejects.toThrow(
       /handler\(s\) for job\(s\) of other queues: webhook\.deliver/,
     );
   });
@@ -73,18 +75,61 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     }
   });
 
-  it('the same job enqueued twice (a relay repeating a batch) runs once: its id comes from the event', async () => {
-    const runs: string[] = [];
+  it('the same batch enqueued twice (a relay repeating it) runs once: its id comes from its events; another batch runs', async () => {
+    const runs: string[][] = [];
     const queue = createJobQueue(settings);
-    const worker = await startJobWorker(settings, 'audit', { 'audit.record': async ({ event: e }) => void runs.push(e.id) }, { ...deps(), concurrency: 4 });
+    const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, { ...deps(), concurrency: 4 });
+    try {
+      const [a, b, c] = [event(1), event(1), event(1)];
+      await queue.enqueue({ name: 'audit.batch', data: { events: [a, b] } });
+      await queue.enqueue({ name: 'audit.batch', data: { events: [a, b] } });
+      // Claimed again after a crash with an event committed meanwhile: another batch, another id.
+      await queue.enqueue({ name: 'audit.batch', data: { events: [a, c, b] } });
+      await waitFor(() => runs.some((r) => r.includes(c.id)), { what: 'the later batch' });
+      expect(runs.filter((r) => r.join() === [a.id, b.id].join())).toHaveLength(1);
+      expect(eventBatchJobId('audit', [a, b])).toBe(eventBatchJobId('audit', [{ id: a.id }, { id: b.id }]));
+      expect(eventBatchJobId('audit', [a, b])).not.toBe(eventBatchJobId('audit', [a, c, b]));
+      expect(eventBatchJobId('audit', [a, b])).not.toBe(eventBatchJobId('stats', [a, b]));
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  });
+
+  it("a per-event job of the previous version (`audit.record`, `{ event }`) still queued at an upgrade is handled as a batch of one", async () => {
+    const runs: string[][] = [];
+    const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, deps());
+    const inspection = openQueueInspection({ ...settings, partitions: 0 });
+    const legacy = inspection.queues().find((q) => q.name === '{audit}')!;
     try {
       const e = event(1);
-      const later = event(1);
-      await queue.enqueue({ name: 'audit.record', data: { event: e } });
-      await queue.enqueue({ name: 'audit.record', data: { event: e } });
-      await queue.enqueue({ name: 'audit.record', data: { event: later } });
-      await waitFor(() => runs.includes(later.id), { what: 'the later job' });
-      expect(runs.filter((id) => id === e.id)).toHaveLength(1);
+      await legacy.add('audit.record', { event: e }, { jobId: `audit_${e.id}` });
+      await waitFor(() => runs.some((r) => r.join() === e.id), { what: 'the legacy job handled' });
+    } finally {
+      await worker.close();
+      await inspection.close();
+    }
+  });
+
+  it('a batch with a bad event: the others are written at once; the job is narrowed to the bad one, retried, then recorded in failed_job', async () => {
+    const t = await newTenant(api, 'Bad batch');
+    const fast = { ...settings, eventRetryBaseMs: 1 };
+    const queue = createJobQueue(fast);
+    const worker = await startJobWorker(fast, 'audit', { 'audit.batch': auditBatchHandler(em, api.runtime.log) }, deps());
+    try {
+      const [first, last] = [event(t.clientId), event(t.clientId)];
+      // Passes the job schema, fails the audit insert (event_id is a uuid).
+      const bad = { ...event(t.clientId), id: 'not-a-uuid' };
+      const data = { events: [first, bad, last] };
+      await queue.enqueue({ name: 'audit.batch', data });
+      const jobId = jobOptions('audit.batch', data, fast).jobId!;
+      const row = await waitFor(() => failedJob(jobId), { what: 'the bad event in failed_job', timeoutMs: 20_000 });
+      expect(row).toMatchObject({ job_name: 'audit.batch', attempts: 11 });
+      expect(row.error).toMatch(/invalid input syntax for type uuid/);
+      const [{ data: recorded }] = await em().execute<{ data: unknown }[]>('select data from failed_job where job_id = ?', [jobId]);
+      expect(recorded).toEqual({ events: [bad] });
+      const audited = await em().execute<{ event_id: string }[]>('select event_id from audit_log where client_id = ? order by id', [t.clientId]);
+      expect(audited.map((r) => r.event_id)).toEqual([first.id, last.id]);
     } finally {
       await worker.close();
       await queue.close();
@@ -112,7 +157,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     }
   });
 
-  it('the relay wakes on NOTIFY, fans out each event once per consumer with ids from the event, and sends hubs the public ones only', async () => {
+  it('the relay wakes on NOTIFY, fans out each batch once per consumer (its filter applied) with ids from the events, and sends hubs the public ones only', async () => {
     const t = await newTenant(api, 'Relay');
     const [{ id: subId }] = await em().execute<{ id: number }[]>(
       `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/x', '{*}', 'whsec_x') returning id`,
@@ -121,6 +166,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     const wallId = 1_000_000 + t.clientId;
     const prefix = api.runtime.config.QUEUE_PREFIX;
     const redis = new IORedis(api.runtime.config.REDIS_URL);
+    const inspection = openQueueInspection({ redisUrl: api.runtime.config.REDIS_URL, prefix, partitions: 0 });
     const sub = new IORedis(api.runtime.config.REDIS_URL);
     const seen: WallEvent[] = [];
     sub.on('message', (_c, m) => seen.push(JSON.parse(m) as WallEvent));
@@ -135,22 +181,31 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       // The back-up poll is a minute away: only NOTIFY can make this quick.
       await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
       expect(seen.map((e) => [e.id, e.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
-      // Hubs hear of a batch before its jobs are enqueued; the batch is marked relayed after both.
+      // Hubs and queues get a batch (at once) before it is marked relayed.
       await waitFor(
         async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
         { what: 'the batch marked relayed', timeoutMs: 5000 },
       );
       const exists = (queue: string, jobId: string) => redis.exists(`${prefix}:${queue}:${jobId}`);
-      for (const id of [started, refused, later]) {
-        expect(await exists('{audit}', `audit_${id}`)).toBe(1);
-        expect(await exists('{stats}', `stats_${id}`)).toBe(1);
-        expect(await exists('{labels}', `labels_${id}`)).toBe(1);
-      }
+      const ours = new Set<string>([started, refused, later]);
+      // No consumer runs here: the relayed jobs wait in their queues. Each event is in one batch job per
+      // consumer, in commit order; labels takes only sort-box.completed, so none of these.
+      const batched = async (consumer: string) => {
+        const q = inspection.queues().find((queue) => queue.name === `{${consumer}}`)!;
+        const jobs = await q.getJobs(['waiting', 'prioritized', 'delayed']);
+        const ids = jobs.sort((a, b) => a.timestamp - b.timestamp).flatMap((j) => (j.data as { events: WallEvent[] }).events.map((e) => e.id));
+        for (const j of jobs) expect(j.id).toBe(eventBatchJobId(consumer as 'audit', (j.data as { events: WallEvent[] }).events));
+        return ids.filter((id) => ours.has(id));
+      };
+      expect(await batched('audit')).toEqual([refused, started, later]);
+      expect(await batched('stats')).toEqual([refused, started, later]);
+      expect(await batched('labels')).toEqual([]);
       expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
 
-      // As after a relay crash before its commit: the same events again give the same jobs (ids), one per consumer.
+      // As after a relay crash before its commit: the same events again give one batch job per consumer
+      // (with the ids a repeat of the same batch gets), and a webhook job per public event.
       await em().execute(`update outbox_event set published_at = null where event_id in (?)`, [[started, refused, later]]);
       const jobs: JobRequest[] = [];
       const published: WallEvent[] = [];
@@ -161,14 +216,19 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
         },
         { what: 'the events relayed again' },
       );
-      const ids = jobs.map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
-      expect(ids.sort()).toEqual(
-        [`audit_${started}`, `audit_${refused}`, `audit_${later}`, `stats_${started}`, `stats_${refused}`, `stats_${later}`, `labels_${started}`, `labels_${refused}`, `labels_${later}`, `webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort(),
-      );
+      const batches = jobs.filter((j) => j.name !== 'webhook.deliver').map((j) => [j.name, (j.data as { events: WallEvent[] }).events.filter((e) => ours.has(e.id)).map((e) => e.id)]);
+      expect(batches.filter(([, ids]) => ids.length > 0)).toEqual([
+        ['audit.batch', [refused, started, later]],
+        ['stats.batch', [refused, started, later]],
+      ]);
+      for (const j of jobs) if (j.name !== 'webhook.deliver') expect(jobOptions(j.name, j.data as never, {}).jobId).toBe(eventBatchJobId(j.name.split('.')[0] as 'audit', (j.data as { events: WallEvent[] }).events));
+      const ids = jobs.filter((j) => j.name === 'webhook.deliver').map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
+      expect(ids.sort()).toEqual([`webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort());
       expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['session.started', 'wall.updated']);
     } finally {
       sub.disconnect();
       redis.disconnect();
+      await inspection.close();
     }
   });
 });

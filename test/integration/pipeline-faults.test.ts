@@ -29,12 +29,12 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
   let receiver: Server;
   const received = new Set<string>();
   const processes: WorkerProcess[] = [];
-  const live: Partial<Record<'sorting' | 'outbox' | 'audit' | 'notifications', WorkerProcess>> = {};
+  const live: Partial<Record<'sorting' | 'outbox' | 'audit' | 'webhooks', WorkerProcess>> = {};
   const sorters: { auth: string; token: string }[] = [];
   const okItemIds: number[] = [];
   let workerEnv: Record<string, string>;
 
-  const spawnKind = async (kind: 'sorting' | 'outbox' | 'audit' | 'notifications', env: Record<string, string> = {}) => {
+  const spawnKind = async (kind: 'sorting' | 'outbox' | 'audit' | 'webhooks', env: Record<string, string> = {}) => {
     const w = spawnWorkerProcess(`${kind} #${processes.length + 1}`, { kind, direct: true, env: { ...workerEnv, ...env } });
     processes.push(w);
     live[kind] = w;
@@ -117,7 +117,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
     }
     workerEnv = { REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_BASE_MS: '100', LOG_LEVEL: 'info' };
     // One after the other: four TypeScript processes compiling at once starve a 2-core machine.
-    for (const [kind, env] of [['sorting', {}], ['outbox', { OUTBOX_BATCH_SIZE: '10' }], ['audit', {}], ['notifications', {}]] as const) await spawnKind(kind, env);
+    for (const [kind, env] of [['sorting', {}], ['outbox', { OUTBOX_BATCH_SIZE: '10' }], ['audit', {}], ['webhooks', {}]] as const) await spawnKind(kind, env);
     floor = await buildFloor(api, { slots: 40, orders: Array.from({ length: 30 }, (_, i) => ({ id: i + 1, items: [{ sku: 'SKU-A', qty: 100 }] })) });
     const hook = await request(api.app).post('/api/v1/admin/webhooks').set('Authorization', floor.tenant.auth).send({ url: `http://127.0.0.1:${port}/hook`, events: ['*'] });
     expect(hook.status).toBe(200);

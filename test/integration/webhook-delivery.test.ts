@@ -40,12 +40,12 @@ function expectValidSignature(r: Received, secret: string): void {
   expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(300);
 }
 
-describe('webhook deliveries: the notifications worker POSTs each relayed event, signed, with retries', () => {
+describe('webhook deliveries: the webhooks worker POSTs each relayed event, signed, with retries', () => {
   let api: TestApi;
   beforeAll(async () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
     process.env.WEBHOOK_RETRY_BASE_MS = '50';
-    api = await startTestApi({ workers: ['sorting', 'outbox', 'notifications'] });
+    api = await startTestApi({ workers: ['sorting', 'outbox', 'webhooks'] });
   });
   afterAll(async () => {
     await api.close();

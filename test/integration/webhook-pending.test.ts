@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { UNRECORDED_OUTCOME, deliverWebhook } from '../../workers/notifications/deliver-webhook.use-case';
+import { UNRECORDED_OUTCOME, deliverWebhook } from '../../workers/webhooks/deliver-webhook.use-case';
 import { sweepOnce } from '../../workers/sweeper/sweep.use-case';
 import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
 

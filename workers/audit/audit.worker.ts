@@ -1,30 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../shared/logging/logger';
 import type { Runtime } from '../../shared/runtime/runtime';
+import type { WallEvent } from '../../shared/events/channels';
+import { writeEventBatch } from '../../shared/queue/event-batch';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { startJobWorker } from '../../shared/queue/job-queue';
-import type { WallEvent } from '../../shared/events/channels';
-import { createJobBatcher } from '../../shared/queue/job-batcher';
-import { toAuditRecord, type AuditRecord } from './audit-record';
+import { toAuditRecord } from './audit-record';
 import { writeAuditRecords } from './write-audit.use-case';
+
+/** The `audit.batch` handler: the batch's records in one insert, or one at a time if that fails. */
+export const auditBatchHandler =
+  (em: () => EntityManager, log: Logger) =>
+  ({ events }: { events: unknown[] }): Promise<void> =>
+    writeEventBatch(events as WallEvent[], (list) => writeAuditRecords(em(), list.map(toAuditRecord)), { em, log, consumer: 'audit' });
 
 /**
  * Worker kind `audit`: one audit_log record per committed event, refused commands included
- * (`command.refused`, isError). Takes many jobs at once and writes them in batches; an event recorded
- * before (a job delivered twice) is ignored by its id.
+ * (`command.refused`, isError). Each job is one relay batch (`audit.batch`), written in one insert; an
+ * event recorded before (a batch delivered twice, or claimed again after a relay crash) is ignored by
+ * its id. A batch with a bad event is written one event at a time (shared/queue/event-batch.ts).
  */
 export async function startAuditWorker(runtime: Runtime): Promise<void> {
-  const { config, log, orm } = runtime;
-  const batcher = createJobBatcher<AuditRecord>((records) => writeAuditRecords(orm.em.fork(), records), {
-    size: config.AUDIT_BATCH_SIZE,
-    waitMs: config.AUDIT_BATCH_WAIT_MS,
-    log,
-  });
+  const { log, orm } = runtime;
+  const em = () => orm.em.fork();
   const worker = await startJobWorker(
     runtime.queueSettings,
     'audit',
-    { 'audit.record': ({ event }) => batcher.add(toAuditRecord(event as WallEvent)) },
-    // Enough jobs in flight to fill a batch.
-    { log, recordFailure: failedJobRecorder(() => orm.em.fork()), concurrency: Math.max(config.AUDIT_BATCH_SIZE, 1) },
+    { 'audit.batch': auditBatchHandler(em, log) },
+    // A second batch in flight while the first is written.
+    { log, recordFailure: failedJobRecorder(em), concurrency: 2 },
   );
-  log.info({ batchSize: config.AUDIT_BATCH_SIZE, batchWaitMs: config.AUDIT_BATCH_WAIT_MS }, 'audit worker started');
+  log.info('audit worker started');
   runtime.onClose('audit worker', () => worker.close());
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundSql } from '../../shared/db/bound-sql';
 import type { AuditRecord } from './audit-record';
 
 // One statement per batch. The wall's warehouse is taken now (ListAuditLogs filters by it); a record
@@ -19,6 +20,5 @@ on conflict (event_id) do nothing`;
 export async function writeAuditRecords(em: EntityManager, records: AuditRecord[]): Promise<number> {
   if (records.length === 0) return 0;
   const unique = [...new Map(records.map((r) => [r.event_id, r])).values()];
-  const res = await em.getConnection().execute(INSERT_SQL, [JSON.stringify(unique)], 'run');
-  return (res as { affectedRows?: number }).affectedRows ?? 0;
+  return (await boundSql(em, INSERT_SQL, [JSON.stringify(unique)])).rowCount;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
+import { writeEventBatch } from '../../shared/queue/event-batch';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { startJobWorker } from '../../shared/queue/job-queue';
 import type { Runtime } from '../../shared/runtime/runtime';
@@ -26,18 +27,23 @@ export async function handleLabelsEvent(em: EntityManager, log: Logger, event: W
 }
 
 /**
- * Worker kind `labels`: a consumer of the outbox fan-out (one `labels.record` job per event) that
- * renders the license plate of each completed slot's order ahead, so it is ready when the shipper
- * scans. Renders in this process: it is not the API's event loop.
+ * Worker kind `labels`: a consumer of the outbox fan-out that renders the license plate of each
+ * completed slot's order ahead, so it is ready when the shipper scans. Its jobs (`labels.batch`) carry
+ * only `sort-box.completed` events (its filter in EVENT_CONSUMERS); one that fails to render fails
+ * only itself (shared/queue/event-batch.ts). Renders in this process: it is not the API's event loop.
  */
 export async function startLabelsWorker(runtime: Runtime): Promise<void> {
   const { log, orm } = runtime;
+  const em = () => orm.em.fork();
+  const renderAll = async (events: readonly WallEvent[]) => {
+    for (const event of events) await handleLabelsEvent(orm.em, log, event);
+  };
   const worker = await startJobWorker(
     runtime.queueSettings,
     'labels',
-    { 'labels.record': ({ event }) => handleLabelsEvent(orm.em, log, event as WallEvent) },
-    // Most events are ignored at once; a few in flight keep them from queueing behind a PDF.
-    { log, recordFailure: failedJobRecorder(() => orm.em.fork()), concurrency: 4 },
+    { 'labels.batch': ({ events }) => writeEventBatch(events as WallEvent[], renderAll, { em, log, consumer: 'labels' }) },
+    // A few batches in flight: one slow PDF does not hold up the next completed slots.
+    { log, recordFailure: failedJobRecorder(em), concurrency: 4 },
   );
   log.info('labels worker started');
   runtime.onClose('labels worker', () => worker.close());

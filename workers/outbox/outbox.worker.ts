@@ -7,8 +7,8 @@ import { relayOnce, type RelayedEvent } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) in commit order:
- * live to Redis pub/sub per wall (SSE, WebSocket hubs), and as one job per event and consumer
- * (OUTBOX_CONSUMERS: audit, webhooks, ...). Wakes on NOTIFY outbox_event; polls every
+ * live to Redis pub/sub per wall (SSE, WebSocket hubs), and as jobs (OUTBOX_CONSUMERS): one per
+ * batch for each event consumer (audit, stats, labels), one per event and subscription for webhooks. Wakes on NOTIFY outbox_event; polls every
  * OUTBOX_POLL_MS as a back-up; drains without pause while there is a backlog.
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {

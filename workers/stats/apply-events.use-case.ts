@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundSql } from '../../shared/db/bound-sql';
 import type { WallEvent } from '../../shared/events/channels';
 import { COUNTED_EVENT_SQL, DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, STATS_LOCK_KEY, insertBucketsSql } from './rollup-sql';
 
@@ -68,7 +69,8 @@ export async function applyStatsEvents(em: EntityManager, events: readonly Stats
     await tx.execute('select pg_advisory_xact_lock(?)', [STATS_LOCK_KEY]);
     // A batch's buckets are grouped in memory; the default 4 MB would spill a large batch to disk.
     await tx.execute(`set local work_mem = '64MB'`);
-    const [r] = await tx.execute<{ counted: number; hour_rows: number; day_rows: number }[]>(APPLY_SQL, [JSON.stringify(records)]);
+    // The batch as one bound jsonb parameter (boundSql: not inlined into the SQL text).
+    const [r] = (await boundSql<{ counted: number; hour_rows: number; day_rows: number }>(tx, APPLY_SQL, [JSON.stringify(records)])).rows;
     return { counted: r.counted, rows: r.hour_rows + r.day_rows };
   });
 }

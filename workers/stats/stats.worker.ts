@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../../shared/runtime/runtime';
 import type { WallEvent } from '../../shared/events/channels';
+import { writeEventBatch } from '../../shared/queue/event-batch';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { createJobBatcher } from '../../shared/queue/job-batcher';
 import { startJobWorker } from '../../shared/queue/job-queue';
 import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-events.use-case';
 
@@ -15,23 +15,21 @@ export async function handleStatsJob(em: EntityManager, events: readonly StatsEv
 }
 
 /**
- * Worker kind `stats`: the statistics consumer of the outbox fan-out (one `stats.record` job per
- * event, refused commands included). Takes many jobs at once and applies them in batches, like the
- * audit worker, with the audit worker's batch settings.
+ * Worker kind `stats`: the statistics consumer of the outbox fan-out. Each job is one relay batch
+ * (`stats.batch`, refused commands included), applied in one statement; stats_counted_event makes an
+ * event delivered again a no-op. A batch with a bad event is applied one event at a time
+ * (shared/queue/event-batch.ts).
  */
 export async function startStatsWorker(runtime: Runtime): Promise<void> {
-  const { config, log, orm } = runtime;
-  const batcher = createJobBatcher<WallEvent>((events) => handleStatsJob(orm.em, events), {
-    size: config.AUDIT_BATCH_SIZE,
-    waitMs: config.AUDIT_BATCH_WAIT_MS,
-    log,
-  });
+  const { log, orm } = runtime;
+  const em = () => orm.em.fork();
   const worker = await startJobWorker(
     runtime.queueSettings,
     'stats',
-    { 'stats.record': ({ event }) => batcher.add(event as WallEvent) },
-    { log, recordFailure: failedJobRecorder(() => orm.em.fork()), concurrency: Math.max(config.AUDIT_BATCH_SIZE, 1) },
+    { 'stats.batch': ({ events }) => writeEventBatch(events as WallEvent[], (list) => handleStatsJob(orm.em, list), { em, log, consumer: 'stats' }) },
+    // One batch at a time: applying takes the statistics lock anyway.
+    { log, recordFailure: failedJobRecorder(em), concurrency: 1 },
   );
-  log.info({ batchSize: config.AUDIT_BATCH_SIZE }, 'statistics worker started');
+  log.info('statistics worker started');
   runtime.onClose('statistics worker', () => worker.close());
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WebhookDelivery, WebhookSubscription } from '../../shared/db/entities';
-import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/notification-queue';
+import { preparedStatement } from '../../shared/db/bound-sql';
+import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/webhook-jobs';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
 import { WEBHOOK_USER_AGENT } from '../../shared/webhooks/webhook-user-agent';
@@ -9,11 +9,50 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 500;
 /** What a delivery row says when its attempt's outcome could not be written (issue: no `pending` forever). */
 export const UNRECORDED_OUTCOME = 'The outcome of this attempt was not recorded (the worker stopped or the database was unavailable); the event was retried.';
+const INACTIVE = 'The subscription is inactive; the event was not sent.';
+
+/*
+ * One round trip before the request: read the subscription (as it is now, not at enqueue time: a
+ * changed URL or deactivation applies to pending retries), turn this event's left-over `pending` rows of
+ * earlier attempts into `failed`, and write this attempt's row: `pending`, or `failed` at once when the
+ * subscription is inactive. No row when the subscription is gone.
+ */
+const begin = preparedStatement(
+  'webhook-delivery-begin',
+  `
+with sub as (
+  select id, url, secret, is_active from webhook_subscription where id = ? and client_id = ?
+), stale as (
+  update webhook_delivery d set status = 'failed', error = ?
+    from sub where d.subscription_id = sub.id and d.event_id = ? and d.status = 'pending' and d.attempt < ?
+), attempt as (
+  insert into webhook_delivery (client_id, subscription_id, event_id, event_type, attempt, status, error, attempted_at)
+  select ?, sub.id, ?, ?, ?, case when sub.is_active then 'pending' else 'failed' end, case when sub.is_active then null else ? end, ?
+    from sub
+  returning id
+)
+select sub.url, sub.secret, sub.is_active, (select id from attempt) as delivery_id from sub`,
+);
+
+const finishAttempt = preparedStatement(
+  'webhook-delivery-finish',
+  `update webhook_delivery set status = ?, response_status = ?, error = ?, duration_ms = ?, next_attempt_at = ? where id = ?`,
+);
 
 export interface DeliverOptions {
   allowPrivateTargets: boolean;
   timeoutMs?: number;
   now?: () => Date;
+  /** Named prepared statements (DATABASE_PREPARED_STATEMENTS); plain bound statements when false. */
+  preparedStatements?: boolean;
+}
+
+interface Outcome {
+  ok: boolean;
+  retry: boolean;
+  responseStatus?: number;
+  error?: string;
+  durationMs?: number;
 }
 
 /**
@@ -22,42 +61,27 @@ export interface DeliverOptions {
  * the worker died mid-request, or its outcome could not be written), then `succeeded` or `failed`.
  * The next attempt turns such a left-over `pending` row into `failed` (the sweeper does it for a last
  * attempt, see sweepOnce). Throws on failure so the queue retries;
- * a deleted or inactive subscription is a permanent failure. The subscription is read now, not at
- * enqueue time: a changed URL or deactivation applies to pending retries.
+ * a deleted or inactive subscription is a permanent failure. Plain SQL, two statements per delivery.
  */
 export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
   const now = opts.now ?? (() => new Date());
-  const sub = await em.findOne(WebhookSubscription, { id: job.subscriptionId, clientId: job.clientId });
+  const prepared = opts.preparedStatements ?? false;
+  const fixUp = [job.subscriptionId, job.clientId, UNRECORDED_OUTCOME, job.event.id, attempt.attempt];
+  const row = [job.clientId, job.event.id, job.event.type, attempt.attempt, INACTIVE, now()];
+  const {
+    rows: [sub],
+  } = await begin<{ url: string; secret: string; is_active: boolean; delivery_id: string }>(em, [...fixUp, ...row], prepared);
   // Deleted: its deliveries went with it (on delete cascade), so there is nowhere to record this.
   if (!sub) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} no longer exists`);
-  await em.execute(
-    `update webhook_delivery set status = 'failed', error = ? where subscription_id = ? and event_id = ? and status = 'pending' and attempt < ?`,
-    [UNRECORDED_OUTCOME, sub.id, job.event.id, attempt.attempt],
-  );
-  const row = em.create(WebhookDelivery, {
-    clientId: job.clientId,
-    subscriptionId: sub.id,
-    eventId: job.event.id,
-    eventType: job.event.type,
-    attempt: attempt.attempt,
-    status: 'pending',
-    attemptedAt: now(),
-  });
-  await em.flush();
+  if (!sub.is_active) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} is inactive`);
 
-  const finish = async (outcome: { ok: boolean; responseStatus?: number; error?: string; durationMs?: number; retry: boolean }) => {
-    row.status = outcome.ok ? 'succeeded' : 'failed';
-    row.responseStatus = outcome.responseStatus ?? null;
-    row.error = outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
-    row.durationMs = outcome.durationMs ?? null;
-    row.nextAttemptAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
-    await em.flush();
+  const finish = async (outcome: Outcome) => {
+    const retryAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
+    const status = outcome.ok ? 'succeeded' : 'failed';
+    const error = outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
+    await finishAttempt(em, [status, outcome.responseStatus ?? null, error, outcome.durationMs ?? null, retryAt, sub.delivery_id], prepared);
   };
 
-  if (!sub.isActive) {
-    await finish({ ok: false, retry: false, error: 'The subscription is inactive; the event was not sent.' });
-    throw new PermanentDeliveryFailure(`webhook subscription ${sub.id} is inactive`);
-  }
   try {
     await assertPublicTarget(sub.url, opts.allowPrivateTargets);
   } catch (err) {

@@ -5,7 +5,10 @@ import type { JobPayloads } from './jobs';
 export { PermanentJobFailure as PermanentDeliveryFailure } from './job-queue';
 export { WEBHOOK_MAX_ATTEMPTS } from './jobs';
 
-/** One webhook delivery: one event to one subscription (job `webhook.deliver`, jobs.ts). */
+/**
+ * The webhook deliveries' job types: one event to one subscription (job `webhook.deliver` on the queue
+ * kind `webhooks`, Redis name `{webhook-deliveries}`, jobs.ts), sent by the worker kind `webhooks`.
+ */
 export type WebhookJob = JobPayloads['webhook.deliver'] & { event: WallEvent };
 
 /** What the delivery records about its attempt (1-based) and the wait before the next one. */
