@@ -39,6 +39,18 @@ describe('SheddingCommandBus', () => {
     await Promise.all(admitted);
   });
 
+  it('admits work in hand (confirm, release) beyond the capacity that sheds new scans', async () => {
+    const inner = manualBus();
+    const bus = new SheddingCommandBus(inner, { maxWaitMs: 1000, minInFlight: 2, initialRatePerSecond: 0, now: () => 0 });
+    const scans = [0, 1].map(() => bus.execute('item.scan', payload));
+    await expect(bus.execute('item.scan', payload)).rejects.toMatchObject({ code: 'service-unavailable' });
+    const finishing = [bus.execute('item.confirm', payload), bus.execute('slot.release', payload)];
+    await expect(bus.execute('item.confirm', payload)).rejects.toMatchObject({ code: 'service-unavailable' });
+    expect(inner.waiting).toBe(4);
+    inner.finish(4);
+    await Promise.all([...scans, ...finishing]);
+  });
+
   it('lets as many wait as answer within maxWaitMs at the rate measured while busy', async () => {
     let t = 0;
     const inner = manualBus();

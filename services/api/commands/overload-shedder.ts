@@ -12,8 +12,16 @@ import { AppError } from '../../../shared/errors/app-error';
  * has been busy (commands waiting) for the whole window; otherwise it can only raise it. An idle spell
  * means no work, not a slow service, so a burst after a pause is judged by the last busy rate. Until the
  * first answers `initialRatePerSecond` stands in; `minInFlight` commands are always admitted.
+ *
+ * Work in hand goes first: a confirm, cancel, swap, release or session stop finishes something a
+ * person already started (a unit in the sorter's hand, a lit slot, a full slot on the shipper's side),
+ * and shedding it leaves a slot held while the floor retries. Those are admitted up to
+ * FINISHING_HEADROOM × the capacity; new work (a scan, a connect, a renew) sheds at the capacity itself,
+ * so under overload the service keeps finishing what it started instead of starting more (docs/api.md §1).
  */
 const WINDOW_MS = 2000;
+const FINISHING_HEADROOM = 2;
+const FINISHING: ReadonlySet<CommandName> = new Set<CommandName>(['item.confirm', 'item.cancel', 'item.swap', 'slot.release', 'session.stop', 'session.expire']);
 
 export class SheddingCommandBus implements CommandBus {
   private inFlight = 0;
@@ -50,7 +58,7 @@ export class SheddingCommandBus implements CommandBus {
   }
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
-    if (this.inFlight >= this.capacity()) {
+    if (this.inFlight >= this.capacity() * (FINISHING.has(name) ? FINISHING_HEADROOM : 1)) {
       throw new AppError('service-unavailable', `The sorting service is at capacity (${this.inFlight} commands waiting); nothing was changed. Retry in a moment.`, {
         headers: { 'Retry-After': '1' },
       });
