@@ -5,6 +5,7 @@ import { createApp } from '../services/api/app';
 import { buildApiDeps } from '../services/api/start-api';
 import { loadConfig } from '../shared/config/config';
 import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
+import type { SqlDatabase } from '../shared/db/named-sql';
 import { createRuntime } from '../shared/runtime/runtime';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { applyStatsEvents, type OutboxEventRow } from '../workers/stats/apply-events.use-case';
@@ -170,7 +171,7 @@ export async function runInsightsBench(s: BenchSettings, say: Say): Promise<Insi
       [settingInt('BENCH_INSIGHTS_CONSUMER_EVENTS', 30_000)],
     );
     t0 = Date.now();
-    for (let i = 0; i < sample.length; i += batch) await applyStatsEvents(runtime.orm.em.fork(), sample.slice(i, i + batch));
+    for (let i = 0; i < sample.length; i += batch) await applyStatsEvents(runtime.ormSql, sample.slice(i, i + batch));
     const consumerMs = Date.now() - t0;
     const maxRate = Math.round(sample.length / (consumerMs / 1000));
     say(`[insights] consumer at full speed: ${sample.length} events in batches of ${batch} in ${consumerMs} ms = ${maxRate} events/s`);
@@ -220,7 +221,7 @@ export async function runInsightsBench(s: BenchSettings, say: Say): Promise<Insi
     server?.close();
     server = undefined;
 
-    const consumer = await liveConsumer(runtime.orm, client.clientId, walls.map((w) => w.id), settingInt('BENCH_INSIGHTS_RATE', 2000), settingInt('BENCH_INSIGHTS_SECONDS', 10));
+    const consumer = await liveConsumer(runtime.ormSql, client.clientId, walls.map((w) => w.id), settingInt('BENCH_INSIGHTS_RATE', 2000), settingInt('BENCH_INSIGHTS_SECONDS', 10));
     say(`[insights] live stream: offered ${consumer.offeredPerSecond} events/s for ${consumer.seconds} s → consumed ${consumer.eventsPerSecond} events/s, consumer lag (arrival → counted) p50 ${consumer.lagMs.p50} ms · p95 ${consumer.lagMs.p95} ms · max ${consumer.lagMs.max} ms`);
 
     const worstP95 = Math.max(...Object.values(latencies).map((l) => l.p95));
@@ -239,7 +240,7 @@ export async function runInsightsBench(s: BenchSettings, say: Say): Promise<Insi
  * A live stream: scans and confirms arrive at `rate` events/s (as the outbox fan-out would hand them
  * over); the consumer takes whatever has arrived, up to 1000 at a time. Lag = applied − arrived.
  */
-async function liveConsumer(orm: Awaited<ReturnType<typeof initOrm>>, clientId: number, wallIds: number[], rate: number, seconds: number) {
+async function liveConsumer(db: SqlDatabase, clientId: number, wallIds: number[], rate: number, seconds: number) {
   const queue: { event: OutboxEventRow; arrived: number }[] = [];
   const lags: number[] = [];
   const started = Date.now();
@@ -277,7 +278,7 @@ async function liveConsumer(orm: Awaited<ReturnType<typeof initOrm>>, clientId: 
         continue;
       }
       const taken = queue.splice(0, 1000);
-      await applyStatsEvents(orm.em.fork(), taken.map((t) => t.event));
+      await applyStatsEvents(db, taken.map((t) => t.event));
       const at = Date.now();
       for (const t of taken) lags.push(at - t.arrived);
       consumed += taken.length;

@@ -5,9 +5,22 @@
  * `::type` casts are left alone.
  */
 
-/** What runs a statement: a pooled pg client inside a transaction (workers/sorting/command-db.ts), or a bare one (bench). */
+/**
+ * What runs a statement: a transaction's connection (SqlPool.transaction, OrmSql.transaction,
+ * emTransactionSql), a pool (each statement its own transaction), or a bare pg client (SqlClient: bench).
+ */
 export interface SqlRunner {
   run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]>;
+}
+
+/**
+ * A runner that also opens transactions: SqlPool (shared/db/sql-pool.ts, a pg pool of its own: the
+ * sorting worker's commands) or OrmSql (shared/db/orm-sql.ts, the ORM's pool: the relay, the event
+ * consumers, webhook deliveries). `fn` runs in one transaction on one connection: committed when it
+ * returns, rolled back when it throws.
+ */
+export interface SqlDatabase extends SqlRunner {
+  transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
 }
 
 const PARAM = /(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)/g;

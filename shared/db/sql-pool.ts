@@ -1,6 +1,6 @@
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../logging/logger';
-import type { NamedStatement, SqlRunner } from './named-sql';
+import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
 
 export interface SqlPoolOptions {
   /** Connections at most (a share of DATABASE_POOL_MAX: shared/runtime/runtime.ts). */
@@ -38,7 +38,7 @@ export class SqlClient implements SqlRunner {
  * A plain `pg` pool for the statements of a hot path (the sorting worker's commands): no ORM, no
  * query builder, one round trip per statement. docs/architecture.md, "ORM or plain SQL".
  */
-export class SqlPool implements SqlRunner {
+export class SqlPool implements SqlDatabase {
   private readonly pool: Pool;
   private readonly autocommit: SqlClient;
 

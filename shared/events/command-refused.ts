@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
+import type { ErrorCode } from '../errors/error-codes';
+import type { CommandName } from '../queue/commands';
 
 /** The internal event type of a refused workflow command (docs/architecture.md "Refused commands"). */
 export const COMMAND_REFUSED = 'command.refused';
 
-/** `data` of a `command.refused` event; null where the command did not get far enough to know. */
+/**
+ * `data` of a `command.refused` event; null where the command did not get far enough to know. Its
+ * readers (the audit record, the statistics) take it from stored JSON: they check each field, as an
+ * older event may carry a code or command no longer in the unions.
+ */
 export interface CommandRefusedData {
   /** The command's name, e.g. `item.scan`. */
-  command: string;
-  code: string;
+  command: CommandName;
+  /** The refusal's error code: a machine's refusal (RefusalCode, machines/decide.ts) or another of the use-case's (docs/api.md §1). */
+  code: ErrorCode;
   detail: string;
   sessionId: number | null;
   userId: number | null;

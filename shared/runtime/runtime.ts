@@ -4,6 +4,7 @@ import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
 import { SqlPool } from '../db/sql-pool';
+import { OrmSql } from '../db/orm-sql';
 import type { QueueSettings } from '../queue/queue-module';
 
 /** The outside things one process holds, built once and passed in, closed in order. */
@@ -13,6 +14,11 @@ export interface Runtime {
   orm: Orm;
   /** The plain-SQL pool of the workflow commands (docs/architecture.md, "ORM or plain SQL"); connects on first use. */
   sqlPool(): SqlPool;
+  /**
+   * Named plain SQL on the ORM's pool (the relay, the event consumers, webhook deliveries): the same
+   * statements and DATABASE_PREPARED_STATEMENTS as the command pool, no second pool.
+   */
+  ormSql: OrmSql;
   redis: Redis;
   queueSettings: QueueSettings;
   /** Registers a closer; close() runs them in reverse order of registration. */
@@ -48,6 +54,7 @@ export async function createRuntime(
     config,
     log,
     orm,
+    ormSql: new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS),
     sqlPool() {
       sqlPool ??= new SqlPool(
         config.DATABASE_URL,

@@ -72,8 +72,8 @@ describe('insights', () => {
 
     // Delivered like the fan-out does, at least once and in any order.
     const rows = await outboxRows();
-    await handleStatsJob(api.runtime.orm.em, rows);
-    await handleStatsJob(api.runtime.orm.em, [...rows].reverse());
+    await handleStatsJob(api.runtime.ormSql, rows);
+    await handleStatsJob(api.runtime.ormSql, [...rows].reverse());
   }, 60_000);
 
   it('GET /insights/stats agrees with the sort_box_item rows and the raw events', async () => {
@@ -195,7 +195,7 @@ describe('insights', () => {
     expect((await get('/insights/stats', { from, to })).body).toEqual(before);
     expect((await get('/insights/units/sorted', { from, to, warehouseId: floor.warehouseId })).body).toEqual(beforeUnits);
     // Delivering the events again after the rebuild changes nothing.
-    await handleStatsJob(api.runtime.orm.em, await outboxRows());
+    await handleStatsJob(api.runtime.ormSql, await outboxRows());
     expect((await get('/insights/stats', { from, to })).body).toEqual(before);
   }, 90_000);
 });

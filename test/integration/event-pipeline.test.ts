@@ -115,7 +115,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     const t = await newTenant(api, 'Bad batch');
     const fast = { ...settings, eventRetryBaseMs: 1 };
     const queue = createJobQueue(fast);
-    const worker = await startJobWorker(fast, 'audit', { 'audit.batch': auditBatchHandler(em, api.runtime.log) }, deps());
+    const worker = await startJobWorker(fast, 'audit', { 'audit.batch': auditBatchHandler(api.runtime.ormSql, em, api.runtime.log) }, deps());
     try {
       const [first, last] = [event(t.clientId), event(t.clientId)];
       // Passes the job schema, fails the audit insert (event_id is a uuid).
@@ -211,7 +211,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       const published: WallEvent[] = [];
       await waitFor(
         async () => {
-          await relayOnce(em(), async (e) => void published.push(...e), async (j) => void jobs.push(...j), OUTBOX_CONSUMERS);
+          await relayOnce(api.runtime.ormSql, async (e) => void published.push(...e), async (j) => void jobs.push(...j), OUTBOX_CONSUMERS);
           return (await em().execute(`select 1 from outbox_event where event_id in (?) and published_at is null`, [[started, refused, later]])).length === 0;
         },
         { what: 'the events relayed again' },

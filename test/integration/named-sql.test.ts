@@ -1,8 +1,10 @@
 import { Client as PgClient } from 'pg';
-import { NamedStatement, query } from '../../shared/db/named-sql';
+import { NamedStatement, query, type SqlRunner } from '../../shared/db/named-sql';
+import { OrmSql, emTransactionSql } from '../../shared/db/orm-sql';
+import { initOrm, type Orm } from '../../shared/db/orm';
 import { SqlClient } from '../../shared/db/sql-pool';
 
-/* Named parameters of the hot path's plain SQL (shared/db/named-sql.ts, docs/architecture.md "ORM or plain SQL"). */
+/* Named parameters of the hot path's plain SQL (shared/db/named-sql.ts, docs/architecture.md "ORM or plain SQL"), on a bare client and on the ORM's pool. */
 
 describe('named SQL statements', () => {
   it('numbers each named parameter once, in order of first use, and leaves casts alone', () => {
@@ -32,5 +34,54 @@ describe('named SQL statements', () => {
       }
     }
     expect(q.statement.name).toBe('unit-run');
+  });
+});
+
+describe('named SQL on the ORM pool (shared/db/orm-sql.ts)', () => {
+  let orm: Orm;
+  beforeAll(async () => {
+    orm = await initOrm(process.env.DATABASE_URL!, 2);
+  });
+  afterAll(async () => {
+    await orm?.close();
+  });
+
+  const backendPid = query<Record<string, never>, { pid: number }>('unit-orm-backend', 'select pg_backend_pid() as pid');
+  const transactionId = query<Record<string, never>, { id: string | null }>('unit-orm-txid', 'select txid_current_if_assigned()::text as id');
+  const insertFailedJob = query<{ jobId: string }>(
+    'unit-orm-insert',
+    `insert into failed_job (queue, job_name, job_id, data, error, attempts) values ('unit', 'unit', :jobId, '{}'::jsonb, 'unit', 1)`,
+  );
+
+  it.each([true, false])('runs a transaction on the connection of its MikroORM transaction, rolled back with it (prepared: %s)', async (prepared) => {
+    const db = new OrmSql(orm.em, prepared);
+    const [first, second] = await db.transaction(async (tx) => [(await backendPid(tx, {}))[0]!.pid, (await backendPid(tx, {}))[0]!.pid]);
+    expect(first).toBe(second);
+
+    // The ORM's statements and the runner's are one transaction: one id, gone with the rollback.
+    const jobId = `orm-sql-${prepared}-${Date.now()}`;
+    const err = await orm.em
+      .fork()
+      .transactional(async (em) => {
+        const tx = emTransactionSql(em, prepared);
+        await insertFailedJob(tx, { jobId });
+        const [{ id: ours }] = await transactionId(tx, {});
+        const [{ id: orms }] = await em.execute<{ id: string | null }[]>('select txid_current_if_assigned()::text as id');
+        expect(ours).not.toBeNull();
+        expect(ours).toBe(orms);
+        throw new Error('roll back');
+      })
+      .catch((e: Error) => e);
+    expect(err.message).toBe('roll back');
+    expect(await orm.em.fork().execute('select 1 from failed_job where job_id = ?', [jobId])).toEqual([]);
+  });
+
+  it('refuses a statement outside a transaction or after it ended, never running it on another connection', async () => {
+    expect(() => emTransactionSql(orm.em.fork(), true)).toThrow(/in no transaction/);
+    let kept!: SqlRunner;
+    await orm.em.fork().transactional(async (em) => {
+      kept = emTransactionSql(em, true);
+    });
+    await expect(backendPid(kept, {})).rejects.toThrow("SQL statement 'unit-orm-backend': its transaction is already over");
   });
 });

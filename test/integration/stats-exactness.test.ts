@@ -249,7 +249,7 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
           const em = api.runtime.orm.em.fork();
           const events = eventsOf(world, actions);
           await storeRaw(em, events);
-          for (const b of delivery(events, seed, replayEvery, batch)) await applyStatsEvents(api.runtime.orm.em.fork(), b);
+          for (const b of delivery(events, seed, replayEvery, batch)) await applyStatsEvents(api.runtime.ormSql, b);
           const rs = ranges.map((r) => ({ from: at(r.start, r.ms), to: at(r.start + r.length, 0) }));
           await checkEverything(em, world, rs);
 
@@ -259,7 +259,7 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
           await rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });
           await checkEverything(em, world, rs);
           // Replaying everything after the rebuild changes nothing.
-          await applyStatsEvents(api.runtime.orm.em.fork(), events);
+          await applyStatsEvents(api.runtime.ormSql, events);
           await checkEverything(em, world, rs.slice(0, 1));
         },
       ),
@@ -276,9 +276,9 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
     const batches = delivery(events, 7, 3, 10);
     // Half delivered before, the rest while the rebuild runs (each batch waits for it or goes first).
     const half = Math.floor(batches.length / 2);
-    for (const b of batches.slice(0, half)) await applyStatsEvents(api.runtime.orm.em.fork(), b);
+    for (const b of batches.slice(0, half)) await applyStatsEvents(api.runtime.ormSql, b);
     const rest = (async () => {
-      for (const b of batches.slice(half)) await applyStatsEvents(api.runtime.orm.em.fork(), b);
+      for (const b of batches.slice(half)) await applyStatsEvents(api.runtime.ormSql, b);
     })();
     const rebuilt = rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });
     await Promise.all([rest, rebuilt]);

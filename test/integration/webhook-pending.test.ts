@@ -52,7 +52,7 @@ describe('webhook attempts left pending', () => {
   it('the next attempt records the unrecorded one as failed', async () => {
     const e = event();
     await leavePending(e.id, 1);
-    await deliverWebhook(api.runtime.orm.em.fork(), { subscriptionId, clientId: tenant.clientId, event: e }, { attempt: 2, maxAttempts: 12, retryDelayMs: 100 }, { allowPrivateTargets: true });
+    await deliverWebhook(api.runtime.ormSql, { subscriptionId, clientId: tenant.clientId, event: e }, { attempt: 2, maxAttempts: 12, retryDelayMs: 100 }, { allowPrivateTargets: true });
     const rows = (await history()).filter((r) => r.eventId === e.id);
     expect(rows.map((r) => [r.attempt, r.status]).sort()).toEqual([
       [1, 'failed'],

@@ -2,6 +2,7 @@ import { count } from '../../shared/text/wording';
 import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
 import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
+import type { CommandName } from '../../shared/queue/commands';
 
 /** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
 export interface AuditRecord extends AuditLogColumns {
@@ -18,7 +19,7 @@ const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-const COMMAND_KIND: Record<string, AuditKind> = {
+const COMMAND_KIND: Record<CommandName, AuditKind> = {
   'session.start': 'session',
   'session.renew': 'session',
   'session.stop': 'session',
@@ -32,7 +33,10 @@ const COMMAND_KIND: Record<string, AuditKind> = {
 
 /** The kind of record an event type makes: which of the typed listings shows it. */
 export function auditKind(type: string, data: Obj): AuditKind {
-  if (type === COMMAND_REFUSED) return COMMAND_KIND[str(data.command) ?? ''] ?? 'other';
+  if (type === COMMAND_REFUSED) {
+    const command = str(data.command);
+    return command !== null && Object.hasOwn(COMMAND_KIND, command) ? COMMAND_KIND[command as CommandName] : 'other';
+  }
   if (type.startsWith('license-plate')) return 'license-plate';
   if (type.startsWith('session.')) return 'session';
   if (type.startsWith('sort-box-item.')) return 'sort-box-item';
@@ -87,7 +91,8 @@ export function toAuditRecord(event: WallEvent): AuditRecord {
   const base = { event_id: event.id, client_id: event.clientId, occurred_at: event.occurredAt, type: event.type, wall_id: event.wallId };
   const kind = auditKind(event.type, d);
   if (event.type === COMMAND_REFUSED) {
-    const r = d as Partial<CommandRefusedData>;
+    // Stored JSON: each field is checked (str, num) before use.
+    const r = d as { [K in keyof CommandRefusedData]?: unknown };
     return {
       ...base,
       kind,

@@ -1,24 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundSql } from '../../shared/db/bound-sql';
+import type { SqlRunner } from '../../shared/db/named-sql';
 import type { AuditRecord } from './audit-record';
-
-// One statement per batch. The wall's warehouse is taken now (ListAuditLogs filters by it); a record
-// whose client was deleted meanwhile is dropped; an event already recorded is ignored (its id is unique).
-const INSERT_SQL = `
-insert into audit_log (event_id, client_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id,
-                       crc, barcode, sort_box_item_id, session_id, is_error, is_license_plate, message, data)
-select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, w.warehouse_id, r.user_id, r.order_id, r.picklist_id,
-       r.crc, r.barcode, r.sort_box_item_id, r.session_id, r.is_error, r.is_license_plate, r.message, coalesce(r.data, '{}'::jsonb)
-  from jsonb_to_recordset(?::jsonb) as r(event_id uuid, client_id int, occurred_at timestamptz, type text, kind text, wall_id int,
-       user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
-       is_error boolean, is_license_plate boolean, message text, data jsonb)
-  join client c on c.id = r.client_id
-  left join wall w on w.id = r.wall_id and w.client_id = r.client_id
-on conflict (event_id) do nothing`;
+import { insertAuditRecords } from './audit.queries';
 
 /** Writes audit records in one insert; returns how many were new. */
-export async function writeAuditRecords(em: EntityManager, records: AuditRecord[]): Promise<number> {
+export async function writeAuditRecords(db: SqlRunner, records: AuditRecord[]): Promise<number> {
   if (records.length === 0) return 0;
   const unique = [...new Map(records.map((r) => [r.event_id, r])).values()];
-  return (await boundSql(em, INSERT_SQL, [JSON.stringify(unique)])).rowCount;
+  const [{ inserted }] = await insertAuditRecords(db, { records: JSON.stringify(unique) });
+  return inserted;
 }

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundSql } from '../../shared/db/bound-sql';
+import type { SqlRunner } from '../../shared/db/named-sql';
 import type { WallEvent } from '../../shared/events/channels';
 import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
 import { EVENT_CONSUMERS, EVENT_CONSUMER_NAMES, eventJobName, type EventConsumer, type EventConsumerSpec } from '../../shared/queue/jobs';
+import { activeWebhookSubscriptions } from './outbox.queries';
 
 /**
  * A consumer of committed events: the relay asks it, once per batch, for the jobs the batch means to
@@ -12,7 +12,8 @@ import { EVENT_CONSUMERS, EVENT_CONSUMER_NAMES, eventJobName, type EventConsumer
  */
 export interface OutboxConsumer {
   name: string;
-  jobsFor(tx: EntityManager, events: WallEvent[]): JobRequest[] | Promise<JobRequest[]>;
+  /** `tx`: the relay's transaction. */
+  jobsFor(tx: SqlRunner, events: WallEvent[]): JobRequest[] | Promise<JobRequest[]>;
 }
 
 /**
@@ -33,15 +34,11 @@ function batchConsumer(consumer: EventConsumer): OutboxConsumer {
 }
 
 /** One job per public event and matching active subscription of the event's client, in event order. */
-async function webhookJobs(tx: EntityManager, all: WallEvent[]): Promise<JobRequest[]> {
+async function webhookJobs(tx: SqlRunner, all: WallEvent[]): Promise<JobRequest[]> {
   const events = all.filter((e) => isPublicEventType(e.type));
   if (events.length === 0) return [];
   const clientIds = new Set(events.map((e) => e.clientId));
-  const { rows: subs } = await boundSql<{ id: number; client_id: number; events: string[] }>(
-    tx,
-    `select id, client_id, events from webhook_subscription where is_active and client_id = any(?::int[]) order by id`,
-    [`{${[...clientIds].join(',')}}`],
-  );
+  const subs = await activeWebhookSubscriptions(tx, { clientIds: [...clientIds] });
   if (subs.length === 0) return [];
   const jobs: JobRequest[] = [];
   for (const event of events) {

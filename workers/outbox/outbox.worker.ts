@@ -12,7 +12,7 @@ import { relayOnce, type RelayedEvent } from './relay.use-case';
  * OUTBOX_POLL_MS as a back-up; drains without pause while there is a backlog.
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
-  const { orm, redis, log, config } = runtime;
+  const { ormSql, redis, log, config } = runtime;
   const publish = async (events: RelayedEvent[]) => {
     const pipeline = redis.pipeline();
     for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
@@ -25,7 +25,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     while (!stopped) {
       let n = 0;
       try {
-        n = await relayOnce(orm.em.fork(), publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS, config.OUTBOX_BATCH_SIZE);
+        n = await relayOnce(ormSql, publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS, config.OUTBOX_BATCH_SIZE);
       } catch (err) {
         log.error({ err }, 'outbox relay failed; retrying');
         await new Promise((r) => setTimeout(r, 1000));

@@ -1,3 +1,5 @@
+import type { CommandRefusedData } from '../../shared/events/command-refused';
+
 /**
  * The one definition of what an event counts for (docs/architecture.md "Statistics"), as SQL over any
  * relation `src(event_id, client_id, wall_id, type, occurred_at, data)`: the worker runs it over the
@@ -15,9 +17,12 @@ export const COUNTERS = ['scans', 'failed_scans', 'confirmed_items', 'confirmed_
 /** Event types that change a counter; anything else is ignored (and not recorded as counted). */
 export const COUNTED_TYPES = ['sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused'] as const;
 
+/** The command whose refusals count (as failed scans). */
+const SCAN_COMMAND = 'item.scan' satisfies CommandRefusedData['command'];
+
 /** A `where` condition on `e` choosing the events that count. A refusal counts only when it refused a scan. */
 export const COUNTED_EVENT_SQL = `(e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))`;
+  or (e.type = 'command.refused' and e.data->>'command' = '${SCAN_COMMAND}'))`;
 
 /**
  * CTEs `facts` (one row per counted event: its instant, user, sku, method, slot and counter values)

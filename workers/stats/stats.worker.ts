@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlDatabase } from '../../shared/db/named-sql';
 import type { Runtime } from '../../shared/runtime/runtime';
 import type { WallEvent } from '../../shared/events/channels';
 import { writeEventBatch } from '../../shared/queue/event-batch';
@@ -10,8 +10,8 @@ import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-eve
  * One batch of committed events applied to the roll-ups. Idempotent, so the fan-out may deliver an
  * event again after a crash (at-least-once) and in any order.
  */
-export async function handleStatsJob(em: EntityManager, events: readonly StatsEvent[]): Promise<ApplyResult> {
-  return applyStatsEvents(em.fork(), events);
+export async function handleStatsJob(db: SqlDatabase, events: readonly StatsEvent[]): Promise<ApplyResult> {
+  return applyStatsEvents(db, events);
 }
 
 /**
@@ -21,12 +21,12 @@ export async function handleStatsJob(em: EntityManager, events: readonly StatsEv
  * (shared/queue/event-batch.ts).
  */
 export async function startStatsWorker(runtime: Runtime): Promise<void> {
-  const { log, orm } = runtime;
+  const { log, orm, ormSql } = runtime;
   const em = () => orm.em.fork();
   const worker = await startJobWorker(
     runtime.queueSettings,
     'stats',
-    { 'stats.batch': ({ events }) => writeEventBatch(events as WallEvent[], (list) => handleStatsJob(orm.em, list), { em, log, consumer: 'stats' }) },
+    { 'stats.batch': ({ events }) => writeEventBatch(events as WallEvent[], (list) => handleStatsJob(ormSql, list), { em, log, consumer: 'stats' }) },
     // One batch at a time: applying takes the statistics lock anyway.
     { log, recordFailure: failedJobRecorder(em), concurrency: 1 },
   );

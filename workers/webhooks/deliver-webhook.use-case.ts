@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedStatement } from '../../shared/db/bound-sql';
+import type { SqlRunner } from '../../shared/db/named-sql';
 import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/webhook-jobs';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
 import { WEBHOOK_USER_AGENT } from '../../shared/webhooks/webhook-user-agent';
+import { beginDeliveryAttempt, finishDeliveryAttempt } from './delivery.queries';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 500;
@@ -11,40 +11,10 @@ const MAX_ERROR_LENGTH = 500;
 export const UNRECORDED_OUTCOME = 'The outcome of this attempt was not recorded (the worker stopped or the database was unavailable); the event was retried.';
 const INACTIVE = 'The subscription is inactive; the event was not sent.';
 
-/*
- * One round trip before the request: read the subscription (as it is now, not at enqueue time: a
- * changed URL or deactivation applies to pending retries), turn this event's left-over `pending` rows of
- * earlier attempts into `failed`, and write this attempt's row: `pending`, or `failed` at once when the
- * subscription is inactive. No row when the subscription is gone.
- */
-const begin = preparedStatement(
-  'webhook-delivery-begin',
-  `
-with sub as (
-  select id, url, secret, is_active from webhook_subscription where id = ? and client_id = ?
-), stale as (
-  update webhook_delivery d set status = 'failed', error = ?
-    from sub where d.subscription_id = sub.id and d.event_id = ? and d.status = 'pending' and d.attempt < ?
-), attempt as (
-  insert into webhook_delivery (client_id, subscription_id, event_id, event_type, attempt, status, error, attempted_at)
-  select ?, sub.id, ?, ?, ?, case when sub.is_active then 'pending' else 'failed' end, case when sub.is_active then null else ? end, ?
-    from sub
-  returning id
-)
-select sub.url, sub.secret, sub.is_active, (select id from attempt) as delivery_id from sub`,
-);
-
-const finishAttempt = preparedStatement(
-  'webhook-delivery-finish',
-  `update webhook_delivery set status = ?, response_status = ?, error = ?, duration_ms = ?, next_attempt_at = ? where id = ?`,
-);
-
 export interface DeliverOptions {
   allowPrivateTargets: boolean;
   timeoutMs?: number;
   now?: () => Date;
-  /** Named prepared statements (DATABASE_PREPARED_STATEMENTS); plain bound statements when false. */
-  preparedStatements?: boolean;
 }
 
 interface Outcome {
@@ -61,16 +31,21 @@ interface Outcome {
  * the worker died mid-request, or its outcome could not be written), then `succeeded` or `failed`.
  * The next attempt turns such a left-over `pending` row into `failed` (the sweeper does it for a last
  * attempt, see sweepOnce). Throws on failure so the queue retries;
- * a deleted or inactive subscription is a permanent failure. Plain SQL, two statements per delivery.
+ * a deleted or inactive subscription is a permanent failure. Named plain SQL (delivery.queries.ts) on
+ * `db` (runtime.ormSql), two statements per delivery, each its own transaction.
  */
-export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
+export async function deliverWebhook(db: SqlRunner, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
   const now = opts.now ?? (() => new Date());
-  const prepared = opts.preparedStatements ?? false;
-  const fixUp = [job.subscriptionId, job.clientId, UNRECORDED_OUTCOME, job.event.id, attempt.attempt];
-  const row = [job.clientId, job.event.id, job.event.type, attempt.attempt, INACTIVE, now()];
-  const {
-    rows: [sub],
-  } = await begin<{ url: string; secret: string; is_active: boolean; delivery_id: string }>(em, [...fixUp, ...row], prepared);
+  const [sub] = await beginDeliveryAttempt(db, {
+    subscriptionId: job.subscriptionId,
+    clientId: job.clientId,
+    eventId: job.event.id,
+    eventType: job.event.type,
+    attempt: attempt.attempt,
+    unrecorded: UNRECORDED_OUTCOME,
+    inactive: INACTIVE,
+    now: now(),
+  });
   // Deleted: its deliveries went with it (on delete cascade), so there is nowhere to record this.
   if (!sub) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} no longer exists`);
   if (!sub.is_active) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} is inactive`);
@@ -79,7 +54,14 @@ export async function deliverWebhook(em: EntityManager, job: WebhookJob, attempt
     const retryAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
     const status = outcome.ok ? 'succeeded' : 'failed';
     const error = outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
-    await finishAttempt(em, [status, outcome.responseStatus ?? null, error, outcome.durationMs ?? null, retryAt, sub.delivery_id], prepared);
+    await finishDeliveryAttempt(db, {
+      deliveryId: sub.delivery_id,
+      status,
+      responseStatus: outcome.responseStatus ?? null,
+      error,
+      durationMs: outcome.durationMs ?? null,
+      retryAt,
+    });
   };
 
   try {

@@ -7,8 +7,6 @@ import { idParam, queryBool } from '../http/validation';
 import { listUnshippedOrderIds } from '../use-cases/orders/list-unshipped-order-ids.use-case';
 import { listUnshippedOrders, SORT_STATUSES } from '../use-cases/orders/list-unshipped-orders.use-case';
 import { listUnshippedProducts } from '../use-cases/orders/list-unshipped-products.use-case';
-import type { UnshippedOrderFilter } from '../use-cases/orders/unshipped-order-filter';
-import type { ApiDeps } from '../api-deps';
 
 const MAX_LIMIT = 10000;
 
@@ -45,20 +43,6 @@ const listQuery = filterQuery.extend({
     .optional()
     .describe(`At most this many orders (the most urgent first), 1..${MAX_LIMIT}. Absent: all matching orders.`),
 });
-
-type FilterQuery = z.infer<typeof filterQuery>;
-
-function toFilter(q: FilterQuery, deps: ApiDeps): UnshippedOrderFilter {
-  return {
-    recent: q.recent,
-    recentDays: deps.config.RECENT_ORDER_DAYS,
-    empty: q.empty,
-    allowDropShip: q.allowDropShip,
-    priority: q.priority,
-    workflow: q.workflow,
-    warehouseId: q.warehouseId,
-  };
-}
 
 const shipToDto = z.object({
   name: z.string(),
@@ -116,8 +100,7 @@ export const ordersRoutes: RouteDef[] = [
     access: 'authenticated',
     query: listQuery,
     response: z.array(orderDto),
-    handler: ({ em, auth, query, deps }) =>
-      listUnshippedOrders(em, auth.clientId, { ...toFilter(query, deps), bins: query.bins, limit: query.limit }),
+    handler: ({ em, auth, query, deps }) => listUnshippedOrders(em, auth.clientId, query, deps.config),
   }),
   defineRoute({
     method: 'get',
@@ -129,7 +112,7 @@ export const ordersRoutes: RouteDef[] = [
     access: 'authenticated',
     query: listQuery,
     response: z.array(z.number().int()),
-    handler: ({ em, auth, query, deps }) => listUnshippedOrderIds(em, auth.clientId, { ...toFilter(query, deps), limit: query.limit }),
+    handler: ({ em, auth, query, deps }) => listUnshippedOrderIds(em, auth.clientId, query, deps.config),
   }),
   defineRoute({
     method: 'get',
@@ -143,6 +126,6 @@ export const ordersRoutes: RouteDef[] = [
     access: 'authenticated',
     query: filterQuery,
     response: z.array(productSummaryDto),
-    handler: ({ em, auth, query, deps }) => listUnshippedProducts(em, auth.clientId, { ...toFilter(query, deps), bins: query.bins }),
+    handler: ({ em, auth, query, deps }) => listUnshippedProducts(em, auth.clientId, query, deps.config),
   }),
 ];

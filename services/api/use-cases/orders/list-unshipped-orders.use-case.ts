@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppConfig } from '../../../../shared/config/config';
 import type { OrderStatus, ShipTo } from '../../../../shared/db/entities';
 import type { OrderPriority } from '../../../../shared/domain/priority';
-import { UNSHIPPED_ORDER_BY, unshippedOrderQuery, type UnshippedOrderFilter } from './unshipped-order-filter';
+import { UNSHIPPED_ORDER_BY, unshippedOrderQuery, type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
 
 export const SORT_STATUSES = ['NotStarted', 'InProgress', 'Sorted'] as const;
 export type SortStatus = (typeof SORT_STATUSES)[number];
@@ -57,8 +58,10 @@ export function sortStatusOf(items: Row['items'], inSlot: boolean): SortStatus {
 export async function listUnshippedOrders(
   em: EntityManager,
   clientId: number,
-  filter: UnshippedOrderFilter & { bins: boolean; limit?: number },
+  query: UnshippedOrderQuery & { bins: boolean; limit?: number },
+  config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>,
 ): Promise<UnshippedOrder[]> {
+  const filter = unshippedOrderFilter(query, config);
   const { where, limit, params } = unshippedOrderQuery(clientId, filter);
   const rows = await em.execute<Row[]>(
     `select o.id, o.warehouse_id, o.priority, o.is_drop_ship, o.status, o.ship_to,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { unshippedOrderWhere, type UnshippedOrderFilter } from './unshipped-order-filter';
+import type { AppConfig } from '../../../../shared/config/config';
+import { unshippedOrderWhere, type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
 
 export interface UnshippedProductSummary {
   sku: string;
@@ -26,8 +27,10 @@ interface Row {
 export async function listUnshippedProducts(
   em: EntityManager,
   clientId: number,
-  filter: UnshippedOrderFilter & { bins: boolean },
+  query: UnshippedOrderQuery & { bins: boolean },
+  config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>,
 ): Promise<UnshippedProductSummary[]> {
+  const filter = unshippedOrderFilter(query, config);
   const where = unshippedOrderWhere(clientId, filter);
   const rows = await em.execute<Row[]>(
     `select i.sku, p.title,

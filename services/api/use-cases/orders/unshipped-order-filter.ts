@@ -1,3 +1,4 @@
+import type { AppConfig } from '../../../../shared/config/config';
 import type { WallWorkflow } from '../../../../shared/db/entities';
 import type { OrderPriority } from '../../../../shared/domain/priority';
 
@@ -16,6 +17,14 @@ export interface UnshippedOrderFilter {
   warehouseId?: number;
   /** The clock, for tests; defaults to now. */
   now?: Date;
+}
+
+/** The filter as a listing's query string gives it: without the window `recent` means (RECENT_ORDER_DAYS). */
+export type UnshippedOrderQuery = Omit<UnshippedOrderFilter, 'recentDays'>;
+
+/** A listing's query as its filter: `recent` is the last RECENT_ORDER_DAYS days. */
+export function unshippedOrderFilter<Q extends UnshippedOrderQuery>(query: Q, config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>): Q & UnshippedOrderFilter {
+  return { ...query, recentDays: config.RECENT_ORDER_DAYS };
 }
 
 /**

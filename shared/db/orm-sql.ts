@@ -1,0 +1,62 @@
+import type { Knex } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PoolClient } from 'pg';
+import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
+import { SqlClient } from './sql-pool';
+
+/** What knex's pg client hands out: a `pg` client (its pool's, or the one a transaction holds). */
+interface KnexPgClient {
+  acquireConnection(): Promise<Pick<PoolClient, 'query'> | undefined>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+/** One statement on a connection of `knex`'s client: a transaction's own (released by no one), or one taken from the pool for it. */
+async function runOn<R>(knex: Knex, prepared: boolean, statement: NamedStatement, values: unknown[]): Promise<R[]> {
+  const client = knex.client as KnexPgClient;
+  const connection = await client.acquireConnection();
+  if (!connection) throw new Error(`SQL statement '${statement.name}': the ORM's pool gave no connection`);
+  try {
+    return await new SqlClient(connection, prepared).run<R>(statement, values);
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/**
+ * The statements of a MikroORM transaction (`em.transactional`), on the connection that transaction
+ * holds: they see its writes and its locks, and commit or roll back with it. Throws when `em` is in no
+ * transaction, or once the transaction is over: never runs a statement outside it.
+ */
+export function emTransactionSql(em: EntityManager, prepared: boolean): SqlRunner {
+  const trx = em.getTransactionContext<Knex.Transaction>();
+  if (!trx) throw new Error('emTransactionSql: the EntityManager is in no transaction (use it inside em.transactional)');
+  return {
+    run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]> {
+      if (trx.isCompleted()) return Promise.reject(new Error(`SQL statement '${statement.name}': its transaction is already over`));
+      return runOn<R>(trx, prepared, statement, values);
+    },
+  };
+}
+
+/**
+ * Named plain SQL on the ORM's own pool (docs/architecture.md, "ORM or plain SQL"): for the processes
+ * that do not run the workflow commands (the relay, the event consumers, webhook deliveries), so a
+ * process keeps one pool of DATABASE_POOL_MAX connections, not two. `run`: one statement on a
+ * connection taken for it (its own transaction); `transaction`: a MikroORM transaction, its statements
+ * on its connection (emTransactionSql). Named prepared statements unless `prepared` is false
+ * (DATABASE_PREPARED_STATEMENTS, as SqlPool).
+ */
+export class OrmSql implements SqlDatabase {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly prepared: boolean,
+  ) {}
+
+  run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]> {
+    return runOn<R>(this.em.getKnex(), this.prepared, statement, values);
+  }
+
+  transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    return this.em.fork().transactional((em) => fn(emTransactionSql(em, this.prepared)));
+  }
+}
