@@ -23,7 +23,9 @@ COPY package.json package-lock.json ./
 RUN SCARF_ANALYTICS=false npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:20-bookworm-slim
+# MALLOC_MMAP_THRESHOLD_: large blocks go back to the system when freed (services/supervisor/child-env.ts).
 ENV NODE_ENV=production \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false
 WORKDIR /app

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { missingServiceEnv } from '../services/supervisor/child-env';
 
 /**
  * Everything the bench can be told through the environment. The bench never touches a dev
@@ -145,6 +146,8 @@ export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
     SEED_DEMO: 'false',
     JWT_SECRET: 'bench-only-secret-not-for-production',
   };
+  // What the supervisor and the image give every service process (the per-role runs start them directly).
+  Object.assign(env, missingServiceEnv(env));
   // One port for everything: a CATALOG_PORT from the caller's shell would start a second server.
   delete env.CATALOG_PORT;
   // Node flags for the services only (e.g. heap limits), not for the bench process.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import type { RoleSpec } from './roles';
+import { missingServiceEnv } from './child-env';
 
 /** Tells a child that the supervisor stops it (SIGTERM, in order), so it ignores the terminal's Ctrl-C. */
 export const SUPERVISED_ENV = 'SORTING_SUPERVISED';
@@ -82,7 +83,7 @@ export class Supervisor {
 
   private spawn(slot: Slot): void {
     cluster.setupPrimary({ exec: entryFile(slot.spec.entry), args: slot.spec.args, silent: false });
-    const worker = cluster.fork({ [SUPERVISED_ENV]: '1' });
+    const worker = cluster.fork({ ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' });
     slot.worker = worker;
     slot.startedAt = Date.now();
     worker.process.once('exit', (code, signal) => {

@@ -6,6 +6,7 @@ import { ROLES } from '../../services/supervisor/roles';
 import { WORKER_KINDS } from '../../workers/registry';
 import { TEST_DB_PREFIX, TEST_PG_BASE, dropDatabase, testRunId, withAdmin } from '../support/test-db';
 import { waitFor } from '../support/test-api';
+import { SERVICE_ENV_DEFAULTS } from '../../services/supervisor/child-env';
 
 const ROOT = path.resolve(__dirname, '../..');
 // Named after this run, so another run's global setup does not take it for a stale one and drop it.
@@ -100,6 +101,11 @@ test('npm start runs every role as its own process, restarts a crashed one, and 
   // npm execs node: the supervisor is npm's child, and every role is the supervisor's child.
   const [supervisorPid] = childrenOf(npmPid);
   expect(childrenOf(supervisorPid).sort()).toEqual(expect.arrayContaining([...started].sort()));
+  // Each child starts with the service environment defaults (services/supervisor/child-env.ts).
+  for (const pid of started) {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(env).toEqual(expect.arrayContaining(Object.entries(SERVICE_ENV_DEFAULTS).map(([k, v]) => `${k}=${v}`)));
+  }
 
   // The API answers (the demo client was seeded by the one-shot migration).
   const apiPort = (await waitFor(() => lines.find((l) => l.role === 'api' && typeof l.port === 'number'), { timeoutMs: 60_000, what: 'the API to listen' })).port!;
