@@ -82,11 +82,16 @@ select prior.operation as prior_operation, prior.request_hash as prior_request_h
     select json_agg(c) as rows, bool_or(c.slot_id is not null) as any_in_slot from (
       select oi.id as order_item_id, o.id as order_id, o.priority, o.order_date, oi.qty, oi.confirmed_qty, oi.pending_qty,
              sb.id as slot_id, sb.serial_number as slot_serial_number, sb.crc as slot_crc, sb.position as slot_position
-        from order_item oi
-        join orders o on o.client_id = oi.client_id and o.id = oi.order_id
+        from (
+          -- The sku's open lines first, through their partial index: \`offset 0\` keeps the planner from
+          -- starting at the warehouse's orders instead (it cannot know the sku when it plans).
+          select oi.id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty from order_item oi
+           where oi.client_id = :clientId and oi.sku = code.sku and oi.qty > oi.confirmed_qty + oi.pending_qty
+          offset 0
+        ) oi
+        join orders o on o.client_id = :clientId and o.id = oi.order_id
         left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id
-       where oi.client_id = :clientId and oi.sku = code.sku and oi.qty > oi.confirmed_qty + oi.pending_qty
-         and o.status = 'Unshipped' and not o.is_drop_ship
+       where o.status = 'Unshipped' and not o.is_drop_ship
          and (:warehouseId::int is null or o.warehouse_id = :warehouseId::int)
          and (s.picklist_id is null or exists (select 1 from picklist_order po
                                                 where po.client_id = o.client_id and po.picklist_id = s.picklist_id and po.order_id = o.id))
