@@ -76,7 +76,7 @@ function flag(name: string): boolean {
 }
 
 function runtime(): 'tsx' | 'node' {
-  const raw = process.env.BENCH_RUNTIME ?? 'tsx';
+  const raw = process.env.BENCH_RUNTIME ?? 'node';
   if (raw !== 'tsx' && raw !== 'node') throw new Error(`BENCH_RUNTIME must be tsx or node; got '${raw}'.`);
   return raw;
 }

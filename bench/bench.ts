@@ -93,8 +93,8 @@ async function serverVersions(s: BenchSettings): Promise<{ postgres: string; red
 }
 
 /**
- * How to start a service: `tsx <script.ts>` as the brief and `npm start` do, or `node <script.js>` on a
- * tsc build (BENCH_RUNTIME=node), which is what a production image runs: no TypeScript loader in memory.
+ * How to start a service: `node <script.js>` on a tsc build (BENCH_RUNTIME=node, the default), which is
+ * what `npm start` and the image run, or `tsx <script.ts>` (BENCH_RUNTIME=tsx, as `npm run start:api` does).
  */
 function serviceCommand(s: BenchSettings, script: string, args: string[], nodeArgs: string[]): ServiceCommand {
   if (s.runtime === 'tsx') return { command: path.join(s.root, 'node_modules/.bin/tsx'), args: [...nodeArgs, script, ...args], wrapped: true };
@@ -106,7 +106,7 @@ function serviceCommand(s: BenchSettings, script: string, args: string[], nodeAr
 function buildServices(s: BenchSettings): void {
   const outDir = path.join(s.resultsDir, 'dist');
   rmSync(outDir, { recursive: true, force: true });
-  const run = spawnSync(path.join(s.root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: s.root, encoding: 'utf8' });
+  const run = spawnSync(path.join(s.root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir, '--tsBuildInfoFile', path.join(outDir, '.tsbuildinfo')], { cwd: s.root, encoding: 'utf8' });
   for (const script of ['services/api/main.js', 'workers/main.js']) {
     if (!existsSync(path.join(outDir, script))) throw new Error(`the build produced no ${script}:\n${run.stdout}${run.stderr}`);
   }

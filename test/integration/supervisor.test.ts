@@ -13,7 +13,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const dbName = `${TEST_DB_PREFIX}${testRunId()}_supervisor_${randomUUID().slice(0, 8)}`;
 
 // Five node processes start under tsx: on a busy 2-core machine that alone can take a minute.
-jest.setTimeout(240_000);
+jest.setTimeout(330_000);
 
 interface LogLine {
   role?: string;
@@ -91,7 +91,8 @@ test('npm start runs every role as its own process, restarts a crashed one, and 
   const npmPid = npm.pid!;
   const why = () => `\n--- output ---\n${output.slice(-4000)}`;
 
-  const startedLine = await waitFor(() => lines.find((l) => l.msg === 'every role started'), { timeoutMs: 60_000, what: 'the supervisor to start its roles' }).catch((e) => {
+  // npm start compiles first (incremental: quick when dist/ is current, about 20 s from scratch on one core).
+  const startedLine = await waitFor(() => lines.find((l) => l.msg === 'every role started'), { timeoutMs: 150_000, what: 'the build and the supervisor to start its roles' }).catch((e) => {
     throw new Error(`${e}${why()}`);
   });
   const pids = startedLine.pids!;
