@@ -1,34 +1,17 @@
 import type { SqlDatabase } from '../../shared/db/named-sql';
-import type { WallEvent } from '../../shared/events/channels';
+import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../shared/events/channels';
 import { STATS_LOCK_KEY } from './rollup-sql';
 import { applyStatsBatch, lockStatsForBatch } from './stats.queries';
 
-/** An outbox row as the relay reads it (snake case), the other shape a batch may come in. */
-export interface OutboxEventRow {
-  event_id: string;
-  client_id: number;
-  wall_id: number | null;
-  type: string;
-  occurred_at: Date | string;
-  data: unknown;
-}
+export type { OutboxEventRow };
 
+/** A batch's event: as consumers receive it, or as an outbox row (snake case: the tests and the bench read those). */
 export type StatsEvent = WallEvent | OutboxEventRow;
 
-interface EventRecord {
-  event_id: string;
-  client_id: number;
-  wall_id: number | null;
-  type: string;
-  occurred_at: string;
-  data: unknown;
-}
-
-function toRecord(e: StatsEvent): EventRecord {
-  if ('event_id' in e) {
-    return { event_id: e.event_id, client_id: e.client_id, wall_id: e.wall_id, type: e.type, occurred_at: new Date(e.occurred_at).toISOString(), data: e.data };
-  }
-  return { event_id: e.id, client_id: e.clientId, wall_id: e.wallId, type: e.type, occurred_at: new Date(e.occurredAt).toISOString(), data: e.data };
+/** The shape applyStatsBatch reads (jsonb_to_recordset). */
+function toRecord(e: StatsEvent) {
+  const w = 'event_id' in e ? toWallEvent(e) : e;
+  return { event_id: w.id, client_id: w.clientId, wall_id: w.wallId, type: w.type, occurred_at: new Date(w.occurredAt).toISOString(), data: w.data };
 }
 
 export interface ApplyResult {
