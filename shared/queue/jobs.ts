@@ -112,11 +112,10 @@ export function fromPreviousVersion(name: string, data: unknown): { name: string
 }
 
 export type GenericJobName = keyof typeof JOB_SCHEMAS;
-export const GENERIC_JOB_NAMES = Object.keys(JOB_SCHEMAS) as GenericJobName[];
+const GENERIC_JOB_NAMES = Object.keys(JOB_SCHEMAS) as GenericJobName[];
 
 /** Every job name: the command names (on their wall's partition queue) and the generic ones. */
 export type JobName = CommandName | GenericJobName;
-export const JOB_NAMES: readonly JobName[] = [...COMMAND_NAMES, ...GENERIC_JOB_NAMES];
 
 export type JobPayloads = { [N in GenericJobName]: z.infer<(typeof JOB_SCHEMAS)[N]> } & { [N in CommandName]: CommandJobData<N> };
 

@@ -3,7 +3,6 @@ import type { JobAttempt } from './job-queue';
 import type { JobPayloads } from './jobs';
 
 export { PermanentJobFailure as PermanentDeliveryFailure } from './job-queue';
-export { WEBHOOK_MAX_ATTEMPTS } from './jobs';
 
 /**
  * The webhook deliveries' job types: one event to one subscription (job `webhook.deliver` on the queue

@@ -1,9 +1,9 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { wallEventsChannel } from '../../shared/events/channels';
+import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
 import { createJobQueue } from '../../shared/queue/job-queue';
 import { OUTBOX_CONSUMERS } from './consumers';
 import { listenForOutbox } from './outbox-listener';
-import { relayOnce, type RelayedEvent } from './relay.use-case';
+import { relayOnce } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) in commit order:
@@ -13,7 +13,7 @@ import { relayOnce, type RelayedEvent } from './relay.use-case';
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { ormSql, redis, log, config } = runtime;
-  const publish = async (events: RelayedEvent[]) => {
+  const publish = async (events: WallEvent[]) => {
     const pipeline = redis.pipeline();
     for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
     await pipeline.exec();

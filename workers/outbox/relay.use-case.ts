@@ -5,10 +5,8 @@ import type { JobRequest } from '../../shared/queue/job-queue';
 import type { OutboxConsumer } from './consumers';
 import { claimOutboxEvents, markOutboxRelayed } from './outbox.queries';
 
-export type RelayedEvent = WallEvent;
-
 /** Live pub/sub to the hubs' wall channels (public events only). */
-export type Publish = (events: RelayedEvent[]) => Promise<void>;
+export type Publish = (events: WallEvent[]) => Promise<void>;
 
 /** Hands jobs to their queues; must be idempotent per job id (jobs.ts derives ids from the events). */
 export type Enqueue = (jobs: JobRequest[]) => Promise<void>;
@@ -35,8 +33,8 @@ export async function relayOnce(
   return db.transaction(async (tx) => {
     const rows = await claimOutboxEvents(tx, { batchSize });
     if (rows.length === 0) return 0;
-    const events: RelayedEvent[] = new Array(rows.length);
-    const visible: RelayedEvent[] = [];
+    const events: WallEvent[] = new Array(rows.length);
+    const visible: WallEvent[] = [];
     for (let i = 0; i < rows.length; i++) {
       const e = (events[i] = toWallEvent(rows[i]));
       if (isPublicEventType(e.type)) visible.push(e);
