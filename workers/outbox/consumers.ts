@@ -37,15 +37,19 @@ function batchConsumer(consumer: EventConsumer): OutboxConsumer {
 async function webhookJobs(tx: SqlRunner, all: WallEvent[]): Promise<JobRequest[]> {
   const events = all.filter((e) => isPublicEventType(e.type));
   if (events.length === 0) return [];
-  const clientIds = new Set(events.map((e) => e.clientId));
-  const subs = await activeWebhookSubscriptions(tx, { clientIds: [...clientIds] });
+  const subs = await activeWebhookSubscriptions(tx, { clientIds: [...new Set(events.map((e) => e.clientId))] });
   if (subs.length === 0) return [];
+  // Each client's subscriptions (id order), each with its types: an event looks only at its own client's.
+  const byClient = new Map<number, { id: number; all: boolean; types: Set<string> }[]>();
+  for (const s of subs) {
+    const list = byClient.get(s.client_id) ?? [];
+    list.push({ id: s.id, all: s.events.includes('*'), types: new Set(s.events) });
+    byClient.set(s.client_id, list);
+  }
   const jobs: JobRequest[] = [];
   for (const event of events) {
-    for (const s of subs) {
-      if (s.client_id === event.clientId && (s.events.includes('*') || s.events.includes(event.type))) {
-        jobs.push({ name: 'webhook.deliver', data: { subscriptionId: s.id, clientId: event.clientId, event } });
-      }
+    for (const s of byClient.get(event.clientId) ?? []) {
+      if (s.all || s.types.has(event.type)) jobs.push({ name: 'webhook.deliver', data: { subscriptionId: s.id, clientId: event.clientId, event } });
     }
   }
   return jobs;
