@@ -77,7 +77,6 @@ export function queueName(kind: JobQueueKind): string {
 
 /** Every queue connection of the job module: its errors go to the JSON log, never to stderr. */
 export function queueConnection(url: string, forWorker: boolean, log: Logger | undefined, name: string): Redis {
-  // Workers block on Redis; BullMQ requires maxRetriesPerRequest null on those connections.
   // One server or a cluster (REDIS_URL); workers block, so BullMQ needs maxRetriesPerRequest null there.
   return watchRedisErrors(createRedisConnection(url, { blocking: forWorker }), log, name);
 }

@@ -23,7 +23,6 @@ export interface QueueSettings {
   webhookRetryBaseMs?: number;
 }
 
-
 /**
  * The command side of the job module (jobs.ts holds the definitions, job-queue.ts the other queues).
  * Commands are never retried by BullMQ: a retry would run after later commands of the same wall. A
