@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WallEvent } from '../events/channels';
 import type { Logger } from '../logging/logger';
-import { PartialJobFailure } from './job-queue';
+import type { Runtime } from '../runtime/runtime';
+import { failedJobRecorder } from './failed-job';
+import { PartialJobFailure, startJobWorker, type JobHandlers } from './job-queue';
+import { eventJobName, type EventConsumer } from './jobs';
 
 async function answers(em: () => EntityManager): Promise<boolean> {
   try {
@@ -54,4 +57,30 @@ export async function writeEventBatch(
     `${left.length} of ${events.length} events not applied (first: ${first.id}, ${first.type}): ${(lastError as Error)?.message ?? String(lastError)}`,
     { events: left },
   );
+}
+
+type WriteEvents = (events: readonly WallEvent[]) => Promise<unknown>;
+
+/** The handler of a consumer's batch jobs (`<consumer>.batch`): the batch through writeEventBatch with `write`. */
+export function eventBatchHandler(consumer: EventConsumer, write: WriteEvents, opts: { em: () => EntityManager; log: Logger }) {
+  return ({ events }: { events: unknown[] }): Promise<void> => writeEventBatch(events as WallEvent[], write, { ...opts, consumer });
+}
+
+/**
+ * Starts the worker of one event consumer (EVENT_CONSUMERS, jobs.ts): its batch jobs written with
+ * `write` (eventBatchHandler), `concurrency` at a time, final failures recorded in failed_job; closed
+ * with the runtime.
+ */
+export async function startEventConsumer(
+  runtime: Pick<Runtime, 'queueSettings' | 'log' | 'orm' | 'onClose'>,
+  consumer: EventConsumer,
+  write: WriteEvents,
+  opts: { concurrency: number; name: string },
+): Promise<void> {
+  const { log, orm } = runtime;
+  const em = () => orm.em.fork();
+  const handlers = { [eventJobName(consumer)]: eventBatchHandler(consumer, write, { em, log }) } as JobHandlers;
+  const worker = await startJobWorker(runtime.queueSettings, consumer, handlers, { log, recordFailure: failedJobRecorder(em), concurrency: opts.concurrency });
+  log.info(`${opts.name} started`);
+  runtime.onClose(opts.name, () => worker.close());
 }

@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
-import { writeEventBatch } from '../../shared/queue/event-batch';
-import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { startJobWorker } from '../../shared/queue/job-queue';
+import { startEventConsumer } from '../../shared/queue/event-batch';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { prerenderLicensePlate } from './prerender-label.use-case';
 
@@ -34,17 +32,9 @@ export async function handleLabelsEvent(em: EntityManager, log: Logger, event: W
  */
 export async function startLabelsWorker(runtime: Runtime): Promise<void> {
   const { log, orm } = runtime;
-  const em = () => orm.em.fork();
   const renderAll = async (events: readonly WallEvent[]) => {
     for (const event of events) await handleLabelsEvent(orm.em, log, event);
   };
-  const worker = await startJobWorker(
-    runtime.queueSettings,
-    'labels',
-    { 'labels.batch': ({ events }) => writeEventBatch(events as WallEvent[], renderAll, { em, log, consumer: 'labels' }) },
-    // A few batches in flight: one slow PDF does not hold up the next completed slots.
-    { log, recordFailure: failedJobRecorder(em), concurrency: 4 },
-  );
-  log.info('labels worker started');
-  runtime.onClose('labels worker', () => worker.close());
+  // A few batches in flight: one slow PDF does not hold up the next completed slots.
+  await startEventConsumer(runtime, 'labels', renderAll, { concurrency: 4, name: 'labels worker' });
 }

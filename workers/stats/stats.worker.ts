@@ -1,9 +1,6 @@
 import type { SqlDatabase } from '../../shared/db/named-sql';
 import type { Runtime } from '../../shared/runtime/runtime';
-import type { WallEvent } from '../../shared/events/channels';
-import { writeEventBatch } from '../../shared/queue/event-batch';
-import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { startJobWorker } from '../../shared/queue/job-queue';
+import { startEventConsumer } from '../../shared/queue/event-batch';
 import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-events.use-case';
 
 /**
@@ -21,15 +18,7 @@ export async function handleStatsJob(db: SqlDatabase, events: readonly StatsEven
  * (shared/queue/event-batch.ts).
  */
 export async function startStatsWorker(runtime: Runtime): Promise<void> {
-  const { log, orm, ormSql } = runtime;
-  const em = () => orm.em.fork();
-  const worker = await startJobWorker(
-    runtime.queueSettings,
-    'stats',
-    { 'stats.batch': ({ events }) => writeEventBatch(events as WallEvent[], (list) => handleStatsJob(ormSql, list), { em, log, consumer: 'stats' }) },
-    // One batch at a time: applying takes the statistics lock anyway.
-    { log, recordFailure: failedJobRecorder(em), concurrency: 1 },
-  );
-  log.info('statistics worker started');
-  runtime.onClose('statistics worker', () => worker.close());
+  const { ormSql } = runtime;
+  // One batch at a time: applying takes the statistics lock anyway.
+  await startEventConsumer(runtime, 'stats', (events) => handleStatsJob(ormSql, events), { concurrency: 1, name: 'statistics worker' });
 }
