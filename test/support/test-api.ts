@@ -10,6 +10,8 @@ import { buildApiDeps } from '../../services/api/start-api';
 import { startWorkers, type WorkerKind } from '../../workers/registry';
 import { addEmployee, type EmployeeInput } from './fixtures';
 
+export { waitFor } from './wait-for';
+
 export interface TestApi {
   app: Express;
   deps: ApiDeps;
@@ -84,20 +86,4 @@ export async function newTenant(api: TestApi, name = 'Acme'): Promise<Tenant> {
   });
   const adminToken = await signIn(api.app, created.adminEmail, password);
   return { ...created, password, adminToken, auth: `Bearer ${adminToken}` };
-}
-
-/** Polls until `check` returns a truthy value, or fails after `timeoutMs` (never a bare sleep). */
-export async function waitFor<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }
