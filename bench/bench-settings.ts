@@ -40,7 +40,7 @@ export interface BenchSettings {
   /** Audit records generated before timing the audit listings; 0 skips it. */
   auditRows: number;
   auditRequests: number;
-  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (issue 8). */
+  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (docs/benchmarks.md, The realistic scenario). */
   scenarios: ('easy' | 'realistic')[];
   /** Realistic scenario: open-loop rates (pairs/s). */
   realisticRates: number[];
