@@ -32,7 +32,9 @@ export async function startTestApi(opts: { workers?: WorkerKind[]; env?: Record<
 /**
  * The beforeAll/afterAll pair most test files share: the API starts before the file's tests and closes
  * after them. The handle stands for that API once the beforeAll has run (use it in tests and hooks, not
- * while the file is collected). Hooks declared after this call run after the start and before the close.
+ * while the file is collected). A beforeAll declared after this call runs after the start; an afterAll
+ * declared after it runs after the close (jest runs afterAll hooks in the order declared), so a file
+ * that must stop something while the API still runs starts it with startTestApi instead.
  */
 export function useTestApi(opts: Parameters<typeof startTestApi>[0] = {}): TestApi {
   let api: TestApi | undefined;
