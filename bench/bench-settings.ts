@@ -87,7 +87,8 @@ function scenarios(): ('easy' | 'realistic')[] {
   return raw as ('easy' | 'realistic')[];
 }
 
-function withDatabase(url: string, database: string): string {
+/** The same server URL, naming another database. */
+export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
