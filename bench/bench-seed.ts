@@ -41,15 +41,21 @@ export interface Seeded {
 /** Drops and recreates `sorting_bench` (never another database) and migrates it. */
 export async function resetDatabase(s: BenchSettings): Promise<void> {
   if (new URL(s.databaseUrl).pathname !== `/${BENCH_DATABASE}`) throw new Error(`refusing to reset ${s.databaseUrl}: not the bench database`);
-  const admin = new PgClient({ connectionString: s.adminDatabaseUrl });
+  await recreateDatabase(s.adminDatabaseUrl, s.databaseUrl);
+}
+
+/** Drops the database `url` names (through `adminUrl`), creates it again and migrates it. */
+export async function recreateDatabase(adminUrl: string, url: string): Promise<void> {
+  const database = new URL(url).pathname.slice(1);
+  const admin = new PgClient({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`drop database if exists "${BENCH_DATABASE}" with (force)`);
+    await admin.query(`drop database if exists "${database}" with (force)`);
   } finally {
     await admin.end();
   }
-  await ensureDatabase(s.databaseUrl);
-  const orm = await initOrm(s.databaseUrl, 2);
+  await ensureDatabase(url);
+  const orm = await initOrm(url, 2);
   try {
     await migrate(orm);
   } finally {

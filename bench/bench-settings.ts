@@ -40,7 +40,7 @@ export interface BenchSettings {
   /** Audit records generated before timing the audit listings; 0 skips it. */
   auditRows: number;
   auditRequests: number;
-  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (issue 8). */
+  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (docs/benchmarks.md, The realistic scenario). */
   scenarios: ('easy' | 'realistic')[];
   /** Realistic scenario: open-loop rates (pairs/s). */
   realisticRates: number[];
@@ -87,7 +87,8 @@ function scenarios(): ('easy' | 'realistic')[] {
   return raw as ('easy' | 'realistic')[];
 }
 
-function withDatabase(url: string, database: string): string {
+/** The same server URL, naming another database. */
+export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();

@@ -349,7 +349,7 @@ async function main(): Promise<void> {
     const c = floor.cpuMs;
     const floorCpuPerPairMs = Math.round(2 * (c.pgTransaction.postgres + c.pgTransaction.client + c.queueRoundTrip.redis + c.queueRoundTrip.client) * 100) / 100;
     if (s.scenarios.includes('realistic')) {
-      say('\n[realistic] the scenario of issue 8: under npm start (the supervisor), then one process per role');
+      say('\n[realistic] under npm start (the supervisor), then one process per role');
       realistic = await runRealistic(s, config, { nodeArgs, redisPid: versions.redisPid, profileDir, say });
       printRealistic(realistic.modes, floorCpuPerPairMs);
       const checks = realisticTargets(realistic.modes.find((m) => m.mode === 'npm-start'), floorCpuPerPairMs);

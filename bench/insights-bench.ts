@@ -4,13 +4,13 @@ import { Client as PgClient } from 'pg';
 import { createApp } from '../services/api/app';
 import { buildApiDeps } from '../services/api/start-api';
 import { loadConfig } from '../shared/config/config';
-import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
 import type { SqlDatabase } from '../shared/db/named-sql';
 import { createRuntime } from '../shared/runtime/runtime';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { applyStatsEvents, type OutboxEventRow } from '../workers/stats/apply-events.use-case';
 import { rebuildStats } from '../workers/stats/rebuild-stats.use-case';
-import type { BenchSettings } from './bench-settings';
+import { recreateDatabase } from './bench-seed';
+import { withDatabase, type BenchSettings } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { summarize, type LatencySummary } from './stats';
 
@@ -42,30 +42,6 @@ export interface InsightsBenchFigures {
   consumer: { offeredPerSecond: number; seconds: number; eventsPerSecond: number; maxEventsPerSecond: number; lagMs: LatencySummary };
   operations: Record<string, LatencySummary>;
   targets: { operationP95Ms: number; consumerEventsPerSecond: number; met: boolean };
-}
-
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function resetInsightsDatabase(s: BenchSettings, url: string): Promise<void> {
-  const admin = new PgClient({ connectionString: s.adminDatabaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists "${INSIGHTS_DATABASE}" with (force)`);
-  } finally {
-    await admin.end();
-  }
-  await ensureDatabase(url);
-  const orm = await initOrm(url, 2);
-  try {
-    await migrate(orm);
-  } finally {
-    await orm.close();
-  }
 }
 
 /**
@@ -131,7 +107,7 @@ export async function runInsightsBench(s: BenchSettings, say: Say): Promise<Insi
   const load = os.loadavg()[0];
   if (load > os.cpus().length * 0.5) say(`[insights] warning: the 1-minute load average is ${load.toFixed(2)} on ${os.cpus().length} CPUs: other work on this machine will skew the figures`);
   say(`[insights] database ${INSIGHTS_DATABASE}: drop, create, migrate`);
-  await resetInsightsDatabase(s, url);
+  await recreateDatabase(s.adminDatabaseUrl, url);
   const config = loadConfig({ ...process.env, DATABASE_URL: url, REDIS_URL: s.redisUrl, QUEUE_PREFIX: `${s.queuePrefix}-insights`, LOG_LEVEL: 'warn', SEED_DEMO: 'false', PASSWORD_HASH_ROUNDS: '4' });
   const runtime = await createRuntime('bench', { config: { ...config, usingDevJwtSecret: false } });
   const pg = new PgClient({ connectionString: url });

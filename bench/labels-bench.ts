@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
-import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
+import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addWarehouse } from '../fixtures/floor-data';
+import { recreateDatabase } from './bench-seed';
+import { withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { labelBenchSettings, runLabelBench } from './label-load';
 import { ServiceProcess, pollUntil } from './service-processes';
@@ -23,22 +24,14 @@ async function main(): Promise<void> {
   const port = Number(process.env.BENCH_PORT ?? 3998);
   const database = process.env.BENCH_LABELS_DATABASE ?? 'sorting_bench_labels';
   if (!/^sorting_bench_[a-z0-9_]+$/.test(database)) throw new Error('BENCH_LABELS_DATABASE must look like sorting_bench_<name>: the bench drops it');
-  const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting');
-  const dbUrl = new URL(base);
-  dbUrl.pathname = `/${database}`;
-  const adminUrl = new URL(base);
-  adminUrl.pathname = '/postgres';
+  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting';
+  const dbUrl = withDatabase(base, database);
   const opts = labelBenchSettings();
 
-  const admin = new PgClient({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`drop database if exists "${database}" with (force)`);
-  await admin.end();
-  await ensureDatabase(dbUrl.toString());
-  const orm = await initOrm(dbUrl.toString(), 2);
+  await recreateDatabase(withDatabase(base, 'postgres'), dbUrl);
+  const orm = await initOrm(dbUrl, 2);
   let orderIds: number[];
   try {
-    await migrate(orm);
     const em = orm.em.fork();
     const client = await createClient(em.fork(), { name: 'Label Bench', team: 'label-bench', adminEmail: 'admin@labels.example.com', adminPassword: 'bench-admin-password', hashRounds: 4 });
     await addProducts(em.fork(), client.clientId, [{ sku: 'L-1' }, { sku: 'L-2' }, { sku: 'L-3' }]);
@@ -62,7 +55,7 @@ async function main(): Promise<void> {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: dbUrl,
     QUEUE_PREFIX: `${database}-prefix`,
     LOG_LEVEL: 'warn',
     SEED_DEMO: 'false',

@@ -7,7 +7,7 @@ import type { BenchSettings } from './bench-settings';
 import { seededRandom } from '../shared/domain/prng';
 
 /*
- * The realistic scenario's floor (issue 8): a client of its own with 10 walls × 24 slots, 6 sorters and a
+ * The realistic scenario's floor (docs/benchmarks.md): a client of its own with 10 walls × 24 slots, 6 sorters and a
  * shipper per wall, and per wall a backlog of orders of 1–3 units over 60 SKUs. Passwords are hashed at
  * the production cost, so the burst of sign-ins costs what it costs in production.
  */

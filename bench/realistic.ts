@@ -15,7 +15,7 @@ import { toMb } from './report';
 import { ROLES } from '../services/supervisor/roles';
 
 /*
- * The realistic scenario (issue 8), run twice: under `npm start` (the supervisor, which spreads the roles
+ * The realistic scenario (docs/benchmarks.md), run twice: under `npm start` (the supervisor, which spreads the roles
  * over processes by itself) and with one process per role started by the bench. Each mode: the open loop
  * at the offered rates (a burst of 60 sign-ins during the first), then a closed loop for the maximum
  * sustained rate. Every worker kind runs (a webhook receiver in the bench

@@ -6,7 +6,7 @@ import { EmployeeAccess } from '../../services/api/http/employee-access';
 import { newTenant, signIn, startTestApi, uniqueSuffix, useTestApi, waitFor, type Tenant, type TestApi } from '../support/test-api';
 
 /*
- * Issue 7, item 6: access ends when it should. Deactivation, role and password changes reach tokens
+ * Access ends when it should. Deactivation, role and password changes reach tokens
  * already issued on the next request: at once in the API process that made the change, within 5 s
  * in every other one (docs/api.md §2). Tokens without an expiry are refused. The sign-in throttle
  * counts per user name and per address, and X-Forwarded-For only counts behind a trusted proxy.

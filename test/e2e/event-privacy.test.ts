@@ -7,7 +7,7 @@ import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
 /*
- * Issue 7, item 7: a session token is a credential (it scans as that sorter), and anyone following a
+ * A session token is a credential (it scans as that sorter), and anyone following a
  * wall reads its events. Events name a session by its id: no event payload carries a token, over
  * WebSocket, SSE or webhooks, nor in the outbox they all come from.
  */

@@ -12,7 +12,7 @@ import { buildFloor, type Floor } from '../support/sorting-floor';
 import { closedPort } from '../support/api-process';
 
 /*
- * Issue 7, items 1 and 2: no request to the event streams can crash the API or leave a wall
+ * No request to the event streams can crash the API or leave a wall
  * listener behind. 36 dashes once passed the event id check and failed inside PostgreSQL: over
  * WebSocket an unhandled rejection stopped the process, over SSE the stream ended with a 500 and
  * its listener stayed for good.

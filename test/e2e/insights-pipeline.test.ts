@@ -1,19 +1,15 @@
 import request from 'supertest';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
+import { useTestApi, waitFor } from '../support/test-api';
 
 /*
  * The statistics worker as one more consumer of the outbox fan-out: a scan, a confirm and a refused
  * scan reach /insights through the relay and the `stats` worker, with no call of the consumer by hand.
  */
 describe('insights fed by the outbox fan-out', () => {
-  let api: TestApi;
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApi({ workers: ['sorting', 'outbox', 'stats'] });
 
   it('counts a confirmed unit and a failed scan once the relay and the stats worker have run', async () => {
-    api = await startTestApi({ workers: ['sorting', 'outbox', 'stats'] });
     const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 2 }] }] });
     const manager = (await floor.manager()).auth;
     const from = new Date(Date.now() - 3_600_000).toISOString();

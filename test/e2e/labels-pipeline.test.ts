@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
-import { startTestApi, waitFor, type TestApi } from '../support/test-api';
+import { useTestApi, waitFor } from '../support/test-api';
 
 /** Reads any answer into a Buffer, so the bytes can be compared with the stored document. */
 const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
@@ -15,13 +15,9 @@ const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => 
  * while the data it shows is unchanged, still auditing the print.
  */
 describe('license plates rendered ahead by the labels worker', () => {
-  let api: TestApi;
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApi({ workers: ['sorting', 'outbox', 'labels'] });
 
   it('stores both documents when a slot completes; a print answers them while current and renders again once the order changed', async () => {
-    api = await startTestApi({ workers: ['sorting', 'outbox', 'labels'] });
     const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
     const clientId = floor.tenant.clientId;
     const db = () => api.runtime.orm.em.fork().getConnection();

@@ -5,7 +5,7 @@ import { scan } from '../support/sorting-floor';
 import { spawnWorkerProcess, stopWorkerProcess, workerOutput, type WorkerProcess } from '../support/worker-process';
 
 /*
- * Issue 7, item 3: "the command was withdrawn and nothing was changed" (503) only when it is certain
+ * "The command was withdrawn and nothing was changed" (503) only when it is certain
  * that no worker started the command. A worker paused past the command timeout once got its job
  * removed under it (its lock had expired), the API said nothing changed, and the worker then
  * applied the scan. Now that case is 504 `command-timeout`, and a retry with the same

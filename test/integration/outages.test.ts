@@ -13,7 +13,7 @@ import { closedPort, logRecords, spawnApiProcess, stopApiProcess, type ApiProces
 import { spawnWorkerProcess, stopWorkerProcess, waitUntilReady, workerOutput, type WorkerProcess } from '../support/worker-process';
 
 /*
- * Issue 7, items 1 and 5: outages answer 503 `service-unavailable` with Retry-After, never 500, and
+ * Outages answer 503 `service-unavailable` with Retry-After, never 500, and
  * never stop the process; a failure nothing handles stops it with one JSON log record and exit 1.
  */
 

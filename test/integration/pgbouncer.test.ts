@@ -2,11 +2,12 @@ import request from 'supertest';
 import { Client as PgClient } from 'pg';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
+import { closedPort } from '../support/api-process';
 import { pgbouncerVersion, startPgBouncer, type LocalPgBouncer } from '../support/pgbouncer';
 
 /*
  * The service behind PgBouncer (docs/scaling.md): the API, the sorting worker and the outbox relay
- * all on connections through a PgBouncer of the test's own (ports 6432, 6433), in session mode with
+ * all on connections through a PgBouncer of the test's own (on an ephemeral port), in session mode with
  * named prepared statements (the default), and in transaction mode with DATABASE_PREPARED_STATEMENTS
  * off, as PgBouncer before 1.21 requires. Skipped, with a message, only where pgbouncer is not installed.
  */
@@ -19,19 +20,22 @@ const describeIfBouncer = version ? describe : describe.skip;
 if (!version) console.warn('pgbouncer.test.ts skipped: the pgbouncer binary is not installed (apt-get install pgbouncer).');
 
 const CASES = [
-  { mode: 'session' as const, port: 6432, prepared: true, poolSize: 10 },
+  { mode: 'session' as const, prepared: true, poolSize: 10 },
   // Two server connections for an API pool of 10 plus the workers': transactions must share them.
-  { mode: 'transaction' as const, port: 6433, prepared: false, poolSize: 2 },
+  { mode: 'transaction' as const, prepared: false, poolSize: 2 },
 ];
 
-describeIfBouncer.each(CASES)('behind PgBouncer in $mode mode (DATABASE_PREPARED_STATEMENTS=$prepared)', ({ mode, port, prepared, poolSize }) => {
+describeIfBouncer.each(CASES)('behind PgBouncer in $mode mode (DATABASE_PREPARED_STATEMENTS=$prepared)', ({ mode, prepared, poolSize }) => {
   let bouncer: LocalPgBouncer;
+  // An ephemeral port: 6432 is PgBouncer's default, taken wherever one runs as a service.
+  let port: number;
   let api: TestApi;
   const direct = process.env.DATABASE_URL!;
   const dbName = new URL(direct).pathname.slice(1);
   const saved = { url: process.env.DATABASE_URL, prepared: process.env.DATABASE_PREPARED_STATEMENTS };
 
   beforeAll(async () => {
+    port = await closedPort();
     bouncer = await startPgBouncer({ port, mode, poolSize });
     process.env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/${dbName}`;
     process.env.DATABASE_PREPARED_STATEMENTS = String(prepared);

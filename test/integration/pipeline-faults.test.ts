@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import IORedis from 'ioredis';
 import request from 'supertest';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
@@ -107,14 +108,8 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
         res.writeHead(204).end();
       });
     });
-    let port = 3300;
-    for (; port < 3400; port++) {
-      const ok = await new Promise<boolean>((resolve) => {
-        receiver.once('error', () => resolve(false));
-        receiver.listen(port, '127.0.0.1', () => resolve(true));
-      });
-      if (ok) break;
-    }
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const { port } = receiver.address() as AddressInfo;
     workerEnv = { REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_BASE_MS: '100', LOG_LEVEL: 'info' };
     // One after the other: four TypeScript processes compiling at once starve a 2-core machine.
     for (const [kind, env] of [['sorting', {}], ['outbox', { OUTBOX_BATCH_SIZE: '10' }], ['audit', {}], ['webhooks', {}]] as const) await spawnKind(kind, env);

@@ -7,7 +7,7 @@ import { sweepOnce } from '../../workers/sweeper/sweep.use-case';
 import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
 
 /*
- * Issue 7, item 5: a webhook attempt whose outcome could not be recorded (the worker died mid-request,
+ * A webhook attempt whose outcome could not be recorded (the worker died mid-request,
  * or PostgreSQL went away before the outcome was written) must not stay `pending` forever in the
  * delivery history: the next attempt records it as failed, and the sweeper does so for a last attempt.
  */

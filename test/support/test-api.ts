@@ -10,6 +10,8 @@ import { buildApiDeps } from '../../services/api/start-api';
 import { startWorkers, type WorkerKind } from '../../workers/registry';
 import { addEmployee, type EmployeeInput } from './fixtures';
 
+export { waitFor } from './wait-for';
+
 export interface TestApi {
   app: Express;
   deps: ApiDeps;
@@ -30,7 +32,9 @@ export async function startTestApi(opts: { workers?: WorkerKind[]; env?: Record<
 /**
  * The beforeAll/afterAll pair most test files share: the API starts before the file's tests and closes
  * after them. The handle stands for that API once the beforeAll has run (use it in tests and hooks, not
- * while the file is collected). Hooks declared after this call run after the start and before the close.
+ * while the file is collected). A beforeAll declared after this call runs after the start; an afterAll
+ * declared after it runs after the close (jest runs afterAll hooks in the order declared), so a file
+ * that must stop something while the API still runs starts it with startTestApi instead.
  */
 export function useTestApi(opts: Parameters<typeof startTestApi>[0] = {}): TestApi {
   let api: TestApi | undefined;
@@ -84,20 +88,4 @@ export async function newTenant(api: TestApi, name = 'Acme'): Promise<Tenant> {
   });
   const adminToken = await signIn(api.app, created.adminEmail, password);
   return { ...created, password, adminToken, auth: `Bearer ${adminToken}` };
-}
-
-/** Polls until `check` returns a truthy value, or fails after `timeoutMs` (never a bare sleep). */
-export async function waitFor<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

@@ -1,13 +1,12 @@
 import { TtlCache } from '../../shared/cache/ttl-cache';
+import { waitFor } from '../support/wait-for';
 
 /** Polls (bounded) until the entry is gone; the cache's clock is lru-cache's own. */
-async function expires(cache: TtlCache<string, number>, key: string, withinMs = 2000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (cache.get(key) !== undefined) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return true;
+function expires(cache: TtlCache<string, number>, key: string, withinMs = 2000): Promise<boolean> {
+  return waitFor(() => cache.get(key) === undefined, { timeoutMs: withinMs, intervalMs: 5, what: `${key} to expire` }).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe('TtlCache', () => {
