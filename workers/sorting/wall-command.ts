@@ -14,6 +14,11 @@ import { lockWall, recordCommand, recordRefusal, type RecordParams } from './que
 /** The wall as a command sees it: read under its row lock. */
 export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
 
+/** An inactive wall refuses connections and scans (docs/api.md §6, §7). */
+export function assertWallActive(wall: LockedWall): void {
+  if (!wall.isActive) throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
+}
+
 export interface WallCommandContext {
   /** The command's transaction: its statements are the named queries of workers/sorting/queries/. */
   db: SqlRunner;

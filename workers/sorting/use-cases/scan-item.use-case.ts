@@ -8,8 +8,8 @@ import { slotMachine } from '../../../machines/slot.machine';
 import { SORT_BOX_ITEM_ABSENT, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
-import type { WallCommandContext } from '../wall-command';
+import { assertOwnSession, assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
+import { assertWallActive, type WallCommandContext } from '../wall-command';
 import { scanRead, scanSlotCounts, scanWhyNoOrder, scanWrite, type CandidateJson, type SlotJson } from '../queries/scan.queries';
 
 /** A candidate line for chooseOrder, with its row (the line's figures and its slot). */
@@ -50,13 +50,9 @@ export async function scanItem(ctx: WallCommandContext, cmd: CommandPayloads['it
     }
     if (session.session_id === null) throw unknownSessionToken();
     note({ sessionId: session.session_id, picklistId: session.picklist_id });
-    if (session.user_id !== cmd.userId) {
-      throw new AppError('forbidden', 'This session token belongs to another sorter; connect to the wall with your own account.');
-    }
+    assertOwnSession(session.user_id, cmd.userId);
     assertSessionActive({ status: session.status, endReason: session.end_reason, endedAt: session.ended_at });
-    if (!wall.isActive) {
-      throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
-    }
+    assertWallActive(wall);
     const code = session.product_id === null ? null : { product_id: session.product_id, sku: session.sku! };
     if (!code) {
       throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);

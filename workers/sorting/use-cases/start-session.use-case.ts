@@ -8,7 +8,7 @@ import { SESSION_ABSENT, sessionMachine } from '../../../machines/session.machin
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
-import type { WallCommandContext } from '../wall-command';
+import { assertWallActive, type WallCommandContext } from '../wall-command';
 import type { SessionRecord } from '../queries/session.queries';
 import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } from '../queries/session.queries';
 
@@ -19,9 +19,7 @@ import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } f
  */
 export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads['session.start'], idleTimeoutMs: number): Promise<SessionDto> {
   const { db, wall, now, emit } = ctx;
-  if (!wall.isActive) {
-    throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
-  }
+  assertWallActive(wall);
   const [read] = await sessionStartRead(db, { clientId: cmd.clientId, wallId: wall.id, picklistId: cmd.picklistId });
   if (cmd.picklistId !== null) {
     if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found.`);
