@@ -31,7 +31,7 @@ export type SortBoxItemEvent =
   | { type: 'SWAP'; firstInSlot: boolean };
 
 /** What a finished item answers every confirm, cancel and swap with, even once its slot was detached. */
-export const FINISHED_ITEM_CODES = {
+const FINISHED_ITEM_CODES = {
   Confirmed: 'item-already-confirmed',
   Cancelled: 'item-already-cancelled',
 } as const satisfies Record<Exclude<SortBoxItemStatus, 'PendingConfirmation'>, RefusalCode>;

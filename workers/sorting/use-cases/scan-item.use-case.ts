@@ -15,7 +15,7 @@ import { scanRead, scanSlotCounts, scanWhyNoOrder, scanWrite, type CandidateJson
 /** A candidate line for chooseOrder, with its row (the line's figures and its slot). */
 type Candidate = OrderCandidate & { row: CandidateJson };
 
-export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
+function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
