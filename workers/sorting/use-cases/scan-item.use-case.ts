@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
+import { isAre } from '../../../shared/text/wording';
 import { chooseOrder, type OrderCandidate } from '../../../shared/domain/order-choice';
 import { chooseSlot, type SlotStatus } from '../../../shared/domain/slot-choice';
 import type { CommandPayloads } from '../../../shared/queue/commands';
@@ -129,21 +130,23 @@ async function noFulfillableOrder(
   if (!why || why.orders === 0) {
     return new AppError('no-fulfillable-order', `No open order${where} contains SKU '${sku}'${scanned}. ${aside}`);
   }
+  const one = why.orders === 1;
   if (why.needing > 0) {
+    const orders = why.needing === 1 ? 'open order' : `${why.needing} open orders`;
     return new AppError(
       'no-fulfillable-order',
-      `The ${why.needing === 1 ? 'open order' : `${why.needing} open orders`}${where} that still ${why.needing === 1 ? 'needs' : 'need'} SKU '${sku}'${scanned} ${why.needing === 1 ? 'is' : 'are'} being sorted on another wall; sort the unit there.`,
+      `The ${orders}${where} that still ${why.needing === 1 ? 'needs' : 'need'} SKU '${sku}'${scanned} ${isAre(why.needing)} being sorted on another wall; sort the unit there.`,
     );
   }
+  // Every open order with the sku is fully sorted, or awaits confirmation of its last units, or some of each.
   const pending = why.orders - why.sorted;
   const state =
-    why.orders === 1
-      ? why.sorted === 1 ? 'is already fully sorted' : 'has its remaining units scanned and awaiting confirmation'
-      : pending === 0 ? 'is already fully sorted' : why.sorted === 0 ? 'has its remaining units scanned and awaiting confirmation'
+    pending === 0 ? 'is already fully sorted'
+      : why.sorted === 0 ? 'has its remaining units scanned and awaiting confirmation'
         : `is already fully sorted (${why.sorted}) or has its remaining units scanned and awaiting confirmation (${pending})`;
   return new AppError(
     'no-fulfillable-order',
-    `${why.orders === 1 ? 'The only open order' : `Every one of the ${why.orders} open orders`}${where} that ${why.orders === 1 ? 'contains' : 'contain'} SKU '${sku}'${scanned} ${state}. ${aside}`,
+    `${one ? 'The only open order' : `Every one of the ${why.orders} open orders`}${where} that ${one ? 'contains' : 'contain'} SKU '${sku}'${scanned} ${state}. ${aside}`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
+import { count, isAre } from '../../../shared/text/wording';
 import { firstFreeColor, type SorterColor } from '../../../shared/domain/colors';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
@@ -53,7 +54,7 @@ export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads
       .join(', ');
     throw new AppError(
       'sorter-limit-reached',
-      `Wall '${wall.name}' allows ${wall.maxSorters} sorter${wall.maxSorters === 1 ? '' : 's'} at a time and ${others.length} ${others.length === 1 ? 'is' : 'are'} connected: ${who}. Ask one of them to disconnect, or a Manager to raise the limit.`,
+      `Wall '${wall.name}' allows ${count(wall.maxSorters, 'sorter')} at a time and ${others.length} ${isAre(others.length)} connected: ${who}. Ask one of them to disconnect, or a Manager to raise the limit.`,
     );
   }
   const started = decideOrRefuse(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'START' }, {});
