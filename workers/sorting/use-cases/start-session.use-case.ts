@@ -23,7 +23,7 @@ export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads
   assertWallActive(wall);
   const [read] = await sessionStartRead(db, { clientId: cmd.clientId, wallId: wall.id, picklistId: cmd.picklistId });
   if (cmd.picklistId !== null) {
-    if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found.`);
+    if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found; check the picklist number and connect again.`);
     if (read.picklist_status !== 'Open') {
       throw new AppError('picklist-not-open', `Picklist ${cmd.picklistId} is ${read.picklist_status}; only Open picklists can be sorted.`);
     }

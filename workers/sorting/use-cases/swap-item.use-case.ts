@@ -41,7 +41,7 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
     });
   }
   const to = row.target;
-  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'.`);
+  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'; scan the sorter barcode of an Empty slot of this wall.`);
 
   const others = row.others_in_slot;
   const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 }, { item, slot: from, earlierUnits: others });
