@@ -4,6 +4,7 @@
 // a scan creating it is its SCAN transition, like any other.
 
 import { setup } from 'xstate';
+import { count } from '../shared/text/wording';
 import type { EmitParams, RefusalCode, RefuseParams } from './decide';
 
 export const SORT_BOX_ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
@@ -31,7 +32,7 @@ export type SortBoxItemEvent =
   | { type: 'SWAP'; firstInSlot: boolean };
 
 /** What a finished item answers every confirm, cancel and swap with, even once its slot was detached. */
-export const FINISHED_ITEM_CODES = {
+const FINISHED_ITEM_CODES = {
   Confirmed: 'item-already-confirmed',
   Cancelled: 'item-already-cancelled',
 } as const satisfies Record<Exclude<SortBoxItemStatus, 'PendingConfirmation'>, RefusalCode>;
@@ -84,7 +85,7 @@ export const sortBoxItemMachine = setup({
               type: 'refuse',
               params: ({ event }) => ({
                 code: 'units-exceed-remaining',
-                detail: `Cannot confirm ${event.units} ${event.units === 1 ? 'unit' : 'units'}: ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
+                detail: `Cannot confirm ${count(event.units, 'unit')}: ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
               }),
             },
           },

@@ -32,9 +32,10 @@ interface ErrorLike {
 }
 
 function matches(e: ErrorLike): boolean {
-  const code = typeof e.code === 'string' ? e.code : typeof e.sqlState === 'string' ? e.sqlState : '';
-  if (NETWORK_CODES.has(code) || PG_UNAVAILABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
-  if (typeof e.sqlState === 'string' && (PG_UNAVAILABLE.has(e.sqlState) || /^08/.test(e.sqlState))) return true;
+  // pg puts the SQLSTATE in `code`; MikroORM's wrappers carry it as `sqlState`.
+  for (const code of [e.code, e.sqlState]) {
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || PG_UNAVAILABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  }
   if (typeof e.name === 'string' && ERROR_NAMES.has(e.name)) return true;
   return typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string));
 }

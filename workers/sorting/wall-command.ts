@@ -3,7 +3,7 @@ import type { IWall } from '../../shared/db/entities';
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { SqlPool } from '../../shared/db/sql-pool';
 import type { CommandJobInfo, CommandOutcome } from '../../shared/queue/command-job';
-import type { CommandName, CommandResults } from '../../shared/queue/commands';
+import type { CommandName, CommandPayloads, CommandResults } from '../../shared/queue/commands';
 import type { Logger } from '../../shared/logging/logger';
 import { newOutboxEvent, type NewOutboxEvent } from '../../shared/events/outbox-event';
 import type { EventType } from '../../shared/events/event-types';
@@ -13,6 +13,11 @@ import { lockWall, recordCommand, recordRefusal, type RecordParams } from './que
 
 /** The wall as a command sees it: read under its row lock. */
 export type LockedWall = Pick<IWall, 'id' | 'clientId' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow'>;
+
+/** An inactive wall refuses connections and scans (docs/api.md §6, §7). */
+export function assertWallActive(wall: LockedWall): void {
+  if (!wall.isActive) throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
+}
 
 export interface WallCommandContext {
   /** The command's transaction: its statements are the named queries of workers/sorting/queries/. */
@@ -64,7 +69,8 @@ export async function runWallCommand<N extends CommandName>(
   deps: SortingDeps,
   name: N,
   job: CommandJobInfo,
-  target: { clientId: number; wallId: number },
+  /** The command's payload: its client and wall, and what a refusal's audit record names (user, barcode, item…). */
+  target: CommandPayloads[N],
   useCase: (ctx: WallCommandContext) => Promise<CommandResults[N]>,
 ): Promise<CommandOutcome<N>> {
   const facts: Partial<CommandRefusedData> = {};
@@ -88,8 +94,8 @@ export async function runWallCommand<N extends CommandName>(
         };
         const now = new Date();
         let events: NewOutboxEvent[] = [];
-        // Set by record(): the answer the use-case's last write recorded.
-        const recorded: { by: 'use-case' | null; result: unknown } = { by: null, result: undefined };
+        // Set by record(): the answer the use-case's last write recorded (unset again by unrecord()).
+        const recorded: { yes: boolean; result: unknown } = { yes: false, result: undefined };
         const recordParams = (result: unknown): RecordParams => ({
           events: JSON.stringify(events),
           commandId: job.commandId,
@@ -112,15 +118,15 @@ export async function runWallCommand<N extends CommandName>(
           record: (r) => {
             const params = recordParams(r);
             events = [];
-            recorded.by = 'use-case';
+            recorded.yes = true;
             recorded.result = r;
             return params;
           },
           unrecord: () => {
-            recorded.by = null;
+            recorded.yes = false;
           },
         });
-        if (recorded.by === null) await recordCommand(db, recordParams(result));
+        if (!recorded.yes) await recordCommand(db, recordParams(result));
         else if (events.length > 0 || recorded.result !== result) {
           throw new Error(`command ${name}: its record was written before its last event or with another answer`);
         }
@@ -153,12 +159,12 @@ async function saveRefusal(
   deps: SortingDeps,
   name: CommandName,
   job: CommandJobInfo,
-  target: { clientId: number; wallId: number },
+  target: CommandPayloads[CommandName],
   wallFound: boolean,
   facts: Partial<CommandRefusedData>,
   err: AppError,
 ): Promise<void> {
-  const p = target as Record<string, unknown>;
+  const p: Record<string, unknown> = target;
   const data: CommandRefusedData = {
     command: name,
     code: err.code,

@@ -7,7 +7,7 @@ import { recordCtes, type RecordParams } from './command.queries';
 /* The scan (workers/sorting/use-cases/scan-item.use-case.ts): one read and one write under the wall lock. */
 
 /** How many candidates the database preselects, in the same order as the pure rule (chooseOrder decides). */
-export const CANDIDATE_LIMIT = 20;
+const CANDIDATE_LIMIT = 20;
 
 /** A candidate line as JSON (dates are ISO strings). */
 export interface CandidateJson {

@@ -5,16 +5,14 @@ import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import type { ISortBoxItem } from '../../../shared/db/entities';
 import type { SlotStatus } from '../../../shared/domain/slot-choice';
 import { decide } from '../../../machines/decide';
-import { finishedItemCode, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
-import { decideOrRefuse, refusalError, type RefusalFacts } from '../../../machines/refusals';
+import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
+import { decideOrRefuse, type RefusalFacts } from '../../../machines/refusals';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
-import { assertMayChangeItem } from '../item-access';
+import { itemForActor } from '../item-access';
 import type { WallCommandContext } from '../wall-command';
-import { confirmWrite, itemRead, type ItemReadRow } from '../queries/item.queries';
-
-type ItemRow = ItemReadRow & { id: number };
+import { confirmWrite, itemRead } from '../queries/item.queries';
 
 /** Checks the scanned slot barcode, if one was sent, against the item's own slot. */
 function assertRightSlot(barcode: string | null, slot: { crc: string; position: number }): void {
@@ -39,33 +37,27 @@ function assertRightSlot(barcode: string | null, slot: { crc: string; position: 
  */
 export async function confirmItem(ctx: WallCommandContext, cmd: CommandPayloads['item.confirm'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
   const { db, now, emit, note } = ctx;
-  const [read] = await itemRead(db, { itemId: cmd.itemId, clientId: cmd.clientId, wallId: cmd.wallId, sessionToken: null, targetCrc: null });
-  if (read.id === null) throw new AppError('not-found', `Sort box item ${cmd.itemId} was not found.`);
-  const row = read as ItemRow;
-  note({ orderId: row.order_id, crc: row.crc });
-  assertMayChangeItem(cmd.itemId, row.user_id, cmd);
-  const remainingUnits = row.qty - row.confirmed_qty - (row.pending_qty - row.units);
+  const [row] = await itemRead(db, { itemId: cmd.itemId, clientId: cmd.clientId, wallId: cmd.wallId, sessionToken: null, targetCrc: null });
+  if (row.id !== null) note({ orderId: row.order_id, crc: row.crc });
+  // A finished item whose slot was detached since is refused here, with the words of its state.
+  const { item: found, slot, line } = itemForActor(row, cmd);
+  const remainingUnits = line.qty - line.confirmedQty - (line.pendingQty - found.units);
   const facts: RefusalFacts = {
-    item: { id: row.id, orderId: row.order_id, sku: row.sku, crc: row.item_crc, confirmedAt: row.confirmed_at },
+    item: { id: found.id, orderId: found.orderId, sku: found.sku, crc: row.item_crc, confirmedAt: found.confirmedAt },
     units: cmd.units,
     remainingUnits,
+    slot,
   };
-  if (row.slot_id === null) throw refusalError({ code: finishedItemCode(row.status), state: row.status }, { ...facts, slot: null });
-  const slot = { id: row.slot_id, crc: row.crc!, position: row.position!, status: row.slot_status! };
-  if (row.status === 'PendingConfirmation') assertRightSlot(cmd.barcode, slot);
-  const d = decideOrRefuse(sortBoxItemMachine, row.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits }, { ...facts, slot });
+  if (found.status === 'PendingConfirmation') assertRightSlot(cmd.barcode, slot);
+  const d = decideOrRefuse(sortBoxItemMachine, found.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits }, facts);
 
   // The line is locked: its figures after the write are known now.
-  const after = { qty: row.qty, confirmedQty: row.confirmed_qty + cmd.units, pendingQty: row.pending_qty - row.units };
+  const after = { qty: line.qty, confirmedQty: line.confirmedQty + cmd.units, pendingQty: line.pendingQty - found.units };
   const orderOpen = after.confirmedQty < after.qty || row.other_lines_open;
-  const item = {
-    id: row.id, wallId: row.wall_id, status: d.value as ISortBoxItem['status'], units: cmd.units, confirmedUnits: cmd.units, orderId: row.order_id,
-    sku: row.sku, barcode: row.barcode, barcodeInputMethod: row.barcode_input_method, userId: row.user_id, color: row.color,
-    createdAt: row.created_at, confirmedAt: now, cancelledAt: row.cancelled_at,
-  };
+  const item = { ...found, status: d.value as ISortBoxItem['status'], units: cmd.units, confirmedUnits: cmd.units, confirmedAt: now };
   const dto = toItemDto(item, slot, after);
   // The same SortBox record as everywhere else (one mapper): events must not drop fields.
-  const sortBox = () => toSortBoxDto({ id: slot.id, wallId: cmd.wallId, serialNumber: row.serial_number!, crc: slot.crc, position: slot.position, status: slot.status, orderId: row.order_id });
+  const sortBox = () => toSortBoxDto({ ...slot, orderId: found.orderId });
   for (const e of d.emits) emit(e, { item: dto, sortBox: sortBox() });
 
   let completeSlot = false;
@@ -74,12 +66,12 @@ export async function confirmItem(ctx: WallCommandContext, cmd: CommandPayloads[
     if (s.ok) {
       completeSlot = true;
       slot.status = s.value as SlotStatus;
-      for (const e of s.emits) emit(e, { sortBox: sortBox(), orderId: row.order_id });
+      for (const e of s.emits) emit(e, { sortBox: sortBox(), orderId: found.orderId });
     }
   }
   await confirmWrite(db, {
     ...ctx.record(dto),
-    itemId: row.id, status: item.status, units: cmd.units, itemUnits: row.units, orderItemId: row.order_item_id,
+    itemId: item.id, status: item.status, units: cmd.units, itemUnits: found.units, orderItemId: found.orderItemId,
     userId: cmd.userId, expiresAt: sessionExpiresAt(now, idleTimeoutMs), slotId: slot.id, completeSlot, slotStatus: slot.status,
   });
   return dto;

@@ -19,7 +19,7 @@ export async function releaseSlot(ctx: WallCommandContext, cmd: CommandPayloads[
   const { db, wall, now, emit } = ctx;
   // The API read the barcode and decided who may force (services/api/routes/sort-box-items.route.ts).
   const [read] = await slotRead(db, { clientId: cmd.clientId, wallId: wall.id, crc: cmd.crc });
-  if (!read) throw new AppError('not-found', `No slot with barcode ${cmd.crc} on wall '${wall.name}'.`);
+  if (!read) throw new AppError('not-found', `Slot ${cmd.crc} is no longer on wall '${wall.name}': it was detached after the scan. Nothing was released.`);
   const { pending, ...slot } = read;
   const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'RELEASE', force: cmd.force }, { slot });
   const releasedOrderId = slot.orderId ?? null;

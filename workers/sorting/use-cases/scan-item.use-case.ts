@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
+import { isAre } from '../../../shared/text/wording';
 import { chooseOrder, type OrderCandidate } from '../../../shared/domain/order-choice';
 import { chooseSlot, type SlotStatus } from '../../../shared/domain/slot-choice';
 import type { CommandPayloads } from '../../../shared/queue/commands';
@@ -8,13 +9,14 @@ import { slotMachine } from '../../../machines/slot.machine';
 import { SORT_BOX_ITEM_ABSENT, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
-import type { WallCommandContext } from '../wall-command';
-import { scanRead, scanSlotCounts, scanWhyNoOrder, scanWrite, type SlotJson } from '../queries/scan.queries';
+import { assertOwnSession, assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
+import { assertWallActive, type WallCommandContext } from '../wall-command';
+import { scanRead, scanSlotCounts, scanWhyNoOrder, scanWrite, type CandidateJson, type SlotJson } from '../queries/scan.queries';
 
-type Candidate = OrderCandidate & { orderItemId: number; qty: number; confirmedQty: number; pendingQty: number; slot: SlotJson | null };
+/** A candidate line for chooseOrder, with its row (the line's figures and its slot). */
+type Candidate = OrderCandidate & { row: CandidateJson };
 
-export function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
+function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
@@ -31,6 +33,9 @@ export async function scanItem(ctx: WallCommandContext, cmd: CommandPayloads['it
   const idempotencyKey = cmd.idempotencyKey ? `${cmd.userId}:${cmd.idempotencyKey}` : null;
   const { barcode } = cmd;
   let sku = '';
+  // The same for every round: the new item's transition and the session's next expiry.
+  const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
+  const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
 
   // Another wall may reserve the same line between our read and our write; the write then changes
   // nothing and we choose again from fresh rows.
@@ -46,13 +51,9 @@ export async function scanItem(ctx: WallCommandContext, cmd: CommandPayloads['it
     }
     if (session.session_id === null) throw unknownSessionToken();
     note({ sessionId: session.session_id, picklistId: session.picklist_id });
-    if (session.user_id !== cmd.userId) {
-      throw new AppError('forbidden', 'This session token belongs to another sorter; connect to the wall with your own account.');
-    }
+    assertOwnSession(session.user_id, cmd.userId);
     assertSessionActive({ status: session.status, endReason: session.end_reason, endedAt: session.ended_at });
-    if (!wall.isActive) {
-      throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
-    }
+    assertWallActive(wall);
     const code = session.product_id === null ? null : { product_id: session.product_id, sku: session.sku! };
     if (!code) {
       throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);
@@ -65,48 +66,42 @@ export async function scanItem(ctx: WallCommandContext, cmd: CommandPayloads['it
       orderDate: new Date(r.order_date),
       slotId: r.slot_id,
       remainingUnits: r.qty - r.confirmed_qty - r.pending_qty,
-      orderItemId: r.order_item_id,
-      qty: r.qty,
-      confirmedQty: r.confirmed_qty,
-      pendingQty: r.pending_qty,
-      slot: r.slot_id === null ? null : { id: r.slot_id, serial_number: r.slot_serial_number!, crc: r.slot_crc!, position: r.slot_position!, status: 'Sorting' },
+      row: r,
     }));
-    const order = chooseOrder(candidates);
-    if (!order) throw await noFulfillableOrder(ctx, cmd.clientId, code.sku, barcode, session.picklist_id);
-    note({ orderId: order.orderId });
+    const chosen = chooseOrder(candidates)?.row;
+    if (!chosen) throw await noFulfillableOrder(ctx, cmd.clientId, code.sku, barcode, session.picklist_id);
+    note({ orderId: chosen.order_id });
 
-    let slot = order.slot;
-    if (!slot) {
-      slot = chooseSlot(null, session.empty_slot ? [session.empty_slot] : []);
-      if (!slot) throw await noEmptySlot(ctx);
-    }
+    const slot: SlotJson | null =
+      chosen.slot_id === null
+        ? chooseSlot(null, session.empty_slot ? [session.empty_slot] : [])
+        : { id: chosen.slot_id, serial_number: chosen.slot_serial_number!, crc: chosen.slot_crc!, position: chosen.slot_position!, status: 'Sorting' };
+    if (!slot) throw await noEmptySlot(ctx);
 
     let slotStatus = slot.status;
     if (slot.status === 'Empty') {
       const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'ASSIGN' }, { slot });
       slotStatus = d.value as SlotStatus;
     }
-    const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
-    const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
     // The line as it will be once this unit is reserved (the write holds only if it is unchanged till then).
-    const line = { qty: order.qty, confirmedQty: order.confirmedQty, pendingQty: order.pendingQty + 1 };
+    const line = { qty: chosen.qty, confirmedQty: chosen.confirmed_qty, pendingQty: chosen.pending_qty + 1 };
     const dto = toItemDto(
       {
-        id: session.item_id, wallId: wall.id, status: 'PendingConfirmation', units: 1, confirmedUnits: 0, orderId: order.orderId,
+        id: session.item_id, wallId: wall.id, status: 'PendingConfirmation', units: 1, confirmedUnits: 0, orderId: chosen.order_id,
         sku: code.sku, barcode, barcodeInputMethod: cmd.barcodeInputMethod, userId: cmd.userId, color: session.color,
         createdAt: now, confirmedAt: null, cancelledAt: null,
       },
       slot,
       line,
     );
-    const sortBox = toSortBoxDto({ id: slot.id, wallId: wall.id, serialNumber: slot.serial_number, crc: slot.crc, position: slot.position, status: slotStatus, orderId: order.orderId });
+    const sortBox = toSortBoxDto({ id: slot.id, wallId: wall.id, serialNumber: slot.serial_number, crc: slot.crc, position: slot.position, status: slotStatus, orderId: chosen.order_id });
     // What the hub needs to light the slot: its crc and position, the sorter's color.
     for (const e of scanned.emits) emit(e, { item: dto, sortBox, color: dto.color, colorHex: dto.colorHex });
     const [written] = await scanWrite(db, {
       ...ctx.record(dto),
       clientId: cmd.clientId, wallId: wall.id, now,
-      orderItemId: order.orderItemId, qty: order.qty, confirmedQty: order.confirmedQty, pendingQty: order.pendingQty,
-      orderId: order.orderId, slotId: slot.id, crc: slot.crc, assignSlot: slot.status === 'Empty', slotStatus,
+      orderItemId: chosen.order_item_id, qty: chosen.qty, confirmedQty: chosen.confirmed_qty, pendingQty: chosen.pending_qty,
+      orderId: chosen.order_id, slotId: slot.id, crc: slot.crc, assignSlot: slot.status === 'Empty', slotStatus,
       sessionId: session.session_id, expiresAt,
       itemId: session.item_id, productId: code.product_id, sku: code.sku, barcode, barcodeInputMethod: cmd.barcodeInputMethod,
       userId: cmd.userId, color: session.color, idempotencyKey, requestHash,
@@ -135,21 +130,23 @@ async function noFulfillableOrder(
   if (!why || why.orders === 0) {
     return new AppError('no-fulfillable-order', `No open order${where} contains SKU '${sku}'${scanned}. ${aside}`);
   }
+  const one = why.orders === 1;
   if (why.needing > 0) {
+    const orders = why.needing === 1 ? 'open order' : `${why.needing} open orders`;
     return new AppError(
       'no-fulfillable-order',
-      `The ${why.needing === 1 ? 'open order' : `${why.needing} open orders`}${where} that still ${why.needing === 1 ? 'needs' : 'need'} SKU '${sku}'${scanned} ${why.needing === 1 ? 'is' : 'are'} being sorted on another wall; sort the unit there.`,
+      `The ${orders}${where} that still ${why.needing === 1 ? 'needs' : 'need'} SKU '${sku}'${scanned} ${isAre(why.needing)} being sorted on another wall; sort the unit there.`,
     );
   }
+  // Every open order with the sku is fully sorted, or awaits confirmation of its last units, or some of each.
   const pending = why.orders - why.sorted;
   const state =
-    why.orders === 1
-      ? why.sorted === 1 ? 'is already fully sorted' : 'has its remaining units scanned and awaiting confirmation'
-      : pending === 0 ? 'is already fully sorted' : why.sorted === 0 ? 'has its remaining units scanned and awaiting confirmation'
+    pending === 0 ? 'is already fully sorted'
+      : why.sorted === 0 ? 'has its remaining units scanned and awaiting confirmation'
         : `is already fully sorted (${why.sorted}) or has its remaining units scanned and awaiting confirmation (${pending})`;
   return new AppError(
     'no-fulfillable-order',
-    `${why.orders === 1 ? 'The only open order' : `Every one of the ${why.orders} open orders`}${where} that ${why.orders === 1 ? 'contains' : 'contain'} SKU '${sku}'${scanned} ${state}. ${aside}`,
+    `${one ? 'The only open order' : `Every one of the ${why.orders} open orders`}${where} that ${one ? 'contains' : 'contain'} SKU '${sku}'${scanned} ${state}. ${aside}`,
   );
 }
 

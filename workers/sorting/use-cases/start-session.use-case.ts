@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
+import { count, isAre } from '../../../shared/text/wording';
 import { firstFreeColor, type SorterColor } from '../../../shared/domain/colors';
 import type { CommandPayloads } from '../../../shared/queue/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
@@ -8,7 +9,7 @@ import { SESSION_ABSENT, sessionMachine } from '../../../machines/session.machin
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { sessionExpiresAt } from '../session-access';
-import type { WallCommandContext } from '../wall-command';
+import { assertWallActive, type WallCommandContext } from '../wall-command';
 import type { SessionRecord } from '../queries/session.queries';
 import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } from '../queries/session.queries';
 
@@ -19,12 +20,10 @@ import { employeeNames, sessionFromJson, sessionStartRead, sessionStartWrite } f
  */
 export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads['session.start'], idleTimeoutMs: number): Promise<SessionDto> {
   const { db, wall, now, emit } = ctx;
-  if (!wall.isActive) {
-    throw new AppError('wall-inactive', `Wall '${wall.name}' is inactive; a Manager can activate it in the hub.`);
-  }
+  assertWallActive(wall);
   const [read] = await sessionStartRead(db, { clientId: cmd.clientId, wallId: wall.id, picklistId: cmd.picklistId });
   if (cmd.picklistId !== null) {
-    if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found.`);
+    if (read.picklist_status === null) throw new AppError('not-found', `Picklist ${cmd.picklistId} was not found; check the picklist number and connect again.`);
     if (read.picklist_status !== 'Open') {
       throw new AppError('picklist-not-open', `Picklist ${cmd.picklistId} is ${read.picklist_status}; only Open picklists can be sorted.`);
     }
@@ -55,7 +54,7 @@ export async function startSession(ctx: WallCommandContext, cmd: CommandPayloads
       .join(', ');
     throw new AppError(
       'sorter-limit-reached',
-      `Wall '${wall.name}' allows ${wall.maxSorters} sorter${wall.maxSorters === 1 ? '' : 's'} at a time and ${others.length} ${others.length === 1 ? 'is' : 'are'} connected: ${who}. Ask one of them to disconnect, or a Manager to raise the limit.`,
+      `Wall '${wall.name}' allows ${count(wall.maxSorters, 'sorter')} at a time and ${others.length} ${isAre(others.length)} connected: ${who}. Ask one of them to disconnect, or a Manager to raise the limit.`,
     );
   }
   const started = decideOrRefuse(sessionMachine, SESSION_ABSENT, { endReason: null }, { type: 'START' }, {});

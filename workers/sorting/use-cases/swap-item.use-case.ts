@@ -9,7 +9,7 @@ import { slotMachine } from '../../../machines/slot.machine';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
 import { itemForActor } from '../item-access';
-import { assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
+import { assertOwnSession, assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
 import { itemRead, swapWrite, touchSessionWrite } from '../queries/item.queries';
 import { sessionFromJson } from '../queries/session.queries';
 import type { WallCommandContext } from '../wall-command';
@@ -27,9 +27,7 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
   });
   if (!row.session) throw unknownSessionToken();
   const session = sessionFromJson(row.session);
-  if (session.userId !== cmd.userId) {
-    throw new AppError('forbidden', 'This session token belongs to another sorter; use your own session.');
-  }
+  assertOwnSession(session.userId, cmd.userId);
   assertSessionActive(session);
   const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
   const { item, slot: from, line } = itemForActor(row, cmd);
@@ -43,7 +41,7 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
     });
   }
   const to = row.target;
-  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'.`);
+  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'; scan the sorter barcode of an Empty slot of this wall.`);
 
   const others = row.others_in_slot;
   const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 }, { item, slot: from, earlierUnits: others });
