@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
-import { authenticateToken, stillAccepted } from '../http/authenticate';
+import { bearerToken, checkToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
 import { followWall, parseLastEventId } from './event-stream';
 import { assertWallExists } from '../commands/wall-resolver';
@@ -38,11 +38,13 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
     if (url.pathname !== WEBSOCKET_EVENTS_PATH) return void socket.destroy();
     let stop: (() => Promise<void>) | undefined;
     try {
-      const header = req.headers.authorization;
-      const token = header?.match(/^Bearer\s+(.+)$/i)?.[1] ?? url.searchParams.get('access_token') ?? undefined;
+      const token = bearerToken(req.headers) ?? url.searchParams.get('access_token') ?? undefined;
       const em = deps.orm.em.fork();
-      const claims = token ? await authenticateToken(token, deps) : null;
-      if (!claims) throw new AppError('unauthorized', 'A valid bearer token is required (Authorization header or access_token parameter).');
+      if (!token) throw new AppError('unauthorized', 'A bearer token is required: send it in the Authorization header or the access_token parameter.');
+      // The same check and the same actionable detail as every HTTP route (deactivated, password changed, expired).
+      const check = await checkToken(token, deps);
+      if (!check.ok) throw new AppError('unauthorized', check.detail);
+      const { claims } = check;
       const rawWallId = url.searchParams.get('wallId') ?? '';
       const wallId = /^\d{1,10}$/.test(rawWallId) ? Number(rawWallId) : NaN;
       if (!Number.isInteger(wallId) || wallId < 1 || wallId > 2147483647) {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
@@ -33,19 +34,14 @@ export function stillAccepted(token: string, deps: Pick<ApiDeps, 'config' | 'acc
   );
 }
 
-/** The claims of an acceptable token, or null. */
-export async function authenticateToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<AuthClaims | null> {
-  const check = await checkToken(token, deps);
-  return check.ok ? check.claims : null;
-}
-
 /** The token a request authenticates with: the Authorization header, else (where allowed) `?access_token=`. */
 export function requestToken(req: Request, allowQueryToken = false): string | undefined {
-  return bearerToken(req) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
+  return bearerToken(req.headers) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
 }
 
-function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
+/** The token of an `Authorization: Bearer …` header (HTTP requests and WebSocket upgrades alike). */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers.authorization;
   if (header) {
     const m = /^Bearer\s+(.+)$/i.exec(header);
     return m?.[1]?.trim();
