@@ -34,7 +34,13 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node removes its own error listener from an upgraded socket; a reset must not become an uncaught error.
     socket.on('error', () => undefined);
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // A request target URL cannot parse ('//x:99999') names no path of ours: dropped like any other, not logged as a failure.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return void socket.destroy();
+    }
     if (url.pathname !== WEBSOCKET_EVENTS_PATH) return void socket.destroy();
     let stop: (() => Promise<void>) | undefined;
     try {
