@@ -10,8 +10,15 @@ export type TokenCheck = { ok: true; claims: AuthClaims } | { ok: false; detail:
  * active with the same credentials (deactivation and password changes end it). The roles are the
  * employee's current ones, not those the token was issued with: a demoted Admin is one at once.
  */
-export async function checkToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<TokenCheck> {
-  const claims = verifyAccessToken(token, deps.config.JWT_SECRET);
+export function checkToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<TokenCheck> {
+  return checkClaims(verifyAccessToken(token, deps.config.JWT_SECRET), deps);
+}
+
+/**
+ * The second half of checkToken, for claims verified with another key (the queue dashboard's cookie):
+ * null claims (forged, expired) are refused, the others are held against the employee as it stands.
+ */
+export async function checkClaims(claims: AuthClaims | null, deps: Pick<ApiDeps, 'access'>): Promise<TokenCheck> {
   if (!claims) return { ok: false, detail: 'The bearer token is invalid or has expired; sign in again with POST /token.' };
   const now = await deps.access.current(claims.employeeId);
   if (!now || now.clientId !== claims.clientId) return { ok: false, detail: 'The bearer token names an employee that does not exist; sign in again with POST /token.' };
