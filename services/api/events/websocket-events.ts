@@ -46,10 +46,15 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
     try {
       const token = bearerToken(req.headers) ?? url.searchParams.get('access_token') ?? undefined;
       const em = deps.orm.em.fork();
-      if (!token) throw new AppError('unauthorized', 'A bearer token is required: send it in the Authorization header or the access_token parameter.');
+      // 401s carry WWW-Authenticate here too (docs/api.md §1), as register-routes' authenticate gives them.
+      if (!token) {
+        throw new AppError('unauthorized', 'A bearer token is required: send it in the Authorization header or the access_token parameter.', {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        });
+      }
       // The same check and the same actionable detail as every HTTP route (deactivated, password changed, expired).
       const check = await checkToken(token, deps);
-      if (!check.ok) throw new AppError('unauthorized', check.detail);
+      if (!check.ok) throw new AppError('unauthorized', check.detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
       const { claims } = check;
       const rawWallId = url.searchParams.get('wallId') ?? '';
       const wallId = /^\d{1,10}$/.test(rawWallId) ? Number(rawWallId) : NaN;
