@@ -5,7 +5,7 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandBus } from '../../shared/queue/queue-module';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
-import { instrumentCommandBus, setOperationalSources } from './http/metrics';
+import { instrumentCommandBus, setOperationalSources, trackWallListeners } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
 import { SheddingCommandBus } from './commands/overload-shedder';
 import type { ApiDeps } from './api-deps';
@@ -15,7 +15,6 @@ import { attachWebSocketEvents } from './events/websocket-events';
 import { createRedis } from '../../shared/redis/redis';
 import { createLabelRenderPool } from '../../workers/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
-import { trackWallListeners } from './http/metrics';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;

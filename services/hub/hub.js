@@ -217,7 +217,7 @@ function signOut() {
   $('#wall-select').hidden = true;
   $('#live').hidden = true;
   $('#queues').hidden = true;
-  start();
+  begin();
 }
 
 /** What the token says about its holder (to offer the queue dashboard to Admins; the service decides). */
@@ -238,8 +238,14 @@ async function openQueues() {
   }
 }
 
-signInForm($('#sign-in form'), start);
+/** Every start-up and wall change ends here when it fails: no rejection goes unhandled. */
+const report = (err) => alert(err.detail || err.message);
+function begin() {
+  start().catch(report);
+}
+
+signInForm($('#sign-in form'), begin);
 $('#queues').addEventListener('click', openQueues);
 $('#sign-out').addEventListener('click', signOut);
-$('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)));
-start().catch((err) => alert(err.detail || err.message));
+$('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(report));
+begin();

@@ -3,7 +3,7 @@ import type { CommandName, CommandPayloads, CommandResults } from '../../../shar
 import { AppError } from '../../../shared/errors/app-error';
 
 /**
- * Sheds overload before it queues (issue 8): a command is admitted only while the commands this API
+ * Sheds overload before it queues (docs/api.md §1, 503): a command is admitted only while the commands this API
  * process already waits for would, at the rate answers have been arriving, all be answered within
  * `maxWaitMs`. Beyond that the API answers 503 `service-unavailable` with `Retry-After` at once, instead
  * of holding the request until the command timeout and growing the queues' backlog.

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../shared/errors/app-error';
+import { AppError, notFound } from '../../../shared/errors/app-error';
 import { TtlCache } from '../../../shared/cache/ttl-cache';
 
 /**
@@ -29,7 +29,7 @@ export async function wallOfItem(em: EntityManager, clientId: number, itemId: nu
   const cached = byItem.get(key);
   if (cached) return cached;
   const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sort_box_item where client_id = ? and id = ?', [clientId, itemId]);
-  if (!row) throw new AppError('not-found', `Sort box item ${itemId} was not found.`);
+  if (!row) throw notFound(`Sort box item ${itemId}`);
   byItem.set(key, row.wall_id);
   return row.wall_id;
 }
@@ -43,5 +43,5 @@ export async function wallOfSlot(em: EntityManager, clientId: number, crc: strin
 /** Checks that the wall is the caller's (404 otherwise, like every other resource). */
 export async function assertWallExists(em: EntityManager, clientId: number, wallId: number): Promise<void> {
   const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
-  if (!row) throw new AppError('not-found', `Wall ${wallId} was not found.`);
+  if (!row) throw notFound(`Wall ${wallId}`);
 }

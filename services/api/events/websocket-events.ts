@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
-import { authenticateToken, stillAccepted } from '../http/authenticate';
+import { bearerToken, checkToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
 import { followWall, parseLastEventId } from './event-stream';
 import { assertWallExists } from '../commands/wall-resolver';
@@ -34,15 +34,28 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node removes its own error listener from an upgraded socket; a reset must not become an uncaught error.
     socket.on('error', () => undefined);
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // A request target URL cannot parse ('//x:99999') names no path of ours: dropped like any other, not logged as a failure.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return void socket.destroy();
+    }
     if (url.pathname !== WEBSOCKET_EVENTS_PATH) return void socket.destroy();
     let stop: (() => Promise<void>) | undefined;
     try {
-      const header = req.headers.authorization;
-      const token = header?.match(/^Bearer\s+(.+)$/i)?.[1] ?? url.searchParams.get('access_token') ?? undefined;
+      const token = bearerToken(req.headers) ?? url.searchParams.get('access_token') ?? undefined;
       const em = deps.orm.em.fork();
-      const claims = token ? await authenticateToken(token, deps) : null;
-      if (!claims) throw new AppError('unauthorized', 'A valid bearer token is required (Authorization header or access_token parameter).');
+      // 401s carry WWW-Authenticate here too (docs/api.md §1), as register-routes' authenticate gives them.
+      if (!token) {
+        throw new AppError('unauthorized', 'A bearer token is required: send it in the Authorization header or the access_token parameter.', {
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        });
+      }
+      // The same check and the same actionable detail as every HTTP route (deactivated, password changed, expired).
+      const check = await checkToken(token, deps);
+      if (!check.ok) throw new AppError('unauthorized', check.detail, { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+      const { claims } = check;
       const rawWallId = url.searchParams.get('wallId') ?? '';
       const wallId = /^\d{1,10}$/.test(rawWallId) ? Number(rawWallId) : NaN;
       if (!Number.isInteger(wallId) || wallId < 1 || wallId > 2147483647) {

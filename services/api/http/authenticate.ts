@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
 import { verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import type { ApiDeps } from '../api-deps';
@@ -9,8 +10,15 @@ export type TokenCheck = { ok: true; claims: AuthClaims } | { ok: false; detail:
  * active with the same credentials (deactivation and password changes end it). The roles are the
  * employee's current ones, not those the token was issued with: a demoted Admin is one at once.
  */
-export async function checkToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<TokenCheck> {
-  const claims = verifyAccessToken(token, deps.config.JWT_SECRET);
+export function checkToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<TokenCheck> {
+  return checkClaims(verifyAccessToken(token, deps.config.JWT_SECRET), deps);
+}
+
+/**
+ * The second half of checkToken, for claims verified with another key (the queue dashboard's cookie):
+ * null claims (forged, expired) are refused, the others are held against the employee as it stands.
+ */
+export async function checkClaims(claims: AuthClaims | null, deps: Pick<ApiDeps, 'access'>): Promise<TokenCheck> {
   if (!claims) return { ok: false, detail: 'The bearer token is invalid or has expired; sign in again with POST /token.' };
   const now = await deps.access.current(claims.employeeId);
   if (!now || now.clientId !== claims.clientId) return { ok: false, detail: 'The bearer token names an employee that does not exist; sign in again with POST /token.' };
@@ -33,19 +41,14 @@ export function stillAccepted(token: string, deps: Pick<ApiDeps, 'config' | 'acc
   );
 }
 
-/** The claims of an acceptable token, or null. */
-export async function authenticateToken(token: string, deps: Pick<ApiDeps, 'config' | 'access'>): Promise<AuthClaims | null> {
-  const check = await checkToken(token, deps);
-  return check.ok ? check.claims : null;
-}
-
 /** The token a request authenticates with: the Authorization header, else (where allowed) `?access_token=`. */
 export function requestToken(req: Request, allowQueryToken = false): string | undefined {
-  return bearerToken(req) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
+  return bearerToken(req.headers) ?? (allowQueryToken && typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
 }
 
-function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
+/** The token of an `Authorization: Bearer …` header (HTTP requests and WebSocket upgrades alike). */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers.authorization;
   if (header) {
     const m = /^Bearer\s+(.+)$/i.exec(header);
     return m?.[1]?.trim();

@@ -152,45 +152,42 @@ new client.Gauge({
 
 // One query feeds both outbox gauges: the first of the two collectors of a scrape starts it, the
 // second takes the same answer.
+type OutboxReading = { lagSeconds: number; unpublished: number };
 const OUTBOX_GAUGES = 2;
-let outboxRead: { reading: Promise<{ lagSeconds: number; unpublished: number }>; left: number } | null = null;
-function readOutbox(): Promise<{ lagSeconds: number; unpublished: number }> {
+let outboxRead: { reading: Promise<OutboxReading>; left: number } | null = null;
+function readOutbox(): Promise<OutboxReading> {
   outboxRead ??= { reading: bounded(sources!.outbox()), left: OUTBOX_GAUGES };
   const { reading } = outboxRead;
   if (--outboxRead.left === 0) outboxRead = null;
   return reading;
 }
 
-new client.Gauge({
-  name: 'outbox_lag_seconds',
-  help: 'Age of the oldest committed event not yet published to hubs and webhooks (0 when the relay is caught up)',
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    if (!sources) return;
-    try {
-      this.set((await readOutbox()).lagSeconds);
-    } catch {
-      this.set(NaN); // unknown, not 0 (which would read as "caught up")
-      collectorErrors.inc({ collector: 'outbox' });
-    }
-  },
-});
+/** One outbox gauge: unknown (NaN, not 0, which would read as "caught up") when the read fails; only one of the two counts the failure. */
+function outboxGauge(name: string, help: string, value: (o: OutboxReading) => number, countsFailure: boolean): void {
+  new client.Gauge({
+    name,
+    help,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      if (!sources) return;
+      try {
+        this.set(value(await readOutbox()));
+      } catch {
+        this.set(NaN);
+        if (countsFailure) collectorErrors.inc({ collector: 'outbox' });
+      }
+    },
+  });
+}
 
-new client.Gauge({
-  name: 'outbox_unpublished_events',
-  help: 'Committed events waiting for the outbox relay',
-  registers: [metricsRegistry],
-  async collect() {
-    this.reset();
-    if (!sources) return;
-    try {
-      this.set((await readOutbox()).unpublished);
-    } catch {
-      this.set(NaN); // counted by outbox_lag_seconds' collector
-    }
-  },
-});
+outboxGauge(
+  'outbox_lag_seconds',
+  'Age of the oldest committed event not yet published to hubs and webhooks (0 when the relay is caught up)',
+  (o) => o.lagSeconds,
+  true,
+);
+outboxGauge('outbox_unpublished_events', 'Committed events waiting for the outbox relay', (o) => o.unpublished, false);
 
 new client.Gauge({
   name: 'webhook_delivery_failures_recent',

@@ -5,6 +5,7 @@ import type { RequestHandler, Response } from 'express';
 import { signAccessToken, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import { AppError } from '../../../shared/errors/app-error';
 import type { ApiDeps } from '../api-deps';
+import { checkClaims } from './authenticate';
 
 /**
  * The BullMQ dashboard (bull-board) at /admin/queues, for operators: it shows and can retry or remove
@@ -51,18 +52,21 @@ export function openQueueDashboard(auth: AuthClaims, deps: ApiDeps, res: Respons
   return { url: `${QUEUE_DASHBOARD_PATH}`, expiresIn: DASHBOARD_SESSION_SECONDS };
 }
 
+const signInFirst = () =>
+  new AppError('unauthorized', `Open the queue dashboard from the hub page (/hub, "Queues") as an operator Admin, or POST ${QUEUE_DASHBOARD_PATH}/session with your bearer token first.`);
+
 /** The dashboard behind its cookie; bull-board (and its Redis connection) is built on the first admitted request. */
 export function queueDashboard(deps: ApiDeps): RequestHandler[] {
-  const guard: RequestHandler = (req, res, next) => {
-    const token = cookieValue(req.headers.cookie, DASHBOARD_COOKIE);
-    const claims = token ? verifyAccessToken(token, dashboardSecret(deps.config.JWT_SECRET)) : null;
-    if (!claims) {
-      return next(
-        new AppError('unauthorized', `Open the queue dashboard from the hub page (/hub, "Queues") as an operator Admin, or POST ${QUEUE_DASHBOARD_PATH}/session with your bearer token first.`),
-      );
-    }
+  const guard: RequestHandler = async (req, res, next) => {
     try {
-      assertOperator(claims, deps);
+      const token = cookieValue(req.headers.cookie, DASHBOARD_COOKIE);
+      const claims = token ? verifyAccessToken(token, dashboardSecret(deps.config.JWT_SECRET)) : null;
+      if (!claims) throw signInFirst();
+      // The cookie is held against the employee as it stands, like every bearer token (docs/api.md §2,
+      // "Token lifetime"): a deactivated or demoted Admin loses the dashboard too, not 15 minutes later.
+      const check = await checkClaims(claims, deps);
+      if (!check.ok) throw new AppError('unauthorized', check.detail);
+      assertOperator(check.claims, deps);
     } catch (err) {
       return next(err);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../http/route';
+import { tokenResponse } from './token.route';
 import { AUTO_LOGIN_APPS, createAutoLoginLink, redeemAutoLoginToken, type AutoLoginApp } from '../use-cases/auto-login/auto-login.use-case';
 
 const tags = ['Auto-login links'];
@@ -43,7 +44,7 @@ export const autoLoginRoutes: RouteDef[] = [
     tags,
     access: 'public',
     body: z.object({ token: z.string().min(1).max(200) }),
-    response: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
+    response: tokenResponse,
     errors: ['validation-failed', 'unauthorized'],
     handler: ({ em, deps, body }) => redeemAutoLoginToken(em, deps.config, body.token),
   }),

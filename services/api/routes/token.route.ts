@@ -7,7 +7,8 @@ const tokenRequest = z.object({
   password: z.string().min(1).max(1024).describe("The employee's password"),
 });
 
-const tokenResponse = z.object({
+/** The answer of every sign-in (POST /token, POST /auto-login/redeem). */
+export const tokenResponse = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),

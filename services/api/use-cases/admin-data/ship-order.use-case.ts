@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderItem } from '../../../../shared/db/entities';
-import { AppError } from '../../../../shared/errors/app-error';
+import { notFound } from '../../../../shared/errors/app-error';
 import type { AdminOrderDto } from './admin-data.dto';
 
 /**
@@ -13,7 +13,7 @@ import type { AdminOrderDto } from './admin-data.dto';
 export async function shipOrder(em: EntityManager, clientId: number, orderId: number): Promise<AdminOrderDto> {
   return em.transactional(async (tx) => {
     const order = await tx.findOne(Order, { clientId, id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!order) throw new AppError('not-found', `Order ${orderId} was not found.`);
+    if (!order) throw notFound(`Order ${orderId}`);
     if (order.status !== 'Shipped') {
       order.status = 'Shipped';
       order.shippedAt = new Date();

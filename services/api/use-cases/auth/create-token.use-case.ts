@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { signAccessToken } from '../../../../shared/auth/jwt';
 import { hashSecret, needsRehash, verifySecret } from '../../../../shared/auth/password';
 import type { AppConfig } from '../../../../shared/config/config';
-import { Employee } from '../../../../shared/db/entities';
+import { Employee, type IEmployee } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { FailureRateLimiter } from '../../../../shared/rate-limit/rate-limiter';
 
@@ -15,6 +15,22 @@ function dummyHash(cost: number): Promise<string> {
   return h;
 }
 
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+/** The answer of every sign-in (POST /token, POST /auto-login/redeem): a bearer token for the employee as it is now. */
+export function tokenAnswer(employee: IEmployee, config: AppConfig): TokenAnswer {
+  const access_token = signAccessToken(
+    { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
+    config.JWT_SECRET,
+    config.JWT_TTL_SECONDS,
+  );
+  return { access_token, token_type: 'Bearer', expires_in: config.JWT_TTL_SECONDS };
+}
+
 /**
  * POST /token: the sign-in. Failed sign-ins are counted per user name (TOKEN_RATE_LIMIT) and per
  * client address (TOKEN_RATE_LIMIT_PER_ADDRESS; the address is X-Forwarded-For's only behind a proxy
@@ -25,7 +41,7 @@ export async function createToken(
   deps: { config: AppConfig; rateLimiter: FailureRateLimiter },
   credentials: { username: string; password: string },
   clientAddress: string,
-): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
+): Promise<TokenAnswer> {
   const { config, rateLimiter } = deps;
   const username = credentials.username.trim().toLowerCase();
   const userKey = `token:user:${username}`;
@@ -66,10 +82,5 @@ export async function createToken(
     const passwordHash = await hashSecret(credentials.password, config.PASSWORD_HASH_ROUNDS);
     await em.nativeUpdate(Employee, { id: employee.id, passwordHash: employee.passwordHash }, { passwordHash });
   }
-  const access_token = signAccessToken(
-    { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
-    config.JWT_SECRET,
-    config.JWT_TTL_SECONDS,
-  );
-  return { access_token, token_type: 'Bearer' as const, expires_in: config.JWT_TTL_SECONDS };
+  return tokenAnswer(employee, config);
 }

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { signAccessToken } from '../../../../shared/auth/jwt';
 import type { AppConfig } from '../../../../shared/config/config';
 import { Client, Employee } from '../../../../shared/db/entities';
 import { AppError } from '../../../../shared/errors/app-error';
+import { tokenAnswer, type TokenAnswer } from '../auth/create-token.use-case';
 
 /** The companion apps a link can point into, each with its APP_URL_* setting. */
 export const AUTO_LOGIN_APPS = {
@@ -61,12 +61,6 @@ export async function createAutoLoginLink(
   return `${base}/auto-login?token=${token}&returnUrl=${encodeURIComponent(returnUrl)}`;
 }
 
-export interface TokenAnswer {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-}
-
 /**
  * POST /auto-login/redeem: one statement marks the token used, so of two racing redeems exactly one
  * gets a row back. Unknown, expired and used tokens are one answer (401): nothing to learn by probing.
@@ -83,10 +77,5 @@ export async function redeemAutoLoginToken(em: EntityManager, config: AppConfig,
   if (!employee || !employee.isActive) {
     throw new AppError('unauthorized', 'This sign-in link is unknown, has expired (links last 60 s) or was used already; open a new link.');
   }
-  const access_token = signAccessToken(
-    { employeeId: employee.id, clientId: employee.clientId, roles: employee.roles, email: employee.email, credentialsVersion: employee.credentialsVersion },
-    config.JWT_SECRET,
-    config.JWT_TTL_SECONDS,
-  );
-  return { access_token, token_type: 'Bearer', expires_in: config.JWT_TTL_SECONDS };
+  return tokenAnswer(employee, config);
 }

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Employee } from '../../../../shared/db/entities';
-import { AppError } from '../../../../shared/errors/app-error';
+import { AppError, notFound } from '../../../../shared/errors/app-error';
 import { toEmployeeWithRoles, type EmployeeWithRoles } from './employee.dto';
 
 /** GetEmployee / GetAuthenticatedEmployee: an employee of the caller's client, else 404. */
 export async function getEmployee(em: EntityManager, clientId: number, id: number): Promise<EmployeeWithRoles> {
   const employee = await em.findOne(Employee, { clientId, id });
-  if (!employee) throw new AppError('not-found', `Employee ${id} was not found.`);
+  if (!employee) throw notFound(`Employee ${id}`);
   return toEmployeeWithRoles(employee);
 }
 

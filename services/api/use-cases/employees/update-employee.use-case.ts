@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashSecret } from '../../../../shared/auth/password';
 import { Employee, type Role } from '../../../../shared/db/entities';
-import { AppError } from '../../../../shared/errors/app-error';
+import { AppError, notFound } from '../../../../shared/errors/app-error';
 import { toEmployeeWithRoles, type EmployeeWithRoles } from './employee.dto';
 
 export interface UpdateEmployeeInput {
@@ -33,7 +33,7 @@ export async function updateEmployee(
       [clientId],
     )) as { id: number }[];
     const employee = await tx.findOne(Employee, { clientId, id });
-    if (!employee) throw new AppError('not-found', `Employee ${id} was not found.`);
+    if (!employee) throw notFound(`Employee ${id}`);
 
     const roles = input.roles ? [...new Set(input.roles)] : employee.roles;
     const isActive = input.isActive ?? employee.isActive;

@@ -3,7 +3,7 @@ import type { AuthClaims } from '../../../../shared/auth/jwt';
 import { OrderItem, SortBox, SortBoxItem, type BarcodeInputMethod } from '../../../../shared/db/entities';
 import type { SortBoxItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto } from '../../../../shared/dto/sorting.mappers';
-import { AppError } from '../../../../shared/errors/app-error';
+import { notFound } from '../../../../shared/errors/app-error';
 import type { CommandBus } from '../../../../shared/queue/command-bus';
 import { commandActor } from '../../commands/command-actor';
 import { rememberItemWall, wallOfItem, wallOfSession } from '../../commands/wall-resolver';
@@ -45,7 +45,7 @@ export async function scanProduct(
 /** GET /sort-box-items/{id}: any item of the caller's company, with its slot and order line figures. */
 export async function getSortBoxItem(em: EntityManager, clientId: number, itemId: number): Promise<SortBoxItemDto> {
   const item = await em.findOne(SortBoxItem, { id: itemId, clientId });
-  if (!item) throw new AppError('not-found', `Sort box item ${itemId} was not found.`);
+  if (!item) throw notFound(`Sort box item ${itemId}`);
   const [slot, line] = await Promise.all([
     item.sortBoxId === null ? null : em.findOne(SortBox, { id: item.sortBoxId }),
     em.findOneOrFail(OrderItem, { id: item.orderItemId }),
