@@ -25,3 +25,25 @@ describe('GET /hub and /sorter', () => {
     await request(api.app).get(path).set('If-None-Match', res.headers.etag!).expect(304);
   });
 });
+
+// The pages and their assets are outside the route table (route-table.test.ts walks the API's routes):
+// odd and hostile paths get a problem+json 4xx here too, never a file from outside the pages' folder.
+describe('hostile paths under /hub and /sorter', () => {
+  const api = useTestApi();
+
+  it.each([
+    '/hub/%00',
+    '/sorter/%00',
+    '/hub/assets/%00.js',
+    '/hub/assets/%E0%A4%A',
+    '/hub/assets/..%2f..%2fpackage.json',
+    '/hub/assets/../../package.json',
+    '/hub/assets/hub.html%00.js',
+  ])('%s answers a 4xx problem', async (path) => {
+    const res = await request(api.app).get(path);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.text).not.toContain('"name": "sorting-wall-service"');
+  });
+});
