@@ -246,4 +246,42 @@ describe('GET /orders/unshipped, /ids, /products', () => {
       expect(withEmpty.body.at(-1)).toEqual({ sku: 'SKU-D', title: 'Widget D', unitsToSort: 0, orders: 0 });
     });
   });
+
+  describe('GET /orders/{id}', () => {
+    const get = (t: Tenant, id: number | string, query: Record<string, string> = {}) =>
+      request(api.app).get(`/api/v1/orders/${id}`).set('Authorization', t.auth).query(query);
+
+    it('answers the listing\'s record of the order, each line with its pending units beside the sorted ones', async () => {
+      const listed = (await list(a, { bins: 'true', recent: 'false', empty: 'true', allowDropShip: 'true' })).body as { id: number; items: object[] }[];
+      expect(listed.length).toBeGreaterThan(5);
+      for (const o of listed) {
+        const res = await get(a, o.id, { bins: 'true' });
+        expect(res.status).toBe(200);
+        const { items, ...rest } = res.body;
+        expect({ ...rest, items: items.map(({ pendingQty: _p, ...line }: { pendingQty: number }) => line) }).toEqual(o);
+      }
+      expect((await get(a, 104)).body.items).toEqual([{ sku: 'SKU-C', qty: 1, sortedQty: 0, pendingQty: 1 }]);
+      expect((await get(a, 103)).body).toMatchObject({ sortStatus: 'InProgress', items: [{ sku: 'SKU-B', qty: 3, sortedQty: 1, pendingQty: 0 }] });
+    });
+
+    it('names the slot the order is in, and answers an order in any status', async () => {
+      expect((await get(a, 102)).body).toMatchObject({ id: 102, wallId, crc, sortStatus: 'InProgress', priority: 'High' });
+      const shipped = await get(a, 108);
+      expect(shipped.status).toBe(200);
+      expect(shipped.body).toMatchObject({ id: 108, status: 'Shipped', wallId: null, crc: null, items: [{ sku: 'SKU-A', qty: 5, sortedQty: 0, pendingQty: 0 }] });
+      expect(shipped.body.items[0]).not.toHaveProperty('bins');
+    });
+
+    it('answers 404 for an unknown order or another client\'s, 400 for a malformed id, 401 without a token', async () => {
+      const unknown = await get(a, 999);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.code).toBe('not-found');
+      expect((await get(b, 102)).status).toBe(404);
+      const theirs = await get(b, 101);
+      expect(theirs.body).toMatchObject({ id: 101, priority: 'Critical', items: [{ sku: 'B-ONLY', qty: 4 }] });
+      expect(JSON.stringify(theirs.body)).not.toMatch(/SKU-A/);
+      for (const bad of ['abc', '0', '1.5', '99999999999']) expect((await get(a, bad)).status).toBe(400);
+      expect((await request(api.app).get('/api/v1/orders/101')).status).toBe(401);
+    });
+  });
 });

@@ -5,7 +5,9 @@ import { ORDER_STATUSES } from '../../../shared/db/entities/order.entity';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, queryBool } from '../http/validation';
 import { listUnshippedOrderIds } from '../use-cases/orders/list-unshipped-order-ids.use-case';
-import { listUnshippedOrders, SORT_STATUSES } from '../use-cases/orders/list-unshipped-orders.use-case';
+import { getOrder } from '../use-cases/orders/get-order.use-case';
+import { listUnshippedOrders } from '../use-cases/orders/list-unshipped-orders.use-case';
+import { SORT_STATUSES } from '../use-cases/orders/order-record';
 import { listUnshippedProducts } from '../use-cases/orders/list-unshipped-products.use-case';
 
 const MAX_LIMIT = 10000;
@@ -54,6 +56,13 @@ const shipToDto = z.object({
   country: z.string(),
 });
 
+const orderLineDto = z.object({
+  sku: z.string(),
+  qty: z.number().int(),
+  sortedQty: z.number().int().describe('Units confirmed into the slot.'),
+  bins: z.array(z.string()).optional().describe('Present only with bins=true.'),
+});
+
 const orderDto = z.object({
   id: z.number().int(),
   warehouseId: z.number().int(),
@@ -67,12 +76,14 @@ const orderDto = z.object({
   sortStatus: z
     .enum(SORT_STATUSES)
     .describe('Sorted: every unit confirmed. InProgress: some unit confirmed or pending, or the order holds a slot. NotStarted: otherwise.'),
+  items: z.array(orderLineDto),
+});
+
+/** GET /orders/{id}: the same record, each line also with its pending units. */
+const orderWithPendingDto = orderDto.extend({
   items: z.array(
-    z.object({
-      sku: z.string(),
-      qty: z.number().int(),
-      sortedQty: z.number().int().describe('Units confirmed into the slot.'),
-      bins: z.array(z.string()).optional().describe('Present only with bins=true.'),
+    orderLineDto.extend({
+      pendingQty: z.number().int().describe('Units scanned into the slot and waiting for their confirmation (A- scan).'),
     }),
   ),
 });
@@ -127,5 +138,23 @@ export const ordersRoutes: RouteDef[] = [
     query: filterQuery,
     response: z.array(productSummaryDto),
     handler: ({ em, auth, query, deps }) => listUnshippedProducts(em, auth.clientId, query, deps.config),
+  }),
+  // After the /orders/unshipped paths, which this one would otherwise take as an id.
+  defineRoute({
+    method: 'get',
+    path: '/orders/{id}',
+    operationId: 'GetOrder',
+    summary: 'Read one order: its lines with units sorted and pending, and the slot it is in',
+    description:
+      'Any status (Unshipped or Shipped). wallId and crc name the slot holding the order now (null when none); ' +
+      "each line's sortedQty counts confirmed units, pendingQty units scanned and not yet confirmed. " +
+      "An unknown id, or another client's order, is 404.",
+    tags: ['Orders'],
+    access: 'authenticated',
+    params: z.object({ id: idParam.describe('The order id (the client\'s own id)') }),
+    query: z.object({ bins: optionalBool(false, "true: each line carries its bin locations.") }),
+    response: orderWithPendingDto,
+    errors: ['validation-failed', 'not-found'],
+    handler: ({ em, auth, params, query }) => getOrder(em, auth.clientId, params.id, query),
   }),
 ];

@@ -1,98 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../../../shared/config/config';
-import type { OrderStatus, ShipTo } from '../../../../shared/db/entities';
-import type { OrderPriority } from '../../../../shared/domain/priority';
+import { ORDER_RECORD_COLUMNS, ORDER_SLOT_JOIN, toOrderRecord, type OrderRecord, type OrderRow } from './order-record';
 import { UNSHIPPED_ORDER_BY, unshippedOrderQuery, type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
 
-export const SORT_STATUSES = ['NotStarted', 'InProgress', 'Sorted'] as const;
-export type SortStatus = (typeof SORT_STATUSES)[number];
-
-export interface UnshippedOrderItem {
-  sku: string;
-  qty: number;
-  sortedQty: number;
-  bins?: string[];
-}
-
-export interface UnshippedOrder {
-  id: number;
-  warehouseId: number;
-  orderDate: string;
-  priority: OrderPriority;
-  isDropShip: boolean;
-  status: OrderStatus;
-  shipTo: ShipTo;
-  wallId: number | null;
-  crc: string | null;
-  sortStatus: SortStatus;
-  items: UnshippedOrderItem[];
-}
-
-interface Row {
-  id: number;
-  warehouse_id: number;
-  order_date: string;
-  priority: OrderPriority;
-  is_drop_ship: boolean;
-  status: OrderStatus;
-  ship_to: ShipTo;
-  wall_id: number | null;
-  crc: string | null;
-  items: { sku: string; qty: number; confirmed: number; pending: number; bins: string[] }[];
-}
-
-/**
- * Sorted: every line fully confirmed. InProgress: some unit confirmed or pending, or the order
- * holds a slot (a swap or release can leave a slot with nothing confirmed yet). Else NotStarted.
- */
-export function sortStatusOf(items: Row['items'], inSlot: boolean): SortStatus {
-  if (items.every((i) => i.confirmed >= i.qty)) return 'Sorted';
-  if (inSlot || items.some((i) => i.confirmed > 0 || i.pending > 0)) return 'InProgress';
-  return 'NotStarted';
-}
-
-/**
- * ListUnshippedOrders: one statement; each order's lines come from a correlated json_agg on the
- * (client_id, order_id, sku) index, so there is no query per order.
- */
+/** ListUnshippedOrders: one statement for every matching order and its lines. */
 export async function listUnshippedOrders(
   em: EntityManager,
   clientId: number,
   query: UnshippedOrderQuery & { bins: boolean; limit?: number },
   config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>,
-): Promise<UnshippedOrder[]> {
+): Promise<OrderRecord[]> {
   const filter = unshippedOrderFilter(query, config);
   const { where, limit, params } = unshippedOrderQuery(clientId, filter);
-  const rows = await em.execute<Row[]>(
-    `select o.id, o.warehouse_id, o.priority, o.is_drop_ship, o.status, o.ship_to,
-       to_char(o.order_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as order_date,
-       sb.wall_id, sb.crc,
-       coalesce((select json_agg(json_build_object('sku', i.sku, 'qty', i.qty, 'confirmed', i.confirmed_qty,
-                                                   'pending', i.pending_qty, 'bins', i.bins) order by i.id)
-                 from order_item i where i.client_id = o.client_id and i.order_id = o.id), '[]'::json) as items
+  const rows = await em.execute<OrderRow[]>(
+    `select ${ORDER_RECORD_COLUMNS}
      from orders o
-     left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id
+     ${ORDER_SLOT_JOIN}
      where ${where}
      order by ${UNSHIPPED_ORDER_BY}
      ${limit}`,
     params,
   );
-  return rows.map((r) => ({
-    id: r.id,
-    warehouseId: r.warehouse_id,
-    orderDate: r.order_date,
-    priority: r.priority,
-    isDropShip: r.is_drop_ship,
-    status: r.status,
-    shipTo: r.ship_to,
-    wallId: r.wall_id,
-    crc: r.crc,
-    sortStatus: sortStatusOf(r.items, r.wall_id !== null),
-    items: r.items.map((i) => ({
-      sku: i.sku,
-      qty: i.qty,
-      sortedQty: i.confirmed,
-      ...(filter.bins ? { bins: i.bins } : {}),
-    })),
-  }));
+  return rows.map((r) => toOrderRecord(r, { bins: filter.bins }));
 }
