@@ -95,6 +95,26 @@ describe('marketplace transparency codes', () => {
     expect((await post(other, { orderId: 2, productId: 'GADGET', code })).status).toBe(200);
   });
 
+  it('answers transparency-code-exists for a code already recorded, even when the product\'s codes are complete or it is elsewhere', async () => {
+    const t = await setup();
+    const code = azCode();
+    // Order 2 holds one GADGET: this code completes it.
+    expect((await post(t, { orderId: 2, productId: 'GADGET', code })).status).toBe(200);
+    for (const body of [
+      { orderId: 2, productId: 'GADGET', code }, // the same order and product, now complete
+      { orderId: 2, productId: 'gadget', code: ` ${code}\r\n` }, // as a scanner sends it
+      { orderId: 1, productId: 'GADGET', code }, // another order, with units left
+      { orderId: 2, productId: 'PLAIN', code }, // a product the order does not hold
+    ]) {
+      const again = await post(t, body);
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('transparency-code-exists');
+      expect(again.body.detail).toContain('order 2');
+    }
+    // A new code for the complete product is still refused as complete.
+    expect((await post(t, { orderId: 2, productId: 'GADGET', code: azCode() })).body.code).toBe('transparency-codes-complete');
+  });
+
   it('takes at most one code per unit: 409 transparency-codes-complete, also when requests race', async () => {
     const t = await setup();
     // Order 2 holds one GADGET: of five simultaneous requests exactly one wins.

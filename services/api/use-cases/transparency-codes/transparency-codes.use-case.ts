@@ -27,6 +27,9 @@ export async function createTransparencyCode(em: EntityManager, clientId: number
   const code = checked.code;
   try {
     return await em.transactional(async (tx) => {
+      // A code already recorded is the most specific refusal: it holds whatever else does (a complete
+      // product, another order), so it is checked first; the unique index covers a simultaneous insert.
+      await assertCodeIsNew(tx, clientId, code);
       const units = (await orderUnits(tx, clientId, input.orderId, true)).get(unitsKey(input.productId));
       if (!units) {
         throw new AppError('not-found', `Order ${input.orderId} holds no product '${input.productId}', neither on a line nor inside a kit.`);
@@ -53,12 +56,22 @@ export async function createTransparencyCode(em: EntityManager, clientId: number
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      const existing = await em.fork().findOne(TransparencyCode, { clientId, code });
-      const where = existing ? ` (order ${existing.orderId}, product '${existing.productSku}')` : '';
-      throw new AppError('transparency-code-exists', `The transparency code '${code}' is already recorded${where}; each code is used once.`);
+      await assertCodeIsNew(em.fork(), clientId, code);
+      throw codeExists(code, null);
     }
     throw err;
   }
+}
+
+function codeExists(code: string, existing: ITransparencyCode | null): AppError {
+  const where = existing ? ` (order ${existing.orderId}, product '${existing.productSku}')` : '';
+  return new AppError('transparency-code-exists', `The transparency code '${code}' is already recorded${where}; each code is used once.`);
+}
+
+/** 409 transparency-code-exists, naming the order that holds it, when the client has recorded `code`. */
+async function assertCodeIsNew(em: EntityManager, clientId: number, code: string): Promise<void> {
+  const existing = await em.findOne(TransparencyCode, { clientId, code });
+  if (existing) throw codeExists(code, existing);
 }
 
 function chooseParent(byParent: Map<string | null, number>, taken: ITransparencyCode[], input: CreateTransparencyCodeInput): string | null {
