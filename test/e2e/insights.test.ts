@@ -68,6 +68,10 @@ describe('insights', () => {
     const b2 = await scan(api, s1.auth, session.token, 'SKU-B');
     expect((await request(api.app).patch(`/api/v1/sort-box-items/${b2.body.id}/confirm`).set('Authorization', s1.auth)).status).toBe(200);
     expect((await scan(api, s1.auth, session.token, 'NO-SUCH-PRODUCT')).status).toBe(422);
+    for (const barcodeInputMethod of ['Typed', 'Typed', 'Scanned']) {
+      const refused = await request(api.app).post('/api/v1/sort-box-items').set('Authorization', s1.auth).send({ sessionToken: session.token, barcode: 'NOT-A-PRODUCT', barcodeInputMethod });
+      expect(refused.status).toBe(422);
+    }
     to = new Date(Date.now() + 3_600_000).toISOString();
 
     // Delivered like the fan-out does, at least once and in any order.
@@ -103,7 +107,11 @@ describe('insights', () => {
     const scanned = await get(`/insights/walls/${floor.wallId}/scanned`, { from, to });
     expect(scanned.status).toBe(200);
     expect(scanned.body).toMatchObject({ wallId: floor.wallId, scans: 4, confirmed: 3, cancelled: 1, failed: want.failed });
-    expect(scanned.body.byInputMethod.Scanned).toBe(4 + want.failed);
+    // Counted as `scans` is: the refused scans are in `failed` only.
+    expect(scanned.body.byInputMethod.Scanned).toBe(4);
+    expect(Object.values(scanned.body.byInputMethod as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(scanned.body.scans);
+    expect(want.failed).toBe(4);
+    expect(scanned.body.byInputMethod.Typed).toBe(0);
     const perSlot = await get(`/insights/walls/${floor.wallId}/per-slot/confirmed`, { from, to });
     expect(perSlot.body.slots.map((s: { crc: string }) => s.crc)).toEqual(floor.slots.map((s) => s.crc));
     expect(Object.fromEntries(perSlot.body.slots.filter((s: { count: number }) => s.count).map((s: { crc: string; count: number }) => [s.crc, s.count]))).toEqual(want.confirmedPerSlot);

@@ -143,8 +143,7 @@ export async function refWallScanning(em: EntityManager, clientId: number, wallI
     p,
   );
   const methods = await em.execute<{ m: string; n: string }[]>(
-    `select case when ${FAILED} then coalesce(o.data->>'barcodeInputMethod', 'Scanned') else o.data->'item'->>'barcodeInputMethod' end as m, count(*) as n
-       ${base} and (${SCAN} or ${FAILED}) group by 1`,
+    `select o.data->'item'->>'barcodeInputMethod' as m, count(*) as n ${base} and ${SCAN} group by 1`,
     p,
   );
   const slots = async (cond: string) =>

@@ -107,7 +107,8 @@ export async function getWallScanningStats(em: EntityManager, clientId: number, 
   const [totals, methods] = await Promise.all([rangeCounts(em, s, DIM.total, r), rangeCounts(em, s, DIM.method, r)]);
   const t = totals.get('') ?? zeroCounts();
   const byInputMethod: Record<string, number> = Object.fromEntries(BARCODE_INPUT_METHODS.map((m) => [m, 0]));
-  for (const [method, c] of methods) byInputMethod[method] = c.scans + c.failed_scans;
+  // Counted exactly as `scans` (docs/insights.md): refused scans are in `failed`, not here.
+  for (const [method, c] of methods) byInputMethod[method] = c.scans;
   return {
     wallId,
     from: iso(r.from),
