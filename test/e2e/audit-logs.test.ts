@@ -125,6 +125,24 @@ describe('audit logs: the pipeline records every event and every refused command
       const boxesOfStay = (await get(manager.auth, `/audit-logs/sort-boxes?sortBoxCrc=${crc}&orderSortId=${encodeURIComponent(scannedAt)}`)).body as Rec[];
       expect(boxesOfStay.map((r) => r.type)).toEqual(['sort-box.released', 'sort-box.completed']);
     });
+
+    it('a slot is named as in every other slot path: its crc in any case, or the A-/B- barcode as scanned', async () => {
+      const stayOf = async (slot: string) => {
+        const res = await get(manager.auth, `/audit-logs/sort-boxes/${slot}?orderSortId=${encodeURIComponent(scannedAt)}`);
+        expect(res.status).toBe(200);
+        return (res.body as Rec[]).map((r) => r.id);
+      };
+      const byCrc = await stayOf(crc);
+      expect(byCrc).toHaveLength(7);
+      for (const form of [crc.toLowerCase(), `A-${crc}`, `B-${crc}`, `b-${crc.toLowerCase()}`, `a-${crc}`]) expect(await stayOf(form)).toEqual(byCrc);
+      for (const form of [`B-${crc}`, crc.toLowerCase()]) {
+        expect((await get(manager.auth, `/audit-logs/sort-boxes?sortBoxCrc=${form}`)).body.map((r: Rec) => r.type)).toEqual(['sort-box.released', 'sort-box.completed']);
+        expect((await get(manager.auth, `/audit-logs?crc=${form}&count=100`)).body.length).toBeGreaterThanOrEqual(byCrc.length);
+      }
+      const bad = await get(manager.auth, `/audit-logs/sort-boxes/C-${crc}?orderSortId=${encodeURIComponent(scannedAt)}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'crc', in: 'path' })]);
+    });
     it('records a refusal once although its command ran twice (deterministic event id)', async () => {
       const handlers = sortingHandlers({ ...sortingDeps(api.runtime), sessionIdleTimeoutMs: 60_000 });
       const commandId = randomUUID();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LocalDay } from '../use-cases/insights/insights-range';
+import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { idParam, isoDateTime, queryBool } from './validation';
 
 /*
@@ -19,6 +20,9 @@ const dateTime = z.preprocess(
 const id = z.preprocess(blankAsAbsent, idParam.optional());
 const bool = z.preprocess(blankAsAbsent, queryBool.optional());
 const text = z.string().max(200).optional();
+// A slot filter takes what a slot path takes (crc in any case, or the A-/B- barcode as scanned), so a
+// scanned code finds the slot's records; other text is compared as it is.
+const slotCrc = text.transform((v) => (v === undefined ? v : (parseSlotBarcode(v)?.crc ?? v)));
 
 const window = {
   from: dateTime.describe('Only records at or after this instant.'),
@@ -43,7 +47,7 @@ const listAll = z.object({
   orderId,
   warehouseId: id.describe("Only records of walls of this warehouse (the client's own warehouse id)."),
   userId,
-  crc: text.describe("Only records of the slot with this crc."),
+  crc: slotCrc.describe('Only records of the slot with this crc (any case, or its A- or B- barcode).'),
   barcode: text.describe('Only records of this scanned barcode.'),
   errors: bool.describe('true: only refused commands (isError); false: none of them.'),
   licensePlates: licensePlatesOrNone,
@@ -59,7 +63,7 @@ const bySlot = z.object({
 const slotRecords = {
   ...window,
   wallId,
-  sortBoxCrc: text.describe('Only records of the slot with this crc.'),
+  sortBoxCrc: slotCrc.describe('Only records of the slot with this crc (any case, or its A- or B- barcode).'),
   userId,
   picklistId,
   orderId,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../http/route';
 import { auditLogQueries as q } from '../http/report-queries';
+import { slotCrcParam } from '../http/validation';
 import { auditLogDto } from '../use-cases/audit/audit-log.dto';
 import {
   initialAuditTimestamp,
@@ -37,7 +38,7 @@ export const auditLogsRoutes: RouteDef[] = [
       'Every record of slot {crc} from orderSortId up to and including the slot\'s next release (slot, item and license plate records), newest first, at most 1000.',
     tags: TAGS,
     access: ACCESS,
-    params: z.object({ crc: z.string().min(1).max(64) }),
+    params: z.object({ crc: slotCrcParam.describe('The slot crc (any case), or its sorter (A-) or shipper (B-) barcode as scanned') }),
     query: q.bySlot,
     response: z.array(auditLogDto),
     errors: ['validation-failed'],
