@@ -88,6 +88,18 @@ describe('audit logs: the pipeline records every event and every refused command
       expect(wrongSlot).toMatchObject({ sortBoxItemId: itemId, orderId: 11, crc });
       const created = (res.body as Rec[]).find((r) => r.type === 'sort-box-item.created')!;
       expect(created).toMatchObject({ wallId: floor.wallId, userId: sorter.userId, orderId: 11, crc, barcode: '012345678905', sortBoxItemId: itemId, isError: false });
+      // Messages name the employee, the units and SKU, the slot's number on the wall and the wall.
+      const byType = (type: string) => (res.body as Rec[]).find((r) => r.type === type)!.message;
+      const [sorterName, wallName] = await Promise.all([
+        api.runtime.orm.em.fork().execute<{ n: string }[]>("select first_name || ' ' || last_name as n from employee where id = ?", [sorter.userId]),
+        api.runtime.orm.em.fork().execute<{ n: string }[]>('select name as n from wall where id = ?', [floor.wallId]),
+      ]).then((rows) => rows.map((r) => r[0]!.n));
+      expect(sorterName).toMatch(/Tester$/);
+      expect(byType('sort-box-item.created')).toBe(`${sorterName} scanned SKU-A ('012345678905') for order 11: slot 1.`);
+      expect(byType('sort-box-item.confirmed')).toBe(`${sorterName} confirmed 1 × SKU-A into slot 1 (order 11).`);
+      expect(byType('sort-box.completed')).toBe(`Order 11 is complete in slot 1 of wall '${wallName}': ready for the shipper.`);
+      expect(byType('sort-box.released')).toBe(`${sorterName} released slot 1 of wall '${wallName}' (order 11).`);
+      expect(byType('session.started')).toMatch(new RegExp(`^${sorterName} connected to wall '${wallName}' \\(Red\\)\\.$`));
       const started = (res.body as Rec[]).find((r) => r.type === 'session.started')!;
       expect(started.userId).toBe(sorter.userId);
       expect(JSON.stringify(started.data)).not.toMatch(/"token"/);

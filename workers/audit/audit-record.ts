@@ -1,4 +1,5 @@
 import { count } from '../../shared/text/wording';
+import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
 import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
@@ -18,6 +19,9 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+// A refused command names a slot as it was typed or scanned (`b-583032e0`); the record keeps its crc,
+// so the slot's listings find it (docs/api.md §9, Audit logs).
+const slotCrc = (v: string | null) => (v === null ? null : (parseSlotBarcode(v)?.crc ?? v));
 
 const COMMAND_KIND: Record<CommandName, AuditKind> = {
   'session.start': 'session',
@@ -53,40 +57,92 @@ function withoutTokens(data: unknown): unknown {
   return { ...d, session };
 }
 
-function message(type: string, d: Obj, f: Omit<AuditRecord, 'message' | 'data' | 'kind' | 'type' | 'event_id' | 'client_id' | 'occurred_at' | 'is_error' | 'is_license_plate'>): string {
-  const who = f.user_id !== null ? `User ${f.user_id}` : 'The service';
-  const slot = f.crc ? ` slot ${f.crc}` : ' a slot';
+/**
+ * The names an audit message uses that events carry only as ids (employees, walls), resolved once per
+ * batch (auditNamesFor, workers/audit/audit-names.ts). An id without a name is written as the id.
+ */
+export interface AuditNames {
+  employees: ReadonlyMap<number, string>;
+  walls: ReadonlyMap<number, string>;
+}
+
+export const NO_AUDIT_NAMES: AuditNames = { employees: new Map(), walls: new Map() };
+
+type MessageFields = Pick<AuditRecord, 'wall_id' | 'user_id' | 'order_id' | 'picklist_id' | 'crc' | 'barcode' | 'sort_box_item_id'>;
+
+const SESSION_END_WORDS: Record<string, string> = {
+  Stopped: 'stopped by its sorter',
+  Replaced: 'replaced by a new connection of the same sorter',
+  Expired: 'expired after inactivity',
+  Disconnected: 'disconnected by a Manager',
+};
+
+/**
+ * The record's message, for a person reading the log: who (the employee's name), what (units × SKU),
+ * where (the slot's number on the wall, the wall's name), which order. Ids stay in the record's columns.
+ */
+function message(type: string, d: Obj, f: MessageFields, names: AuditNames): string {
+  // Names are written as given (never re-cased); an employee without one as `User 5`.
+  const person = (id: number | null) => (id === null ? null : (names.employees.get(id) ?? `User ${id}`));
+  const who = person(f.user_id) ?? 'The service';
+  const wall = f.wall_id === null ? 'a wall' : names.walls.has(f.wall_id) ? `wall '${names.walls.get(f.wall_id)}'` : `wall ${f.wall_id}`;
+  // The number a person reads on the wall; the crc only for a slot detached since (position 0).
+  const slotOf = (box: Obj, crc = str(box.crc)) => {
+    const position = num(box.position);
+    return position !== null && position > 0 ? `slot ${position}` : crc ? `slot ${crc}` : 'a slot';
+  };
+  const item = obj(d.item);
+  const slot = slotOf(Object.keys(item).length ? item : obj(d.sortBox), f.crc);
+  const order = `order ${f.order_id ?? '?'}`;
+  const sku = str(item.sku) ?? f.barcode ?? '?';
+  // The barcode as scanned, when it is not the SKU itself (a UPC or an alias).
+  const scanned = f.barcode !== null && f.barcode.toUpperCase() !== sku.toUpperCase() ? ` ('${f.barcode}')` : '';
+  const units = (n: number | null) => `${n ?? '?'} × ${sku}`;
   switch (type) {
-    case 'session.started':
-      return `${who} connected to wall ${f.wall_id}${f.picklist_id !== null ? ` for picklist ${f.picklist_id}` : ''}.`;
-    case 'session.renewed':
-      return `${who} renewed their session on wall ${f.wall_id}.`;
-    case 'session.ended':
-      return `The session of user ${f.user_id ?? '?'} on wall ${f.wall_id} ended (${str(obj(d.session).endReason) ?? 'ended'}).`;
-    case 'sort-box-item.created':
-      return `${who} scanned '${f.barcode ?? '?'}': order ${f.order_id ?? '?'} in${slot}.`;
-    case 'sort-box-item.confirmed':
-      {
-      const units = num(obj(d.item).units);
-      return `${who} confirmed ${units === null ? '? units' : count(units, 'unit')} of '${f.barcode ?? '?'}' into${slot} (order ${f.order_id ?? '?'}).`;
+    case 'session.started': {
+      const color = str(obj(d.session).color);
+      return `${who} connected to ${wall}${color ? ` (${color})` : ''}${f.picklist_id !== null ? ` for picklist ${f.picklist_id}` : ''}.`;
     }
-    case 'sort-box-item.cancelled':
-      return `Item ${f.sort_box_item_id ?? '?'} ('${f.barcode ?? '?'}') in${slot} was cancelled.`;
+    case 'session.renewed':
+      return `${who} renewed their session on ${wall}.`;
+    case 'session.ended': {
+      const reason = str(obj(d.session).endReason);
+      return `The session of ${person(f.user_id) ?? 'a sorter'} on ${wall} ended: ${(reason && SESSION_END_WORDS[reason]) ?? 'ended'}.`;
+    }
+    case 'sort-box-item.created':
+      return `${who} scanned ${sku}${scanned} for ${order}: ${slot}.`;
+    case 'sort-box-item.confirmed':
+      return `${who} confirmed ${units(num(item.confirmedUnits) ?? num(item.units))} into ${slot} (${order}).`;
+    case 'sort-box-item.cancelled': {
+      const why = d.reason === 'slot-force-released' ? ' by a forced release of the slot' : d.reason === 'session-ended' ? ' as the session ended' : '';
+      return `The scan of ${units(num(item.units))} by ${person(f.user_id) ?? 'the service'} into ${slot} (${order}) was cancelled${why}.`;
+    }
     case 'sort-box-item.swapped':
-      return `Item ${f.sort_box_item_id ?? '?'} of order ${f.order_id ?? '?'} moved from slot ${str(obj(d.from).crc) ?? '?'} to slot ${str(obj(d.to).crc) ?? '?'}.`;
+      return `${who} moved ${order} from ${slotOf(obj(d.from))} to ${slotOf(obj(d.to))} (swap of ${sku}).`;
     case 'sort-box.completed':
-      return `Order ${f.order_id ?? '?'} is complete in${slot}.`;
+      return `Order ${f.order_id ?? '?'} is complete in ${slot} of ${wall}: ready for the shipper.`;
     case 'sort-box.released':
-      return `${who} released${slot} (order ${f.order_id ?? '?'})${d.forced === true ? ' by force' : ''}.`;
-    case 'wall.updated':
-      return `Wall ${f.wall_id} was updated (${str(d.change) ?? 'wall'}).`;
+      return `${who} released ${slot} of ${wall}${f.order_id !== null ? ` (${order})` : ''}${d.forced === true ? ' by force' : ''}.`;
+    case 'wall.updated': {
+      const change = str(d.change);
+      const boxes = Array.isArray(d.sortBoxes) ? d.sortBoxes.length : null;
+      const what =
+        change === 'sort-boxes-attached' ? `${boxes === null ? 'slots' : count(boxes, 'slot')} attached`
+        : change === 'sort-box-detached' ? `${slotOf(obj(Array.isArray(d.sortBoxes) ? d.sortBoxes[0] : null))} detached`
+        : 'its settings changed';
+      const named = str(obj(d.wall).name) ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
+      return `${named ? `Wall '${named}'` : `Wall ${f.wall_id ?? '?'}`} was updated: ${what}.`;
+    }
     default:
       return `${type}.`;
   }
 }
 
-/** Turns one committed event (or a refused command) into its audit record. */
-export function toAuditRecord(event: WallEvent): AuditRecord {
+/**
+ * Turns one committed event (or a refused command) into its audit record; `names` are the batch's
+ * employee and wall names (auditNamesFor), which its message uses.
+ */
+export function toAuditRecord(event: WallEvent, names: AuditNames): AuditRecord {
   const d = obj(event.data);
   const base = { event_id: event.id, client_id: event.clientId, occurred_at: event.occurredAt, type: event.type, wall_id: event.wallId };
   const kind = auditKind(event.type, d);
@@ -99,7 +155,7 @@ export function toAuditRecord(event: WallEvent): AuditRecord {
       user_id: num(r.userId),
       order_id: num(r.orderId),
       picklist_id: num(r.picklistId),
-      crc: str(r.crc),
+      crc: slotCrc(str(r.crc)),
       barcode: str(r.barcode),
       sort_box_item_id: num(r.sortBoxItemId),
       session_id: num(r.sessionId),
@@ -128,7 +184,7 @@ export function toAuditRecord(event: WallEvent): AuditRecord {
     kind,
     is_error: false,
     is_license_plate: kind === 'license-plate',
-    message: str(d.message) ?? message(event.type, d, fields),
+    message: str(d.message) ?? message(event.type, d, fields, names),
     data: withoutTokens(event.data),
   };
 }

@@ -20,3 +20,10 @@ on conflict (event_id) do nothing
 returning 1
 )
 select count(*)::int as inserted from inserted`);
+
+// The names audit messages use, for one batch: employees ("Ana Ruiz") and walls by id (ids are
+// primary keys, so an id names one row whatever the client).
+export const selectAuditNames = query<{ employeeIds: number[]; wallIds: number[] }, { kind: 'employee' | 'wall'; id: number; name: string }>('audit-names', `
+select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name from employee e where e.id = any(:employeeIds::int[])
+union all
+select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[])`);

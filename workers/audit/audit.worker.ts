@@ -4,11 +4,11 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Runtime } from '../../shared/runtime/runtime';
 import type { WallEvent } from '../../shared/events/channels';
 import { eventBatchHandler, startEventConsumer } from '../../shared/queue/event-batch';
-import { toAuditRecord } from './audit-record';
+import { auditRecordsOf } from './audit-names';
 import { writeAuditRecords } from './write-audit.use-case';
 
-/** The batch's records in one insert on `db` (runtime.ormSql). */
-const writeAudit = (db: SqlRunner) => (events: readonly WallEvent[]) => writeAuditRecords(db, events.map(toAuditRecord));
+/** The batch's records (their names read in one statement) in one insert on `db` (runtime.ormSql). */
+const writeAudit = (db: SqlRunner) => async (events: readonly WallEvent[]) => writeAuditRecords(db, await auditRecordsOf(db, events));
 
 /**
  * The `audit.batch` handler: the batch's records in one insert on `db`, or one at a time if that
