@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { ISortBox } from '../../shared/db/entities';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
-import { newTenant, useTestApi, type Tenant } from '../support/test-api';
+import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 /** Decodes every barcode on the PDF's first page: pdftoppm (poppler-utils) renders, zbarimg (zbar-tools) reads. */
 function decodePdfBarcodes(pdf: Buffer): string[] {
@@ -99,7 +99,7 @@ describe('license plates', () => {
         'US',
         'ORDER 7',
         'WALL Jackson St',
-        `SLOT ${full.crc}`,
+        `SLOT ${full.position} (${full.crc})`,
         'UNITS 5',
       ]),
     );
@@ -118,7 +118,7 @@ describe('license plates', () => {
     const plate = res.headers['x-license-plate'];
     expect(decodePdfBarcodes(pdf)).toEqual([plate]);
     const text = readPdfText(pdf);
-    for (const s of [plate, 'ORDER 7', 'WALL Jackson St', `SLOT ${full.crc}`, 'UNITS 5', '12 Elm St', 'Portland, OR 97201']) expect(text).toContain(s);
+    for (const s of [plate, 'ORDER 7', 'WALL Jackson St', `SLOT ${full.position} (${full.crc})`, 'UNITS 5', '12 Elm St', 'Portland, OR 97201']) expect(text).toContain(s);
   });
 
   it('keeps the plate number of an order on every reprint, in any format and by crc or order id; audits each print once', async () => {
@@ -143,9 +143,21 @@ describe('license plates', () => {
       [7, full.crc, 2, 'zpl', plate],
       [7, full.crc, 3, 'pdf', plate],
     ]);
-    expect(rows[0]!.message).toContain(`License plate ${plate}`);
+    const [admin] = await api.runtime.orm.em.fork().execute<{ name: string }[]>("select first_name || ' ' || last_name as name from employee where id = ?", [t.adminId]);
+    expect(rows[0]!.message).toBe(`License plate ${plate} (ZPL) printed for order 7 from slot ${full.position} (${full.crc}) of wall 'Jackson St' by ${admin!.name}`);
+    expect(rows[1]!.message).toMatch(/ \(reprint 1\)$/);
+    expect(rows[3]!.message).toBe(`License plate ${other.headers['x-license-plate']} (ZPL) printed for order 8 by ${admin!.name}`);
     expect(rows[3]).toMatchObject({ order_id: 8, crc: null });
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(4);
+  });
+
+  it('a Sorter prints too (the shipper at the back of the wall signs in as one)', async () => {
+    const { t, full } = await setup();
+    const sorter = await signedInEmployee(api, t, { roles: ['Sorter'], email: `shipper-${uniqueSuffix()}@example.com`, firstName: 'Sam', lastName: 'Shipper' });
+    const res = await request(api.app).post(`/api/v1/license-plates/B-${full.crc}/zpl`).set('Authorization', sorter.auth);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain(`^FDSLOT ${full.position} (${full.crc})^FS`);
+    expect((await auditRows(t.clientId))[0]!.message).toMatch(/ by Sam Shipper$/);
   });
 
   it('gives one plate number to an order printed many times at once', async () => {

@@ -10,6 +10,7 @@ const label = (n: number): LicensePlateLabel => ({
   shipTo: { name: 'Jane Doe', street1: '1 Main St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US' },
   wallName: 'Wall 1',
   crc: 'ABCDEF12',
+  slotNumber: 3,
   units: 2,
 });
 

@@ -7,6 +7,7 @@ const label = {
   shipTo: { name: 'A^B~C_D', street1: 'Line\nbreak', street2: null, city: 'Köln', state: null, postalCode: '50667', country: 'DE' },
   wallName: 'North ^XZ wall',
   crc: '0A1B2C3D',
+  slotNumber: 12,
   units: 7,
 };
 
@@ -28,12 +29,12 @@ describe('renderZpl', () => {
     expect(fields).toContain('WALL North _5EXZ wall');
     expect(fields).toContain('Köln, 50667');
     expect(fields).toContain('ORDER 42');
-    expect(fields).toContain('SLOT 0A1B2C3D');
+    expect(fields).toContain('SLOT 12 (0A1B2C3D)');
     expect(fields).toContain('UNITS 7');
   });
 
   it('prints dashes for an order in no slot', () => {
-    const zpl = renderZpl({ ...label, wallName: null, crc: null });
+    const zpl = renderZpl({ ...label, wallName: null, crc: null, slotNumber: null });
     expect(zpl).toContain('^FDWALL -^FS');
     expect(zpl).toContain('^FDSLOT -^FS');
   });

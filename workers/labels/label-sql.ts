@@ -13,7 +13,7 @@ o as (
          (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
   from orders o where o.client_id = :clientId and o.id = :orderId
 ), s as (
-  select sb.crc, w.id as wall_id, w.name as wall_name
+  select sb.crc, sb.position, w.id as wall_id, w.name as wall_name
   from sort_box sb join wall w on w.id = sb.wall_id
   where sb.client_id = :clientId and sb.order_id = :orderId
 )`;
@@ -25,7 +25,7 @@ export const NEW_PLATE_NUMBER_SQL = `'LP' || lpad(nextval('license_plate_number_
  * Raised when the layout of render-zpl.ts or render-pdf.ts changes, so documents rendered ahead by the
  * labels worker with the old layout are no longer current.
  */
-const LABEL_LAYOUT_VERSION = 1;
+const LABEL_LAYOUT_VERSION = 2;
 
 /** JSON with sorted keys: the same data gives the same text whatever order jsonb returned its keys in. */
 function canonical(value: unknown): string {
@@ -55,6 +55,7 @@ export interface LabelRow {
   units: number;
   plate_number: string;
   crc: string | null;
+  position: number | null;
   wall_name: string | null;
 }
 
@@ -66,6 +67,7 @@ export function toLabel(row: LabelRow, orderId: number): LicensePlateLabel {
     shipTo: typeof row.ship_to === 'string' ? (JSON.parse(row.ship_to) as ShipTo) : row.ship_to,
     wallName: row.wall_name,
     crc: row.crc,
+    slotNumber: row.crc === null ? null : row.position,
     units: Number(row.units),
   };
 }

@@ -16,7 +16,7 @@ with ${LABEL_DATA_CTES}, p as (
   on conflict (client_id, order_id) do update set plate_number = license_plate.plate_number
   returning plate_number
 )
-select o.ship_to, o.units, p.plate_number, s.crc, s.wall_name
+select o.ship_to, o.units, p.plate_number, s.crc, s.position, s.wall_name
 from o cross join p left join s on true`;
 
 const STORE_SQL = `

@@ -1,6 +1,6 @@
 import bwipjs from 'bwip-js';
 import PDFDocument from 'pdfkit';
-import { addressLines, type LicensePlateLabel } from './label-data';
+import { addressLines, slotText, type LicensePlateLabel } from './label-data';
 
 const POINTS_PER_INCH = 72;
 
@@ -49,7 +49,7 @@ export async function renderPdf(label: LicensePlateLabel): Promise<Buffer> {
   doc.font('Helvetica-Bold').fontSize(18).text(`ORDER ${label.orderId}`, 18, 334);
   doc.font('Helvetica').fontSize(13);
   doc.text(`WALL ${label.wallName ?? '-'}`, { width: inner });
-  doc.text(`SLOT ${label.crc ?? '-'}`, { width: inner });
+  doc.text(`SLOT ${slotText(label)}`, { width: inner });
   doc.text(`UNITS ${label.units}`, { width: inner });
   doc.end();
   return done;

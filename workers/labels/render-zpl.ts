@@ -1,4 +1,4 @@
-import { addressLines, type LicensePlateLabel } from './label-data';
+import { addressLines, slotText, type LicensePlateLabel } from './label-data';
 
 /**
  * Field data for ^FH: '^' and '~' would start a ZPL command and '_' is ^FH's escape character, so all
@@ -28,7 +28,7 @@ export function renderZpl(label: LicensePlateLabel): string {
     '^FO30,710^GB752,3,3^FS',
     text(40, 740, 44, `ORDER ${label.orderId}`),
     text(40, 810, 36, `WALL ${label.wallName ?? '-'}`),
-    text(40, 865, 36, `SLOT ${label.crc ?? '-'}`),
+    text(40, 865, 36, `SLOT ${slotText(label)}`),
     text(40, 920, 36, `UNITS ${label.units}`),
     '^XZ',
   ];

@@ -31,13 +31,14 @@ with ${LABEL_DATA_CTES}, p as (
   select :clientId, md5('license-plate:' || cast(:clientId as text) || ':' || cast(:orderId as text) || ':' || p.print_count)::uuid,
          'license-plate.generated', 'license-plate', s.wall_id, :userId, :orderId, s.crc, true,
          'License plate ' || p.plate_number || ' (' || upper(cast(:format as text)) || ') printed for order ' || cast(:orderId as text)
-           || coalesce(' from slot ' || s.crc || ' of wall ''' || s.wall_name || '''', '')
+           || coalesce(' from slot ' || s.position || ' (' || s.crc || ') of wall ''' || s.wall_name || '''', '')
+           || coalesce(' by ' || (select trim(e.first_name || ' ' || e.last_name) from employee e where e.id = :userId), '')
            || case when p.print_count > 1 then ' (reprint ' || (p.print_count - 1) || ')' else '' end,
          jsonb_build_object('plateNumber', p.plate_number, 'format', cast(:format as text), 'printCount', p.print_count)
   from p left join s on true
   returning id
 )
-select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.wall_name, d.label_hash as stored_hash, d.body as stored_body
+select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.position, s.wall_name, d.label_hash as stored_hash, d.body as stored_body
 from o cross join p left join s on true
 left join license_plate_document d on d.client_id = :clientId and d.order_id = :orderId and d.format = :format`;
 
