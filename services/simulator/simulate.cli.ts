@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { loadServiceUrl } from '../../shared/config/config';
 import { formatSummary, runSimulation, type SimOptions } from './simulator';
 
 /*
@@ -7,11 +8,22 @@ import { formatSummary, runSimulation, type SimOptions } from './simulator';
  * Sorting against a running service, for demos (watch it on /hub) and load.
  */
 
-const USAGE = `usage: npm run simulate -- [--walls 3] [--sorters 6] [--minutes 2 | --seconds N] [--url http://localhost:3000]
+export const USAGE = `usage: npm run simulate -- [--walls 3] [--sorters 6] [--minutes 2 | --seconds N] [--url URL]
                          [--user admin@demo.local] [--password demo-admin-1] [--pace 1] [--seed 1]
-  --sorters  sorters per wall (1..6)      --pace  multiplies every human pause (0.1 = ten times faster)`;
+Drives realistic sorting against a running service (watch it on <url>/hub); prints a summary.
+  --walls     walls to sort on (1..100), created on first use       --sorters  sorters per wall (1..6)
+  --minutes   how long (default 2); or --seconds N                   --pace     multiplies every human pause (0.1 = ten times faster)
+  --url       the service (default: SERVICE_URL, else http://localhost:$PORT, PORT default 3000)
+  --user, --password  an Admin of the client to sort for (default: the demo Admin)
+  --seed      varies the choices                                     --help     this text`;
 
-export function parseSimArgs(argv: string[]): Omit<SimOptions, 'progress'> {
+/** Whether the command line asks for the usage text (then nothing else is read). */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
+/** The options of a run; the service's address defaults to SERVICE_URL, else localhost on PORT (`env`). */
+export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): Omit<SimOptions, 'progress'> {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -20,7 +32,7 @@ export function parseSimArgs(argv: string[]): Omit<SimOptions, 'progress'> {
       sorters: { type: 'string', default: '6' },
       minutes: { type: 'string' },
       seconds: { type: 'string' },
-      url: { type: 'string', default: 'http://localhost:3000' },
+      url: { type: 'string' },
       user: { type: 'string', default: 'admin@demo.local' },
       password: { type: 'string', default: 'demo-admin-1' },
       pace: { type: 'string', default: '1' },
@@ -34,7 +46,7 @@ export function parseSimArgs(argv: string[]): Omit<SimOptions, 'progress'> {
   };
   const seconds = values.seconds !== undefined ? num('seconds', values.seconds, 1, 86_400) : num('minutes', values.minutes ?? '2', 0.05, 1440, false) * 60;
   return {
-    url: values.url!,
+    url: values.url ?? loadServiceUrl(env),
     user: values.user!,
     password: values.password!,
     walls: num('walls', values.walls, 1, 100),
@@ -46,6 +58,10 @@ export function parseSimArgs(argv: string[]): Omit<SimOptions, 'progress'> {
 }
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    console.log(USAGE);
+    return;
+  }
   let opts: Omit<SimOptions, 'progress'>;
   try {
     opts = parseSimArgs(process.argv.slice(2));

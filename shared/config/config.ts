@@ -92,6 +92,9 @@ export const configSchema = z.object({
   /** Threads of the API's label renderer; 0: one per CPU but one, at least 1, at most 4. */
   LABEL_RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   LABEL_RENDER_MAX_QUEUED: z.coerce.number().int().min(1).default(500),
+  // Where the client tools (npm run simulate, the README's walkthrough) reach a running service;
+  // unset: http://localhost:$PORT. Not read by the service itself.
+  SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional(),
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
@@ -102,13 +105,24 @@ export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE
   usingDevJwtSecret: boolean;
 };
 
+function configError(issues: z.core.$ZodIssue[]): Error {
+  return new Error(`Invalid configuration:\n${issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+}
+
+/**
+ * The base URL of a running service for the client tools (the simulator): SERVICE_URL, else
+ * http://localhost:$PORT (3000), the address `npm start` prints. Only these two settings are read.
+ */
+export function loadServiceUrl(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): string {
+  const parsed = configSchema.pick({ PORT: true, SERVICE_URL: true }).safeParse(env);
+  if (!parsed.success) throw configError(parsed.error.issues);
+  return (parsed.data.SERVICE_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
+}
+
 /** Parses the environment once; a bad setting stops the process with every problem listed. */
 export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): AppConfig {
   const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
-    throw new Error(`Invalid configuration:\n${lines}`);
-  }
+  if (!parsed.success) throw configError(parsed.error.issues);
   const cfg = parsed.data;
   if (!cfg.JWT_SECRET && cfg.NODE_ENV === 'production') {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');

@@ -27,19 +27,46 @@ describe('npm run simulate', () => {
   });
 
   it('reads its arguments, with --seconds instead of --minutes, and refuses bad ones', () => {
-    expect(parseSimArgs(['--walls', '3', '--sorters', '6', '--minutes', '2'])).toMatchObject({ walls: 3, sortersPerWall: 6, durationMs: 120_000, url: 'http://localhost:3000', pace: 1 });
+    expect(parseSimArgs(['--walls', '3', '--sorters', '6', '--minutes', '2'], {})).toMatchObject({ walls: 3, sortersPerWall: 6, durationMs: 120_000, url: 'http://localhost:3000', pace: 1 });
     expect(parseSimArgs(['--seconds', '5', '--pace', '0.1', '--url', 'http://127.0.0.1:1'])).toMatchObject({ durationMs: 5000, pace: 0.1, url: 'http://127.0.0.1:1' });
     expect(() => parseSimArgs(['--sorters', '7'])).toThrow(/--sorters must be an integer from 1 to 6/);
     expect(() => parseSimArgs(['--walls', 'x'])).toThrow(/--walls/);
     expect(() => parseSimArgs(['--bogus'])).toThrow();
   });
 
+  it('finds the service where npm start put it: SERVICE_URL, else localhost on PORT; --url wins', () => {
+    expect(parseSimArgs([], { PORT: '4123' }).url).toBe('http://localhost:4123');
+    expect(parseSimArgs([], { PORT: '4123', SERVICE_URL: 'https://wall.example.com/' }).url).toBe('https://wall.example.com');
+    expect(parseSimArgs(['--url', 'http://127.0.0.1:9'], { PORT: '4123', SERVICE_URL: 'https://wall.example.com' }).url).toBe('http://127.0.0.1:9');
+    expect(() => parseSimArgs([], { SERVICE_URL: 'localhost:3000' })).toThrow(/SERVICE_URL: must be an http/);
+    expect(() => parseSimArgs([], { PORT: 'eighty' })).toThrow(/PORT/);
+  });
+
+  it('answers --help (and -h) with its usage on stdout and exit code 0, an unknown option with the usage and 2', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(TSX, ['services/simulator/simulate.cli.ts', ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
+        );
+      });
+    for (const flag of ['--help', '-h']) {
+      const help = await run([flag]);
+      expect(help).toMatchObject({ code: 0, stderr: '' });
+      expect(help.stdout).toMatch(/^usage: npm run simulate -- /);
+      expect(help.stdout).toContain('SERVICE_URL');
+    }
+    const bad = await run(['--bogus']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown option '--bogus'[\s\S]*usage: npm run simulate/);
+  }, 60_000);
+
   it('sorts against a running service for the time given and prints a summary with completed orders', async () => {
     // Ten times faster than people, so a few seconds complete orders; a second run reuses the walls.
-    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--url', url, '--user', tenant.adminEmail, '--password', tenant.password];
+    // The address from SERVICE_URL, as a deployment would set it.
+    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--user', tenant.adminEmail, '--password', tenant.password];
     const run = () =>
       new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-        execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) =>
+        execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent', SERVICE_URL: url } }, (err, stdout, stderr) =>
           err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }),
         );
       });
