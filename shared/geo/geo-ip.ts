@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Lookup } from 'geoip-lite';
 
 /**
- * The IP location database (geoip-lite, GeoLite data shipped in the package). It reads about 110 MB
+ * The IP location database (geoip-lite, GeoLite data shipped in the package). It reads about 140 MB
  * synchronously when first required, so it is loaded on the first lookup, once per process, and never
  * by processes that do no lookups (workers, the CLI).
  */
