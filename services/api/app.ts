@@ -10,6 +10,8 @@ import { pagesRouter } from './http/pages';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { registerRoutes } from './http/register-routes';
 import { rejectUnstorableInput } from './http/validation';
+import { errSerializer } from '../../shared/logging/logger';
+import { redactUrl } from '../../shared/logging/redact';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
@@ -59,9 +61,11 @@ function baseApp(deps: ApiDeps): Express {
         logger: deps.log,
         genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
         customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+        // The URL without its secrets (a token in ?access_token=, a PIN in ?pin=, a session token in the path).
         serializers: {
-          req: (req) => ({ id: req.id, method: req.method, url: req.url }),
+          req: (req) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
           res: (res) => ({ statusCode: res.statusCode }),
+          err: errSerializer,
         },
       }),
     );

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { loadConfig, type AppConfig } from '../../shared/config/config';
 import { AppError } from '../../shared/errors/app-error';
+import { createLogger } from '../../shared/logging/logger';
 import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
 import { rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
@@ -196,10 +197,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const log = pino(
-    { level: config.LOG_LEVEL, base: { role: 'cli' }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ dest: 2, sync: true }),
-  );
+  const log = createLogger(config.LOG_LEVEL, 'cli', pino.destination({ dest: 2, sync: true }));
 
   let runtime: Runtime | undefined;
   try {

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage } from '../../../shared/errors/outage';
 import type { Logger } from '../../../shared/logging/logger';
+import { redactUrl } from '../../../shared/logging/redact';
 
 function formatBytes(n: number | undefined): string {
   if (!n) return 'the service allows';
@@ -28,7 +29,9 @@ export function toAppError(err: unknown): AppError {
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string; code?: string };
   // body-parser: malformed JSON, wrong charset, too large
   if (e?.type === 'entity.parse.failed') {
-    return new AppError('validation-failed', `The request body is not valid JSON: ${e.message}.`, {
+    // Where, not what: the parser's message quotes the body, which may hold a password.
+    const at = /position (\d+)/.exec(e.message ?? '')?.[1];
+    return new AppError('validation-failed', `The request body is not valid JSON${at ? ` (at character ${at})` : ''}.`, {
       errors: [{ path: 'body', message: 'malformed JSON' }],
     });
   }
@@ -49,7 +52,9 @@ export function toAppError(err: unknown): AppError {
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
-    const where = { requestId: (req as { id?: string }).id, method: req.method, url: req.originalUrl };
+    // The URL as logged and echoed is redacted: a refused request may carry a token or a PIN in it.
+    const url = redactUrl(req.originalUrl);
+    const where = { requestId: (req as { id?: string }).id, method: req.method, url };
     if (appError.status === 500) {
       (req.log ?? log).error({ err, ...where }, 'request failed');
     } else if (appError.status > 500) {
@@ -61,10 +66,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     for (const [k, v] of Object.entries(appError.headers ?? {})) res.setHeader(k, v);
-    res.status(appError.status).type('application/problem+json').send(JSON.stringify(appError.toProblem(req.originalUrl)));
+    res.status(appError.status).type('application/problem+json').send(JSON.stringify(appError.toProblem(url)));
   };
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new AppError('not-found', `No operation at ${req.method} ${req.path}. See /api/v1/docs for the operations.`));
+  next(new AppError('not-found', `No operation at ${req.method} ${redactUrl(req.path)}. See /api/v1/docs for the operations.`));
 };

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
 import { AppError } from '../../../shared/errors/app-error';
+import { redactUrl } from '../../../shared/logging/redact';
 import type { CommandBus } from '../../../shared/queue/command-bus';
 
 /** One registry per process; /metrics serves it. */
@@ -18,8 +19,9 @@ const httpDuration = new client.Histogram({
 export const httpMetrics: RequestHandler = (req, res, next) => {
   const end = httpDuration.startTimer();
   res.on('finish', () => {
-    // The route template, never the raw path: ids in label values would explode the series.
-    const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+    // The route template, never the raw path: ids in label values would explode the series. A router
+    // mounted under a parameter puts the value into baseUrl, so it passes the redaction too.
+    const route = req.route?.path ? redactUrl(`${req.baseUrl}${req.route.path}`) : 'unmatched';
     end({ method: req.method, route, status: String(res.statusCode) });
   });
   next();

@@ -4,6 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler, Response } from 'express';
 import { signAccessToken, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import { AppError } from '../../../shared/errors/app-error';
+import { redactSecrets } from '../../../shared/logging/redact';
 import type { ApiDeps } from '../api-deps';
 import { checkClaims } from './authenticate';
 
@@ -55,6 +56,14 @@ export function openQueueDashboard(auth: AuthClaims, deps: ApiDeps, res: Respons
 const signInFirst = () =>
   new AppError('unauthorized', `Open the queue dashboard from the hub page (/hub, "Queues") as an operator Admin, or POST ${QUEUE_DASHBOARD_PATH}/session with your bearer token first.`);
 
+/** A queue on the dashboard, its jobs' data and return values shown without secrets (a session token, a Session record). */
+function redactedAdapter(queue: ConstructorParameters<typeof BullMQAdapter>[0]): BullMQAdapter {
+  const adapter = new BullMQAdapter(queue);
+  adapter.setFormatter('data', (data) => redactSecrets(data));
+  adapter.setFormatter('returnValue', (value) => redactSecrets(value));
+  return adapter;
+}
+
 /** The dashboard behind its cookie; bull-board (and its Redis connection) is built on the first admitted request. */
 export function queueDashboard(deps: ApiDeps): RequestHandler[] {
   const guard: RequestHandler = async (req, res, next) => {
@@ -81,7 +90,7 @@ export function queueDashboard(deps: ApiDeps): RequestHandler[] {
       const adapter = new ExpressAdapter();
       adapter.setBasePath(QUEUE_DASHBOARD_PATH);
       createBullBoard({
-        queues: deps.queues.queues().map((q) => new BullMQAdapter(q)),
+        queues: deps.queues.queues().map(redactedAdapter),
         serverAdapter: adapter,
         options: { uiConfig: { boardTitle: 'Sorting wall queues' } },
       });
