@@ -25,10 +25,24 @@ export interface DemoSignIn {
   accounts: DemoAccount[];
   wallId: number;
   picklistId: number;
+  /** The first sort of the README's walkthrough: one scan fills and completes slot 1. */
+  firstSort: DemoFirstSort;
   /** Barcodes to try the floor with: products an open order needs, and the first slot's codes. */
   barcodes: DemoBarcodes;
   /** The sign-in instructions, as plain text for a terminal. */
   banner: string;
+}
+
+/**
+ * Order FIRST_SORT.orderId needs a single unit of one product and is the most urgent order holding it,
+ * so the first scan of that product lands in it, in the first empty slot (slot 1), and one confirm
+ * completes the slot: the walkthrough in the README (tested by running it) reaches the shipper at once.
+ */
+export interface DemoFirstSort {
+  orderId: number;
+  barcode: string;
+  sku: string;
+  title: string;
 }
 
 export interface DemoBarcodes {
@@ -77,6 +91,9 @@ const PRODUCTS: DemoProduct[] = [
 
 const ORDER_COUNT = 40;
 const FIRST_ORDER_ID = 1001;
+// The walkthrough's order (DemoFirstSort): Critical and older than every other order (those are placed
+// within the last week), so the order choice (priority, then age) takes it for its product.
+const FIRST_SORT = { orderId: 1000, sku: 'MUG-CERAMIC-12OZ', barcode: 'MUG12', bin: 'A-01-1', ageDays: 8 } as const;
 const PICKLIST_ID = 1;
 const PICKLIST_SIZE = 10;
 const WALL = { name: 'Jackson St', maxSorters: 6, workflow: 'FreeSort', flowDirection: 'LeftToRight', segmentRows: 4, segmentColumns: 6 } as const;
@@ -119,9 +136,12 @@ function money(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** A few codes that resolve to products some open order needs (by UPC, alias and SKU), and slot 1's codes. */
+/**
+ * A few codes that resolve to products some open order needs (by UPC, alias and SKU), other than the
+ * first sort's product, and slot 1's codes.
+ */
 function demoBarcodes(products: { sku: string; title: string; upc?: string | null; aliases: string[] }[], ordered: Set<string>): DemoBarcodes {
-  const needed = products.filter((p) => ordered.has(p.sku));
+  const needed = products.filter((p) => ordered.has(p.sku) && p.sku !== FIRST_SORT.sku);
   const out: DemoBarcodes['products'] = [];
   const byUpc = needed.find((p) => p.upc);
   if (byUpc) out.push({ barcode: byUpc.upc!, kind: 'UPC', sku: byUpc.sku, title: byUpc.title });
@@ -246,6 +266,20 @@ export async function seedDemo(
         lines.push({ orderId: id, sku: p.sku, qty: 1 + Math.floor(random() * 3), bin });
       }
     }
+    tx.create(Order, {
+      clientId,
+      id: FIRST_SORT.orderId,
+      warehouseId: WAREHOUSE.id,
+      orderDate: new Date(now.getTime() - FIRST_SORT.ageDays * 24 * 3600_000),
+      priority: 'Critical',
+      priorityRank: priorityRank('Critical'),
+      isDropShip: false,
+      status: 'Unshipped',
+      shipTo: { name: 'Ana Ruiz', street1: '1200 Jackson St', street2: 'Suite 4', city: 'Omaha', state: 'NE', postalCode: '68102', country: 'US' },
+      createdAt: now,
+      updatedAt: now,
+    });
+    lines.push({ orderId: FIRST_SORT.orderId, sku: FIRST_SORT.sku, qty: 1, bin: FIRST_SORT.bin });
     // Foreign keys are scalar columns, so the unit of work does not know the insert order: flush
     // the orders before the rows that reference them.
     await tx.flush();
@@ -263,7 +297,13 @@ export async function seedDemo(
       tx.create(SortBox, { clientId, wallId: wall.id, serialNumber, crc: crc32Hex(serialNumber), position: i + 1, status: 'Empty', createdAt: now });
     }
     await tx.flush();
-    return { clientId, team: created.team, wallId: wall.id, barcodes: demoBarcodes(products, new Set(lines.map((l) => l.sku))) };
+    const firstSort: DemoFirstSort = {
+      orderId: FIRST_SORT.orderId,
+      barcode: FIRST_SORT.barcode,
+      sku: FIRST_SORT.sku,
+      title: PRODUCTS.find((p) => p.sku === FIRST_SORT.sku)!.title,
+    };
+    return { clientId, team: created.team, wallId: wall.id, firstSort, barcodes: demoBarcodes(products, new Set(lines.map((l) => l.sku))) };
   });
 
   if (!result) {
@@ -271,11 +311,12 @@ export async function seedDemo(
     return null;
   }
   const base = `http://localhost:${config.PORT}`;
+  const slot = result.barcodes.slot;
   const banner = [
     '',
     '==================================================================',
     ` Demo client seeded: "${DEMO_CLIENT_NAME}" (team "${DEMO_TEAM}")`,
-    ` Wall "${WALL.name}" (id ${result.wallId}, ${SLOT_COUNT} slots), ${ORDER_COUNT} unshipped orders, open picklist ${PICKLIST_ID}`,
+    ` Wall "${WALL.name}" (id ${result.wallId}, ${SLOT_COUNT} slots), ${ORDER_COUNT + 1} unshipped orders, open picklist ${PICKLIST_ID}`,
     '',
     ' Sign in (get a bearer token):',
     `   curl -s -X POST ${base}/token -H 'Content-Type: application/json' \\`,
@@ -284,9 +325,14 @@ export async function seedDemo(
     ' Accounts:',
     ...ACCOUNTS.map((a) => `   ${a.role.padEnd(8)} ${a.email.padEnd(20)} ${a.password}`),
     '',
-    ' Barcodes to scan (POST /api/v1/sort-box-items, after POST /api/v1/walls/' + `${result.wallId}/sessions):`,
+    ' A first sort (step by step with curl: "A first sort" in the README):',
+    `   connect  POST /api/v1/walls/${result.wallId}/sessions as a sorter`,
+    `   scan     ${result.firstSort.barcode} (alias of ${result.firstSort.sku}): order ${result.firstSort.orderId} needs just that unit; slot ${slot.position} lights`,
+    `   confirm  ${slot.sorterBarcode} (slot ${slot.position}, front): order ${result.firstSort.orderId} is complete`,
+    `   release  ${slot.shipperBarcode} (slot ${slot.position}, back: the shipper), after printing its license plate`,
+    '',
+    ' More barcodes to scan (products other open orders need):',
     ...result.barcodes.products.map((b) => `   ${b.barcode.padEnd(16)} ${b.kind.padEnd(5)} of ${b.sku} (${b.title})`),
-    ` Slot ${result.barcodes.slot.position}: confirm with ${result.barcodes.slot.sorterBarcode} (front, sorter); release with ${result.barcodes.slot.shipperBarcode} (back, shipper)`,
     '',
     ` API docs: ${base}/api/v1/docs    OpenAPI: ${base}/api/v1/openapi.json`,
     ' Demo credentials are public: set SEED_DEMO=false in production.',

@@ -144,9 +144,9 @@ describe('license plates', () => {
       [7, full.crc, 3, 'pdf', plate],
     ]);
     const [admin] = await api.runtime.orm.em.fork().execute<{ name: string }[]>("select first_name || ' ' || last_name as name from employee where id = ?", [t.adminId]);
-    expect(rows[0]!.message).toBe(`License plate ${plate} (ZPL) printed for order 7 from slot ${full.position} (${full.crc}) of wall 'Jackson St' by ${admin!.name}`);
-    expect(rows[1]!.message).toMatch(/ \(reprint 1\)$/);
-    expect(rows[3]!.message).toBe(`License plate ${other.headers['x-license-plate']} (ZPL) printed for order 8 by ${admin!.name}`);
+    expect(rows[0]!.message).toBe(`License plate ${plate} (ZPL) printed for order 7 from slot ${full.position} (${full.crc}) of wall 'Jackson St' by ${admin!.name}.`);
+    expect(rows[1]!.message).toMatch(/ \(reprint 1\)\.$/);
+    expect(rows[3]!.message).toBe(`License plate ${other.headers['x-license-plate']} (ZPL) printed for order 8 by ${admin!.name}.`);
     expect(rows[3]).toMatchObject({ order_id: 8, crc: null });
     expect(new Set(rows.map((r) => r.event_id)).size).toBe(4);
   });
@@ -157,7 +157,7 @@ describe('license plates', () => {
     const res = await request(api.app).post(`/api/v1/license-plates/B-${full.crc}/zpl`).set('Authorization', sorter.auth);
     expect(res.status).toBe(200);
     expect(res.text).toContain(`^FDSLOT ${full.position} (${full.crc})^FS`);
-    expect((await auditRows(t.clientId))[0]!.message).toMatch(/ by Sam Shipper$/);
+    expect((await auditRows(t.clientId))[0]!.message).toMatch(/ by Sam Shipper\.$/);
   });
 
   it('gives one plate number to an order printed many times at once', async () => {

@@ -71,6 +71,28 @@ describe('seedDemo', () => {
     expect(signIn.banner).toContain(`B-${first.crc}`);
   });
 
+  it('holds the first sort of the walkthrough: a single-unit order that is the first choice for its product', async () => {
+    const orm = await freshOrm();
+    const signIn = (await seedDemo(orm.em.fork(), config, log))!;
+    const { firstSort } = signIn;
+    expect(firstSort).toEqual({ orderId: 1000, barcode: 'MUG12', sku: 'MUG-CERAMIC-12OZ', title: 'Ceramic Mug, 12 oz' });
+    expect(signIn.banner).toContain('scan     MUG12 (alias of MUG-CERAMIC-12OZ): order 1000 needs just that unit; slot 1 lights');
+    expect(signIn.banner).toContain(`confirm  ${signIn.barcodes.slot.sorterBarcode} (slot 1, front): order 1000 is complete`);
+    const em = orm.em.fork();
+    expect(await em.find(OrderItem, { orderId: 1000 })).toEqual([expect.objectContaining({ sku: 'MUG-CERAMIC-12OZ', qty: 1, confirmedQty: 0, pendingQty: 0 })]);
+    const code = await em.findOneOrFail(ProductCode, { code: 'MUG12' });
+    expect((await em.findOneOrFail(Product, { id: code.productId })).sku).toBe('MUG-CERAMIC-12OZ');
+    // The first choice among the orders needing it: most urgent, then oldest (docs/api.md §7).
+    const [choice] = await em.execute<{ id: number }[]>(
+      `select o.id from orders o join order_item i on i.client_id = o.client_id and i.order_id = o.id
+        where o.client_id = ? and i.sku = 'MUG-CERAMIC-12OZ' order by o.priority_rank desc, o.order_date asc, o.id asc limit 1`,
+      [signIn.clientId],
+    );
+    expect(choice!.id).toBe(1000);
+    // The other barcodes of the banner lead elsewhere.
+    expect(signIn.barcodes.products.map((p) => p.sku)).not.toContain('MUG-CERAMIC-12OZ');
+  });
+
 
   it('seeds the demo client on an empty database, once, even when two processes race', async () => {
     const orm = await freshOrm();
@@ -94,7 +116,7 @@ describe('seedDemo', () => {
       employees: 4,
       warehouses: 1,
       products: 12,
-      orders: 40,
+      orders: 41,
       picklists: 1,
       picklistOrders: 10,
       walls: 1,

@@ -33,7 +33,7 @@ with ${LABEL_DATA_CTES}, p as (
          'License plate ' || p.plate_number || ' (' || upper(cast(:format as text)) || ') printed for order ' || cast(:orderId as text)
            || coalesce(' from slot ' || s.position || ' (' || s.crc || ') of wall ''' || s.wall_name || '''', '')
            || coalesce(' by ' || (select trim(e.first_name || ' ' || e.last_name) from employee e where e.id = :userId), '')
-           || case when p.print_count > 1 then ' (reprint ' || (p.print_count - 1) || ')' else '' end,
+           || case when p.print_count > 1 then ' (reprint ' || (p.print_count - 1) || ')' else '' end || '.',
          jsonb_build_object('plateNumber', p.plate_number, 'format', cast(:format as text), 'printCount', p.print_count)
   from p left join s on true
   returning id
