@@ -50,6 +50,12 @@ export const sortBoxItemDto = z.object({
 });
 export type SortBoxItemDto = z.infer<typeof sortBoxItemDto>;
 
+/** A scan waiting for confirmation as a wall lists it (docs/api.md §5): the item and who scanned it, by name. */
+export const pendingItemDto = sortBoxItemDto.extend({
+  userName: z.string().describe("The sorter's name (first and last), as the hub shows it"),
+});
+export type PendingItemDto = z.infer<typeof pendingItemDto>;
+
 export const sortBoxDto = z.object({
   id: z.number().int(),
   wallId: z.number().int(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WALL_WORKFLOWS, type IWall } from '../db/entities';
 import { FLOW_DIRECTIONS } from '../domain/display-layout';
-import { sessionDto, sortBoxDto } from './sorting.dto';
+import { pendingItemDto, sessionDto, sortBoxDto } from './sorting.dto';
 
 /**
  * The Wall record of docs/api.md §5, one shape wherever a wall appears: POST, PATCH and GET /walls,
@@ -29,7 +29,7 @@ export interface WallCounts {
   connectedSorters: number;
 }
 
-/** GET /walls/{id}: the Wall record plus the slots by position and the connected sessions. */
+/** GET /walls/{id}: the Wall record plus the slots by position, the connected sessions and the pending scans. */
 export const wallDetailDto = wallDto.extend({
   slots: z.array(sortBoxDto).describe('Every slot of the wall, ordered by position.'),
   sessions: z
@@ -39,9 +39,13 @@ export const wallDetailDto = wallDto.extend({
           .string()
           .nullable()
           .describe("The session token; null for another employee's session unless the caller is a Manager or Admin."),
+        userName: z.string().describe("The sorter's name (first and last)"),
       }),
     )
     .describe('The connected sessions of the wall, oldest first.'),
+  pendingItems: z
+    .array(pendingItemDto)
+    .describe('Scans waiting for confirmation (status PendingConfirmation), oldest first: the slots lit now, each in its sorter\'s color.'),
 });
 export type WallDetailDto = z.infer<typeof wallDetailDto>;
 

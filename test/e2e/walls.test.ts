@@ -57,7 +57,7 @@ describe('walls', () => {
 
       const read = await get(t, `/walls/${res.body.id}`);
       expect(read.status).toBe(200);
-      expect(read.body).toEqual({ ...res.body, slots: [], sessions: [] });
+      expect(read.body).toEqual({ ...res.body, slots: [], sessions: [], pendingItems: [] });
     });
 
     it('stores every field given, for a Manager too', async () => {

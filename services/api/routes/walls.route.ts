@@ -5,10 +5,11 @@ import { FLOW_DIRECTIONS } from '../../../shared/domain/display-layout';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 import { createWall } from '../use-cases/walls/create-wall.use-case';
-import { getWall } from '../use-cases/walls/get-wall.use-case';
+import { getWall, listPendingItems } from '../use-cases/walls/get-wall.use-case';
 import { listWalls } from '../use-cases/walls/list-walls.use-case';
 import { updateWall } from '../use-cases/walls/update-wall.use-case';
 import { wallDetailDto, wallDto } from '../../../shared/dto/wall.dto';
+import { pendingItemDto } from '../../../shared/dto/sorting.dto';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),
@@ -84,16 +85,32 @@ export const wallsRoutes: RouteDef[] = [
     method: 'get',
     path: '/walls/{id}',
     operationId: 'GetWall',
-    summary: 'Get a wall with its slots and connected sessions',
+    summary: 'Get a wall with its slots, connected sessions and pending scans',
     description:
-      "Slots are ordered by position, sessions by start. Session tokens of other employees are shown only to Managers and Admins (null for a Sorter), since a token lets its holder scan as that sorter.",
+      'Slots are ordered by position, sessions by start, pending items (scans waiting for confirmation: the lit slots) oldest first, each with its sorter\'s color and name. ' +
+      'Session tokens of other employees are shown only to Managers and Admins (null for a Sorter), since a token lets its holder scan as that sorter.',
     tags: ['Walls'],
     access: 'authenticated',
     params: wallParams,
     response: wallDetailDto,
     errors: ['not-found'],
-    handler: ({ em, auth, params }) =>
-      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }),
+    handler: ({ em, auth, params, deps }) =>
+      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls/{id}/pending-items',
+    operationId: 'ListWallPendingItems',
+    summary: "List a wall's scans waiting for confirmation",
+    description:
+      'The SortBoxItem records of the wall in status PendingConfirmation, oldest first, each with its sorter\'s color and name (userName): ' +
+      'the slots lit now. A Manager cancels a forgotten one with PATCH /sort-box-items/{id}/cancel.',
+    tags: ['Walls'],
+    access: 'authenticated',
+    params: wallParams,
+    response: z.array(pendingItemDto),
+    errors: ['not-found'],
+    handler: ({ em, auth, params, deps }) => listPendingItems(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
   }),
   defineRoute({
     method: 'patch',

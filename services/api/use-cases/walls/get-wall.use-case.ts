@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SortBox, SorterSession } from '../../../../shared/db/entities';
-import { toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
-import { findWall } from './wall-access';
+import { OrmSql } from '../../../../shared/db/orm-sql';
+import type { PendingItemDto } from '../../../../shared/dto/sorting.dto';
+import { toItemDto, toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
+import { notFound } from '../../../../shared/errors/app-error';
 import { toWallDto, type WallDetailDto } from '../../../../shared/dto/wall.dto';
+import { wallPendingItems, wallView, type PendingItemRow } from './wall-view.queries';
 
 export interface WallViewer {
   employeeId: number;
@@ -10,18 +12,35 @@ export interface WallViewer {
   seesAllTokens: boolean;
 }
 
-/** GET /walls/{id}: the wall, its slots by position and its connected sessions. */
-export async function getWall(em: EntityManager, clientId: number, wallId: number, viewer: WallViewer): Promise<WallDetailDto> {
-  const wall = await findWall(em, clientId, wallId);
-  const slots = await em.find(SortBox, { clientId, wallId }, { orderBy: { position: 'asc' } });
-  const sessions = await em.find(SorterSession, { clientId, wallId, status: 'Connected' }, { orderBy: { startedAt: 'asc', id: 'asc' } });
+/** Plain SQL on the request's own entity manager's pool (one statement, no unit of work). */
+const sqlOf = (em: EntityManager, prepared: boolean) => new OrmSql(em, prepared);
+
+function toPendingItemDto(row: PendingItemRow): PendingItemDto {
+  return { ...toItemDto(row, row, row), userName: row.userName };
+}
+
+/**
+ * GET /walls/{id}: the wall, its slots by position, its connected sessions and its pending scans
+ * (docs/api.md §5), in one statement (wall-view.queries.ts): hubs poll it.
+ */
+export async function getWall(em: EntityManager, clientId: number, wallId: number, viewer: WallViewer, prepared = true): Promise<WallDetailDto> {
+  const [row] = await wallView(sqlOf(em, prepared), { clientId, wallId });
+  if (!row) throw notFound(`Wall ${wallId}`);
   return {
-    ...toWallDto(wall, { slotCount: slots.length, connectedSorters: sessions.length }),
-    slots: slots.map(toSortBoxDto),
+    ...toWallDto(row.wall, { slotCount: row.slots.length, connectedSorters: row.sessions.length }),
+    slots: row.slots.map(toSortBoxDto),
     // A session token lets its holder scan as that sorter, so it is not shown to other sorters.
-    sessions: sessions.map((s) => {
-      const dto = toSessionDto(s);
+    sessions: row.sessions.map((s) => {
+      const dto = { ...toSessionDto(s), userName: s.userName };
       return viewer.seesAllTokens || s.userId === viewer.employeeId ? dto : { ...dto, token: null };
     }),
+    pendingItems: row.pending.map(toPendingItemDto),
   };
+}
+
+/** GET /walls/{id}/pending-items: the wall's scans waiting for confirmation, oldest first. */
+export async function listPendingItems(em: EntityManager, clientId: number, wallId: number, prepared = true): Promise<PendingItemDto[]> {
+  const [row] = await wallPendingItems(sqlOf(em, prepared), { clientId, wallId });
+  if (!row) throw notFound(`Wall ${wallId}`);
+  return row.pending.map(toPendingItemDto);
 }
