@@ -106,4 +106,61 @@ describe('events never carry a session token', () => {
     sseReq.destroy();
     ws.close();
   });
+
+  it('refusals reach the hub streams with the refusal and its facts only (never a token), and never webhooks', async () => {
+    const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
+    await request(api.app).post('/api/v1/admin/webhooks').set('Authorization', floor.tenant.auth).send({ url: hookUrl, events: ['*'] }).expect(200);
+    const watcher = await floor.sorter(9);
+    let sseRaw = '';
+    const sseReq = get(`http://${base}/api/v1/events?wallId=${floor.wallId}&access_token=${watcher.auth.slice(7)}`, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (sseRaw += c));
+    });
+    sseReq.on('error', () => undefined);
+    const wsRaw: string[] = [];
+    const ws = new WebSocket(`ws://${base}/api/v1/events/ws?wallId=${floor.wallId}`, { headers: { Authorization: watcher.auth } });
+    ws.on('message', (m) => wsRaw.push(String(m)));
+    await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+    await waitFor(() => sseRaw.includes('retry:'), { what: 'the SSE stream to open' });
+
+    const a = await floor.sorter(1);
+    const first = (await connect(api, floor, a.auth)).body;
+    expect((await scan(api, a.auth, first.token, 'NO-SUCH-PRODUCT')).body.code).toBe('barcode-not-recognized');
+    const item = (await scan(api, a.auth, first.token, 'SKU-A')).body;
+    const wrong = floor.slots.find((s) => s.crc !== item.crc)!;
+    const refusedConfirm = await request(api.app).patch(`/api/v1/sort-box-items/${item.id}/confirm`).set('Authorization', a.auth).send({ barcode: `A-${wrong.crc}` });
+    expect(refusedConfirm.body.code).toBe('wrong-slot');
+    const second = (await connect(api, floor, a.auth)).body;
+    const renewEnded = await request(api.app).put(`/api/v1/walls/${floor.wallId}/sessions/${first.token}`).set('Authorization', a.auth);
+    expect(renewEnded.body.code).toBe('session-ended');
+    // The last event: a public one, so the webhook has had its chance at everything before it.
+    await request(api.app).delete(`/api/v1/walls/${floor.wallId}/sessions/${second.token}`).set('Authorization', a.auth).expect(200);
+
+    const parsed = () => wsRaw.map((m) => JSON.parse(m) as { id: string; type: string; data: Record<string, unknown> });
+    await waitFor(() => parsed().filter((e) => e.type === 'session.ended').length >= 2 && sseRaw.split('event: session.ended').length - 1 >= 2, {
+      timeoutMs: 20_000,
+      what: 'the refusals and the last session end on both streams',
+    });
+    const refused = parsed().filter((e) => e.type === 'command.refused');
+    expect(refused.map((e) => [e.data.command, e.data.code])).toEqual([
+      ['item.scan', 'barcode-not-recognized'],
+      ['item.confirm', 'wrong-slot'],
+      ['session.renew', 'session-ended'],
+    ]);
+    const FIELDS = ['barcode', 'barcodeInputMethod', 'code', 'command', 'crc', 'detail', 'orderId', 'picklistId', 'sessionId', 'sortBoxItemId', 'userId'];
+    for (const e of refused) expect(Object.keys(e.data).sort()).toEqual(FIELDS);
+    // A wrong slot names the item's own slot and what was scanned: what a hub flashes.
+    expect(refused[1].data).toMatchObject({ sortBoxItemId: item.id, crc: item.crc, barcode: `A-${wrong.crc}`, userId: a.userId });
+    expect(refused[2].data).toMatchObject({ userId: a.userId, barcode: null });
+    // SSE carries the same events.
+    for (const e of refused) expect(sseRaw).toContain(`id: ${e.id}\nevent: command.refused\ndata: ${JSON.stringify(e)}`);
+    for (const raw of [...wsRaw, sseRaw]) {
+      for (const token of [first.token, second.token]) expect(raw.includes(token)).toBe(false);
+    }
+    const lastId = parsed().filter((e) => e.type === 'session.ended').at(-1)!.id;
+    await waitFor(() => hookBodies.some((b) => b.includes(lastId)), { timeoutMs: 20_000, what: 'the last public event at the webhook' });
+    expect(hookBodies.filter((b) => b.includes('command.refused'))).toEqual([]);
+    sseReq.destroy();
+    ws.close();
+  });
 });

@@ -157,7 +157,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
     }
   });
 
-  it('the relay wakes on NOTIFY, fans out each batch once per consumer (its filter applied) with ids from the events, and sends hubs the public ones only', async () => {
+  it('the relay wakes on NOTIFY, fans out each batch once per consumer (its filter applied) with ids from the events, sends hubs every event and webhooks the public ones only', async () => {
     const t = await newTenant(api, 'Relay');
     const [{ id: subId }] = await em().execute<{ id: number }[]>(
       `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/x', '{*}', 'whsec_x') returning id`,
@@ -179,8 +179,9 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       );
       await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, ?, 'wall.updated', '{}')`, [later, t.clientId, wallId]);
       // The back-up poll is a minute away: only NOTIFY can make this quick.
-      await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
-      expect(seen.map((e) => [e.id, e.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
+      await waitFor(() => seen.length >= 3, { what: 'the hub events', timeoutMs: 5000 });
+      // Hubs get every event of the wall, the refusal too (webhooks only the public ones).
+      expect(seen.map((e) => [e.id, e.type])).toEqual([[refused, 'command.refused'], [started, 'session.started'], [later, 'wall.updated']]);
       // Hubs and queues get a batch (at once) before it is marked relayed.
       await waitFor(
         async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
@@ -224,7 +225,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       for (const j of jobs) if (j.name !== 'webhook.deliver') expect(jobOptions(j.name, j.data as never, {}).jobId).toBe(eventBatchJobId(j.name.split('.')[0] as 'audit', (j.data as { events: WallEvent[] }).events));
       const ids = jobs.filter((j) => j.name === 'webhook.deliver').map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
       expect(ids.sort()).toEqual([`webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort());
-      expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['session.started', 'wall.updated']);
+      expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['command.refused', 'session.started', 'wall.updated']);
     } finally {
       sub.disconnect();
       redis.disconnect();

@@ -1,11 +1,10 @@
 import type { SqlDatabase } from '../../shared/db/named-sql';
 import { toWallEvent, type WallEvent } from '../../shared/events/channels';
-import { isPublicEventType } from '../../shared/events/event-types';
 import type { JobRequest } from '../../shared/queue/job-queue';
 import type { OutboxConsumer } from './consumers';
 import { claimOutboxEvents, markOutboxRelayed } from './outbox.queries';
 
-/** Live pub/sub to the hubs' wall channels (public events only). */
+/** Live pub/sub to the hubs' wall channels (every event: hubs show refusals and device state too). */
 export type Publish = (events: WallEvent[]) => Promise<void>;
 
 /** Hands jobs to their queues; must be idempotent per job id (jobs.ts derives ids from the events). */
@@ -14,7 +13,7 @@ export type Enqueue = (jobs: JobRequest[]) => Promise<void>;
 export const RELAY_BATCH = 500;
 
 /**
- * Claims committed, unrelayed outbox events in commit order, publishes the public ones to the hubs,
+ * Claims committed, unrelayed outbox events in commit order, publishes them to the hubs,
  * enqueues the consumers' jobs (one per batch and consumer, one per webhook delivery), and marks them
  * relayed in the same transaction: two statements besides begin and commit, and one Redis round trip's
  * wait, per batch (one more statement when it has public events: the webhook subscriptions). A crash
@@ -33,16 +32,11 @@ export async function relayOnce(
   return db.transaction(async (tx) => {
     const rows = await claimOutboxEvents(tx, { batchSize });
     if (rows.length === 0) return 0;
-    const events: WallEvent[] = new Array(rows.length);
-    const visible: WallEvent[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const e = (events[i] = toWallEvent(rows[i]));
-      if (isPublicEventType(e.type)) visible.push(e);
-    }
+    const events: WallEvent[] = rows.map(toWallEvent);
     const jobs: JobRequest[] = [];
     for (const consumer of consumers) for (const job of await consumer.jobsFor(tx, events)) jobs.push(job);
     // Hubs and queues at once: one round trip's wait, not two.
-    await Promise.all([visible.length ? publish(visible) : undefined, enqueue(jobs)]);
+    await Promise.all([publish(events), enqueue(jobs)]);
     await markOutboxRelayed(tx, { ids: rows.map((r) => r.id) });
     return rows.length;
   });

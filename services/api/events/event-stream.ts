@@ -52,7 +52,7 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, wallId: 
     try {
       const rows = await em.execute<OutboxEventRow[]>(
         `select event_id, type, occurred_at, client_id, wall_id, data from outbox_event
-          where wall_id = ? and published_at is not null and type <> 'command.refused'
+          where wall_id = ? and published_at is not null
             and id > (select id from outbox_event where event_id = ? and wall_id = ?)
           order by id limit ${REPLAY_LIMIT}`,
         [wallId, lastEventId, wallId],
