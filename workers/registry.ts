@@ -6,6 +6,7 @@ import { startWebhooksWorker } from './webhooks/webhooks.worker';
 import { startAuditWorker } from './audit/audit.worker';
 import { startStatsWorker } from './stats/stats.worker';
 import { startLabelsWorker } from './labels/labels.worker';
+import { startLightsWorker } from './lights/lights.worker';
 
 /** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
 export const WORKER_KINDS = {
@@ -16,6 +17,7 @@ export const WORKER_KINDS = {
   audit: startAuditWorker,
   stats: startStatsWorker,
   labels: startLabelsWorker,
+  lights: startLightsWorker,
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;

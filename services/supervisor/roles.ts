@@ -26,6 +26,8 @@ export const ROLES: readonly RoleSpec[] = [
   { role: 'audit', entry: 'workers/main', args: ['audit'], count: () => 1 },
   { role: 'stats', entry: 'workers/main', args: ['stats'], count: () => 1 },
   { role: 'labels', entry: 'workers/main', args: ['labels'], count: () => 1 },
+  // The light gateway: one per deployment (docs/lights.md).
+  { role: 'lights', entry: 'workers/main', args: ['lights'], count: () => 1 },
   { role: 'outbox', entry: 'workers/main', args: ['outbox'], count: () => 1 },
   { role: 'sorting', entry: 'workers/main', args: ['sorting'], count: sortingWorkerCount },
   { role: 'sweeper', entry: 'workers/main', args: ['sweeper'], count: () => 1 },

@@ -95,6 +95,23 @@ export const configSchema = z.object({
   // Where the client tools (npm run simulate, the README's walkthrough) reach a running service;
   // unset: http://localhost:$PORT. Not read by the service itself.
   SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional(),
+  // The light gateway (worker kind `lights`, docs/lights.md). `off`: no MQTT (TCP controllers only).
+  MQTT_URL: z
+    .string()
+    .default('mqtt://127.0.0.1:1883')
+    .refine((v) => v === 'off' || /^(mqtts?|wss?):\/\/[^\s]+$/.test(v), 'must be mqtt://host:port, mqtts://, ws://, wss:// (credentials in the URL if any), or off'),
+  // The root of every topic (docs/lights.md "Topics"): words separated by /, no MQTT wildcard.
+  MQTT_TOPIC_PREFIX: z
+    .string()
+    .default('sorting')
+    .refine((v) => /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(v), 'must be words of letters, digits, _ . - separated by /'),
+  // A JSON file naming the pick-to-light TCP controllers and their node ↔ serial number mapping.
+  LIGHTS_TCP_CONTROLLERS: z.string().optional(),
+  LIGHTS_TCP_HEARTBEAT_MS: z.coerce.number().int().min(100).default(5000),
+  // A controller silent this long (no heartbeat, no status) is offline.
+  LIGHTS_CONTROLLER_TIMEOUT_MS: z.coerce.number().int().min(500).default(30_000),
+  // Every light is set again from PostgreSQL this often, besides each event and each reconnect.
+  LIGHTS_RESYNC_MS: z.coerce.number().int().min(1000).default(60_000),
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {

@@ -14,7 +14,7 @@ export interface EventDataByType {
   /** What the hub needs to light the slot: its crc and position, the sorter's color. */
   'sort-box-item.created': { item: SortBoxItemDto; sortBox: SortBoxDto; color: SorterColor; colorHex: string };
   'sort-box-item.confirmed': { item: SortBoxItemDto; sortBox: SortBoxDto };
-  'sort-box-item.cancelled': { item: SortBoxItemDto; sortBox: SortBoxDto; reason?: 'slot-force-released' };
+  'sort-box-item.cancelled': { item: SortBoxItemDto; sortBox: SortBoxDto; reason?: 'slot-force-released' | 'short-button' };
   'sort-box-item.swapped': { item: SortBoxItemDto; from: SortBoxDto; to: SortBoxDto };
   'sort-box.completed': { sortBox: SortBoxDto; orderId: number };
   'sort-box.released': { sortBox: SortBoxDto; orderId: number | null; forced: boolean; userId: number };

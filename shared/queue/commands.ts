@@ -4,6 +4,9 @@ import { ROLES } from '../db/entities/employee.entity';
 import type { ReleaseResultDto, SessionDto, SortBoxItemDto } from '../dto/sorting.dto';
 
 const id = z.number().int().positive();
+
+/** Why a cancel command was sent besides a sorter's own cancel: `short-button`, the slot's short button on the light device. */
+export const CANCEL_REASONS = ['short-button'] as const;
 /** Every command names its client and its wall: the wall decides the partition (ordering). */
 const base = { clientId: id, wallId: id };
 const actor = { userId: id, roles: z.array(z.enum(ROLES)) };
@@ -27,7 +30,8 @@ export const COMMAND_SCHEMAS = {
     idempotencyKey: z.string().nullable(),
   }),
   'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int(), barcode: z.string().nullable() }),
-  'item.cancel': z.object({ ...base, ...actor, itemId: id }),
+  // reason: why, when not the sorter's own cancel (a slot's short button on the device: docs/lights.md).
+  'item.cancel': z.object({ ...base, ...actor, itemId: id, reason: z.enum(CANCEL_REASONS).optional() }),
   'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),
   // The API reads the shipper's barcode and decides who may force: the command carries the crc and a force already allowed.
   'slot.release': z.object({ ...base, ...actor, crc: z.string().regex(/^[0-9A-F]{8}$/), force: z.boolean() }),

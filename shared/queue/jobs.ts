@@ -22,6 +22,15 @@ export const EVENT_CONSUMERS = {
   stats: { attempts: 11 },
   // License plates rendered ahead when a slot completes: the same policy, only the events it uses.
   labels: { attempts: 11, types: ['sort-box.completed'] },
+  // The light gateway: the events that change a light. Few attempts: a wall missed is set again at the
+  // gateway's next full resync (LIGHTS_RESYNC_MS), and a stale light is worse than a late one.
+  lights: {
+    attempts: 5,
+    types: [
+      'sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box-item.swapped',
+      'sort-box.completed', 'sort-box.released', 'wall.updated', 'command.refused', 'lights.mode',
+    ],
+  },
 } as const satisfies Record<string, EventConsumerSpec>;
 
 export interface EventConsumerSpec {

@@ -201,6 +201,7 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       expect(await batched('audit')).toEqual([refused, started, later]);
       expect(await batched('stats')).toEqual([refused, started, later]);
       expect(await batched('labels')).toEqual([]);
+      expect(await batched('lights')).toEqual([refused, later]);
       expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
       expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
@@ -221,6 +222,8 @@ describe('event pipeline: job module, failure policy, schedulers, outbox fan-out
       expect(batches.filter(([, ids]) => ids.length > 0)).toEqual([
         ['audit.batch', [refused, started, later]],
         ['stats.batch', [refused, started, later]],
+        // The light gateway takes the events that can change a light: a refusal (a wrong slot flashes) and a wall change.
+        ['lights.batch', [refused, later]],
       ]);
       for (const j of jobs) if (j.name !== 'webhook.deliver') expect(jobOptions(j.name, j.data as never, {}).jobId).toBe(eventBatchJobId(j.name.split('.')[0] as 'audit', (j.data as { events: WallEvent[] }).events));
       const ids = jobs.filter((j) => j.name === 'webhook.deliver').map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));

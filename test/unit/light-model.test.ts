@@ -126,3 +126,12 @@ describe('light model', () => {
     expect(sameLight(a, { ...a, blink: 'fast' })).toBe(false);
   });
 });
+
+describe('light model: a flash in a pending item’s color', () => {
+  it('takes the color of the item while it is pending, its own color otherwise', () => {
+    const s = slot(2, 'Sorting');
+    const flashes = [{ crc: s.crc, color: 'White' as const, until: NOW + 10, itemId: 5 }];
+    expect(renderWall(wall([s], [pending(5, s, 'Magenta')]), flashes, NOW)[0]!.front.colors).toEqual(['Magenta']);
+    expect(renderWall(wall([s]), flashes, NOW)[0]!.front.colors).toEqual(['White']);
+  });
+});

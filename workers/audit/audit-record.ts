@@ -45,7 +45,9 @@ export function auditKind(type: string, data: Obj): AuditKind {
   if (type.startsWith('session.')) return 'session';
   if (type.startsWith('sort-box-item.')) return 'sort-box-item';
   if (type.startsWith('sort-box.')) return 'sort-box';
-  if (type.startsWith('wall.')) return 'wall';
+  if (type.startsWith('wall.') || type === 'lights.mode') return 'wall';
+  // A slot button refused on the device is a record of that slot.
+  if (type === 'lights.button') return 'sort-box';
   return 'other';
 }
 
@@ -114,7 +116,11 @@ function message(type: string, d: Obj, f: MessageFields, names: AuditNames): str
     case 'sort-box-item.confirmed':
       return `${who} confirmed ${units(num(item.confirmedUnits) ?? num(item.units))} into ${slot} (${order}).`;
     case 'sort-box-item.cancelled': {
-      const why = d.reason === 'slot-force-released' ? ' by a forced release of the slot' : d.reason === 'session-ended' ? ' as the session ended' : '';
+      const why =
+        d.reason === 'slot-force-released' ? ' by a forced release of the slot'
+        : d.reason === 'session-ended' ? ' as the session ended'
+        : d.reason === 'short-button' ? " with the slot's short button"
+        : '';
       return `The scan of ${units(num(item.units))} by ${person(f.user_id) ?? 'the service'} into ${slot} (${order}) was cancelled${why}.`;
     }
     case 'sort-box-item.swapped':
@@ -132,6 +138,16 @@ function message(type: string, d: Obj, f: MessageFields, names: AuditNames): str
         : 'its settings changed';
       const named = str(obj(d.wall).name) ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
       return `${named ? `Wall '${named}'` : `Wall ${f.wall_id ?? '?'}`} was updated: ${what}.`;
+    }
+    case 'lights.mode':
+      return str(d.mode) === 'normal' ? `${who} set the lights of ${wall} back to normal.` : `${who} started the ${str(d.mode) === 'test' ? 'light test' : 'show-address mode'} on ${wall}.`;
+    case 'lights.controller': {
+      const c = obj(d.controller);
+      return `Light controller '${str(c.id) ?? '?'}' (${str(c.driver) ?? '?'}) of ${wall} is ${c.online === true ? 'online' : 'offline'}.`;
+    }
+    case 'lights.button': {
+      const position = num(d.position);
+      return `The ${str(d.button) ?? '?'} button of ${position ? `slot ${position}` : slot} was refused on the device: ${str(d.detail) ?? str(d.code) ?? '?'}`;
     }
     default:
       return `${type}.`;
@@ -182,7 +198,8 @@ export function toAuditRecord(event: WallEvent, names: AuditNames): AuditRecord 
     ...base,
     ...fields,
     kind,
-    is_error: false,
+    // A slot button refused on the device is a refusal too.
+    is_error: event.type === 'lights.button',
     is_license_plate: kind === 'license-plate',
     message: str(d.message) ?? message(event.type, d, fields, names),
     data: withoutTokens(event.data),

@@ -73,6 +73,8 @@ export interface Flash {
   color: LightColor;
   /** Epoch ms. */
   until: number;
+  /** Show this pending item's color instead of `color` while the item is pending (the right slot of a wrong-slot scan). */
+  itemId?: number;
 }
 
 export interface SlotLights {
@@ -130,9 +132,13 @@ export function renderWall(state: WallState, flashes: readonly Flash[], now: num
     list.push(p);
     pendingBySlot.set(p.crc, list);
   }
+  const colorOfItem = new Map(state.pending.map((p) => [p.id, p.color]));
   const flashBySlot = new Map<string, Flash>();
   // The latest flash of a slot wins.
-  for (const f of flashes) if (f.until > now && (flashBySlot.get(f.crc)?.until ?? 0) <= f.until) flashBySlot.set(f.crc, f);
+  for (const f of flashes) {
+    if (f.until <= now || (flashBySlot.get(f.crc)?.until ?? 0) > f.until) continue;
+    flashBySlot.set(f.crc, f.itemId === undefined ? f : { ...f, color: colorOfItem.get(f.itemId) ?? f.color });
+  }
   return state.slots.map((slot) => {
     const base = { serialNumber: slot.serialNumber, crc: slot.crc, position: slot.position };
     if (mode?.mode === 'test') {

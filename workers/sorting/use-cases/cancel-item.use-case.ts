@@ -27,7 +27,7 @@ export async function cancelItem(ctx: WallCommandContext, cmd: CommandPayloads['
   const after = { ...line, pendingQty: line.pendingQty - item.units };
   const vacateSlot = vacateIfUnused(slot, item.orderId, row.others_in_slot);
   const dto = toItemDto(item, slot, after);
-  for (const e of d.emits) emit(e, { item: dto, sortBox: toSortBoxDto(slot) });
+  for (const e of d.emits) emit(e, { item: dto, sortBox: toSortBoxDto(slot), ...(cmd.reason ? { reason: cmd.reason } : {}) });
   await cancelWrite(db, {
     ...ctx.record(dto),
     itemId: item.id, status: item.status, itemUnits: item.units, orderItemId: item.orderItemId,

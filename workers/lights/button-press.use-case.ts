@@ -1,0 +1,76 @@
+import type { SqlDatabase } from '../../shared/db/named-sql';
+import { sorterBarcode } from '../../shared/domain/barcodes';
+import { AppError } from '../../shared/errors/app-error';
+import type { CommandBus } from '../../shared/queue/command-bus';
+import { writeGatewayEvents } from './controllers';
+import type { LightsEngine } from './lights-engine';
+import { slotForButton } from './lights.queries';
+import type { ButtonPress } from './mqtt/mqtt-driver';
+
+export interface ButtonDeps {
+  db: SqlDatabase;
+  commands: CommandBus;
+  engine: LightsEngine;
+}
+
+/** What a press did: a command's item, the gateway's own refusal, a command's refusal, or a button test. */
+export type ButtonOutcome =
+  | { kind: 'confirmed' | 'cancelled'; itemId: number }
+  | { kind: 'refused'; code: string; detail: string }
+  | { kind: 'tested' };
+
+/**
+ * A slot button pressed on a device (docs/lights.md "Buttons"):
+ * - confirm on a lit slot confirms its oldest pending scan, as that scan's own sorter: the same
+ *   `item.confirm` command as scanning the slot's A- barcode, through the wall's queue;
+ * - short on a lit slot cancels its oldest pending scan (the unit did not go in) with the reason
+ *   `short-button`, which the audit log records; no PIN is asked (the sorter stands at the slot);
+ * - either button on a dark slot is refused on the device: the slot flashes red, and a `lights.button`
+ *   event tells the hub and the audit log;
+ * - during a light test or the show-address mode a press only flashes its slot white (a button test).
+ * A command refused by the sorting worker (the scan was confirmed by a scan meanwhile) flashes red too;
+ * its refusal is recorded as every refused command is.
+ */
+export async function pressButton(deps: ButtonDeps, press: ButtonPress): Promise<ButtonOutcome> {
+  const [slot] = await slotForButton(deps.db, { clientId: press.clientId, serialNumber: press.serialNumber });
+  if (!slot || (press.wallId !== null && slot.wallId !== press.wallId)) {
+    const detail = slot
+      ? `Slot ${slot.crc} is on wall ${slot.wallId}, not on wall ${press.wallId}: the controller's topic is out of date.`
+      : `No slot has the serial number '${press.serialNumber}': attach it to a wall or correct the controller's mapping.`;
+    await writeGatewayEvents(deps.db, [
+      { clientId: press.clientId, wallId: slot?.wallId ?? press.wallId, type: 'lights.button', data: buttonData(press, slot, 'not-found', detail) },
+    ]);
+    return { kind: 'refused', code: 'not-found', detail };
+  }
+  if (slot.mode) {
+    await deps.engine.flash(slot.wallId, [{ crc: slot.crc, color: 'White' }]);
+    return { kind: 'tested' };
+  }
+  const item = slot.pending[0];
+  if (!item) {
+    const detail = `Slot ${slot.position} has no scan waiting for confirmation: scan a product first.`;
+    await Promise.all([
+      deps.engine.flash(slot.wallId, [{ crc: slot.crc, color: 'Red' }]),
+      writeGatewayEvents(deps.db, [{ clientId: press.clientId, wallId: slot.wallId, type: 'lights.button', data: buttonData(press, slot, 'nothing-to-confirm', detail) }]),
+    ]);
+    return { kind: 'refused', code: 'nothing-to-confirm', detail };
+  }
+  // As the scan's own sorter (the least role: the worker checks it is theirs).
+  const actor = { clientId: press.clientId, wallId: slot.wallId, userId: item.userId, roles: ['Sorter' as const] };
+  try {
+    if (press.button === 'confirm') {
+      const done = await deps.commands.execute('item.confirm', { ...actor, itemId: item.id, units: item.units, barcode: sorterBarcode(slot.crc) });
+      return { kind: 'confirmed', itemId: done.id };
+    }
+    const done = await deps.commands.execute('item.cancel', { ...actor, itemId: item.id, reason: 'short-button' });
+    return { kind: 'cancelled', itemId: done.id };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    await deps.engine.flash(slot.wallId, [{ crc: slot.crc, color: 'Red' }]);
+    return { kind: 'refused', code: err.code, detail: err.message };
+  }
+}
+
+function buttonData(press: ButtonPress, slot: { crc: string; position: number } | undefined, code: string, detail: string) {
+  return { serialNumber: press.serialNumber, crc: slot?.crc ?? null, position: slot?.position ?? null, button: press.button, driver: press.driver, code, detail };
+}

@@ -1,0 +1,42 @@
+import { parseSlotBarcode } from '../../shared/domain/barcodes';
+import { COMMAND_REFUSED } from '../../shared/events/command-refused';
+import type { WallEvent } from '../../shared/events/channels';
+import { FLASH_MS, type LightColor } from './light-model';
+import type { LightsEngine } from './lights-engine';
+
+/** Refusals of a confirm that name a slot the sorter should not have scanned: the right slot and the wrong one flash. */
+const SLOT_REFUSALS = new Set(['wrong-slot', 'shipper-barcode-not-accepted']);
+
+type Cue = { crc: string; color: LightColor; itemId?: number };
+
+/** The flashes a refused confirm asks for: the right slot in its sorter's color, the scanned one red. */
+function cuesOf(event: WallEvent, now: number): Cue[] {
+  if (event.type !== COMMAND_REFUSED) return [];
+  const d = (event.data ?? {}) as { command?: unknown; code?: unknown; crc?: unknown; barcode?: unknown; sortBoxItemId?: unknown };
+  if (d.command !== 'item.confirm' || typeof d.code !== 'string' || !SLOT_REFUSALS.has(d.code) || typeof d.crc !== 'string') return [];
+  // A refusal delivered again long after (a retried batch) is no cue any more.
+  if (now - Date.parse(event.occurredAt) > FLASH_MS) return [];
+  const cues: Cue[] = [{ crc: d.crc, color: 'White', ...(typeof d.sortBoxItemId === 'number' ? { itemId: d.sortBoxItemId } : {}) }];
+  const scanned = typeof d.barcode === 'string' ? parseSlotBarcode(d.barcode) : null;
+  if (scanned && scanned.crc !== d.crc) cues.push({ crc: scanned.crc, color: 'Red' });
+  return cues;
+}
+
+/**
+ * One batch of committed events for the light gateway (worker kind `lights`): every wall an event
+ * touches is read again from PostgreSQL and shown; a refused confirm on a wrong slot also flashes the
+ * right slot in the sorter's color and the scanned one red (docs/lights.md). Idempotent: a batch
+ * delivered again shows the walls as they are now.
+ */
+export async function handleLightsEvents(engine: LightsEngine, events: readonly WallEvent[], now = Date.now()): Promise<void> {
+  const walls = new Set<number>();
+  const cues = new Map<number, Cue[]>();
+  for (const e of events) {
+    if (e.wallId === null) continue;
+    walls.add(e.wallId);
+    const c = cuesOf(e, now);
+    if (c.length) cues.set(e.wallId, [...(cues.get(e.wallId) ?? []), ...c]);
+  }
+  const plain = [...walls].filter((w) => !cues.has(w));
+  await Promise.all([engine.refresh(plain), ...[...cues].map(([wallId, list]) => engine.flash(wallId, list))]);
+}

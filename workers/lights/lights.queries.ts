@@ -1,0 +1,94 @@
+import { query } from '../../shared/db/named-sql';
+import type { SorterColor } from '../../shared/domain/colors';
+import type { PendingState, SlotState, WallMode } from './light-model';
+
+/* The light gateway's statements (docs/lights.md), on the ORM's pool (runtime.ormSql). */
+
+export interface WallStateRow {
+  wallId: number;
+  clientId: number;
+  slots: SlotState[];
+  pending: PendingState[];
+  mode: WallMode | null;
+}
+
+/**
+ * The light state of each wall named: its slots by position, its pending scans (through the partial
+ * index of pending items) with their slot and color, and its light mode. A wall that no longer
+ * exists has no row.
+ */
+export const wallLightStates = query<{ wallIds: number[] }, WallStateRow>('lights-wall-states', `
+select w.id as "wallId", w.client_id as "clientId",
+       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
+                                 order by b.position)
+                   from sort_box b where b.wall_id = w.id), '[]') as slots,
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+                                                   'createdAt', floor(extract(epoch from i.created_at) * 1000)))
+                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
+                                 'until', floor(extract(epoch from m.until) * 1000))
+          from wall_light_mode m where m.wall_id = w.id) as mode
+  from wall w
+ where w.id = any(:wallIds::int[])`);
+
+/** Every wall that has slots: what a full resync sets. */
+export const wallsWithSlots = query<Record<string, never>, { id: number }>('lights-walls-with-slots', `
+select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id`);
+
+export interface ButtonSlotRow {
+  wallId: number;
+  crc: string;
+  position: number;
+  /** Its pending scans, oldest first. */
+  pending: { id: number; userId: number; units: number; color: SorterColor }[];
+  /** The wall's light mode in force, or null. */
+  mode: WallMode['mode'] | null;
+}
+
+/** The slot a controller's serial number names in the client, with what a button press decides on. */
+export const slotForButton = query<{ clientId: number; serialNumber: string }, ButtonSlotRow>('lights-slot-for-button', `
+select b.wall_id as "wallId", b.crc, b.position,
+       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
+                   from sort_box_item i
+                  where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode
+  from sort_box b
+ where b.client_id = :clientId and b.serial_number = :serialNumber`);
+
+/** The walls holding any of the serial numbers (a controller's slots) in the client. */
+export const wallsOfSerials = query<{ clientId: number; serialNumbers: string[] }, { wallId: number }>('lights-walls-of-serials', `
+select distinct wall_id as "wallId" from sort_box where client_id = :clientId and serial_number = any(:serialNumbers::text[])`);
+
+export interface ControllerRow {
+  clientId: number;
+  controllerId: string;
+  driver: 'mqtt' | 'tcp';
+  online: boolean;
+  serialNumbers: string[];
+  address: string | null;
+  lastSeenAt: string | null;
+}
+
+/** A controller as the gateway knows it now: its state, its slots, when it was last heard of. */
+export const upsertController = query<
+  { clientId: number; controllerId: string; driver: string; online: boolean; serialNumbers: string[]; address: string | null; lastSeenAt: Date },
+  never
+>('lights-upsert-controller', `
+insert into light_controller as c (client_id, controller_id, driver, online, serial_numbers, address, last_seen_at, changed_at)
+values (:clientId, :controllerId, :driver, :online, :serialNumbers::text[], :address, :lastSeenAt, now())
+on conflict (client_id, controller_id) do update
+   set driver = excluded.driver, online = excluded.online, serial_numbers = excluded.serial_numbers, address = excluded.address,
+       last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
+       changed_at = case when c.online is distinct from excluded.online then now() else c.changed_at end`);
+
+/** The controllers the last gateway left online: the new one hears from them again or marks them offline. */
+export const onlineControllers = query<{ driver: string }, ControllerRow>('lights-online-controllers', `
+select client_id as "clientId", controller_id as "controllerId", driver, online, serial_numbers as "serialNumbers", address, last_seen_at as "lastSeenAt"
+  from light_controller where online and driver = :driver`);
+
+/** Events of the gateway (lights.controller, lights.button: internal types) into the outbox, as one batch. */
+export const insertLightsEvents = query<{ events: string }, never>('lights-insert-events', `
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+select e."eventId"::uuid, e."clientId", e."wallId", e.type, e."occurredAt", e.data
+  from jsonb_to_recordset(:events::jsonb) as e ("eventId" text, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)`);

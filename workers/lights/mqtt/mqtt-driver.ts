@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { Logger } from '../../../shared/logging/logger';
+import { sameLight, type Light, type SlotLights } from '../light-model';
+import type { LightsDriver, WallKey } from '../lights-engine';
+import { buttonMessage, controllerMessage, lightPayload, LightTopics, type ButtonKind, type Side } from './mqtt-topics';
+
+export interface ButtonPress {
+  clientId: number;
+  /** The wall the controller addressed (MQTT); null when the driver knows only the serial number (TCP). */
+  wallId: number | null;
+  serialNumber: string;
+  button: ButtonKind;
+  /** The controller's id of the press, to ignore it when delivered twice; null when it sent none. */
+  pressId: string | null;
+  driver: 'mqtt' | 'tcp';
+}
+
+export interface ControllerReport {
+  clientId: number;
+  controllerId: string;
+  driver: 'mqtt' | 'tcp';
+  /** false: it said it is going (its last will, a clean stop). */
+  online: boolean;
+  /** The serial numbers it announced; undefined when this message did not say. */
+  serialNumbers?: string[];
+  address?: string | null;
+}
+
+export interface MqttDriverOptions {
+  url: string;
+  prefix: string;
+  log: Logger;
+  /** Connected (first time or again): every light must be set again, then `sweepStale`. */
+  onConnected(): void;
+  onButton(press: ButtonPress): void;
+  onController(report: ControllerReport): void;
+}
+
+const RETAINED: IClientPublishOptions = { qos: 1, retain: true };
+const SWEEP_TIMEOUT_MS = 5_000;
+
+/** The broker's address without credentials, for log lines. */
+export function safeBrokerUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return 'the configured broker';
+  }
+}
+
+/**
+ * The MQTT driver (docs/lights.md "MQTT"): each light is a retained QoS 1 message on its slot's
+ * topic, so a controller that (re)connects reads the truth at once. Only changes are published while
+ * connected; nothing is queued while the broker is away: on every (re)connect the cache is dropped and
+ * the gateway sets every light again from PostgreSQL (the broker may have lost its retained messages),
+ * then clears retained lights of slots that no longer exist (sweepStale).
+ */
+export class MqttLightsDriver implements LightsDriver {
+  readonly name = 'mqtt';
+  readonly topics: LightTopics;
+  private readonly client: MqttClient;
+  /** What the broker holds per wall and slot, as this connection published it. */
+  private readonly published = new Map<number, { clientId: number; slots: Map<string, { slot: SlotLights; front: Light; back: Light }> }>();
+  private closing = false;
+
+  constructor(private readonly opts: MqttDriverOptions) {
+    this.topics = new LightTopics(opts.prefix);
+    const log = opts.log;
+    this.client = mqtt.connect(opts.url, {
+      clientId: `sorting-lights-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      clean: true,
+      reconnectPeriod: 1000,
+      connectTimeout: 5000,
+      resubscribe: false,
+      will: { topic: this.topics.gatewayStatus, payload: Buffer.from('{"online":false}'), qos: 1, retain: true },
+    });
+    const where = safeBrokerUrl(opts.url);
+    this.client.on('connect', () => {
+      log.info({ broker: where }, 'light gateway connected to the MQTT broker');
+      this.published.clear();
+      this.client.publish(this.topics.gatewayStatus, JSON.stringify({ online: true }), RETAINED);
+      this.client.subscribe([this.topics.buttonFilter, ...this.topics.controllerFilters], { qos: 1 }, (err) => {
+        if (err) log.warn({ err }, 'could not subscribe to the controllers’ topics');
+      });
+      opts.onConnected();
+    });
+    this.client.on('offline', () => {
+      if (!this.closing) log.warn({ broker: where }, 'MQTT broker unreachable; every light is set again when it is back');
+    });
+    // MQTT.js reconnects by itself (every second); an error is logged, never thrown, at most once a minute.
+    let loggedAt = 0;
+    this.client.on('error', (err) => {
+      if (Date.now() - loggedAt < 60_000) return;
+      loggedAt = Date.now();
+      log.warn({ err: { message: err.message, code: (err as { code?: unknown }).code }, broker: where }, 'MQTT error');
+    });
+    this.client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
+  }
+
+  get connected(): boolean {
+    return this.client.connected;
+  }
+
+  private onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    try {
+      if (this.sweep?.(topic, payload, retained)) return;
+      const slot = this.topics.parseSlot(topic);
+      if (slot?.kind === 'button') {
+        const msg = buttonMessage.safeParse(JSON.parse(payload.toString('utf8')));
+        // A retained press is not a press now (a misconfigured controller): ignored.
+        if (!msg.success || retained) return;
+        this.opts.onButton({ clientId: slot.clientId, wallId: slot.wallId, serialNumber: slot.serialNumber, button: msg.data.button, pressId: msg.data.id ?? null, driver: 'mqtt' });
+        return;
+      }
+      const controller = this.topics.parseController(topic);
+      if (controller) {
+        // An empty retained payload clears the status: the controller is gone for good.
+        const body = payload.length ? controllerMessage.safeParse(JSON.parse(payload.toString('utf8'))) : { success: true as const, data: { online: false } };
+        if (!body.success) return;
+        const online = controller.kind === 'heartbeat' ? true : body.data.online !== false;
+        this.opts.onController({ clientId: controller.clientId, controllerId: controller.controllerId, driver: 'mqtt', online, serialNumbers: body.data.slots });
+      }
+    } catch (err) {
+      // A controller's malformed message never stops the gateway.
+      this.opts.log.debug({ err, topic }, 'ignored a malformed MQTT message');
+    }
+  }
+
+  show(wall: WallKey, lights: readonly SlotLights[]): void {
+    const held = this.published.get(wall.wallId);
+    const next = new Map<string, { slot: SlotLights; front: Light; back: Light }>();
+    for (const slot of lights) {
+      const before = held?.slots.get(slot.serialNumber);
+      next.set(slot.serialNumber, { slot, front: slot.front, back: slot.back });
+      // A slot whose position or crc changed republishes: the payload names them.
+      const moved = before && (before.slot.position !== slot.position || before.slot.crc !== slot.crc);
+      if (!before || moved || !sameLight(before.front, slot.front)) this.publishLight(wall, slot, 'front', slot.front);
+      if (!before || moved || !sameLight(before.back, slot.back)) this.publishLight(wall, slot, 'back', slot.back);
+    }
+    for (const serial of held?.slots.keys() ?? []) if (!next.has(serial)) this.clearSlot(held!.clientId, wall.wallId, serial);
+    if (this.client.connected) this.published.set(wall.wallId, { clientId: wall.clientId, slots: next });
+  }
+
+  forget(wallId: number): void {
+    const held = this.published.get(wallId);
+    if (!held) return;
+    for (const serial of held.slots.keys()) this.clearSlot(held.clientId, wallId, serial);
+    this.published.delete(wallId);
+  }
+
+  resynced(shown: ReadonlySet<number>): void {
+    for (const wallId of [...this.published.keys()]) if (!shown.has(wallId)) this.forget(wallId);
+  }
+
+  private publishLight(wall: WallKey, slot: SlotLights, side: Side, light: Light): void {
+    // Not connected: nothing is queued; the next connect sets every light again.
+    if (!this.client.connected) return;
+    this.client.publish(this.topics.slot(wall.clientId, wall.wallId, slot.serialNumber, side), lightPayload(slot, light), RETAINED);
+  }
+
+  private clearSlot(clientId: number, wallId: number, serialNumber: string): void {
+    if (!this.client.connected) return;
+    // An empty retained message removes the retained light: the slot is no longer on this wall.
+    for (const side of ['front', 'back'] as const) this.client.publish(this.topics.slot(clientId, wallId, serialNumber, side), '', RETAINED);
+  }
+
+  private sweep: ((topic: string, payload: Buffer, retained: boolean) => boolean) | null = null;
+
+  /**
+   * Clears retained lights the broker holds for slots this gateway did not publish (a slot detached or
+   * moved to another wall while the gateway was down, a deleted wall). Runs after a full resync: it
+   * reads the broker's retained lights once (a marker message published after the subscription arrives
+   * after them), then publishes an empty retained message on each stale topic.
+   */
+  async sweepStale(): Promise<number> {
+    if (!this.client.connected || this.sweep) return 0;
+    const marker = `${this.opts.prefix}/gateway/sweep/${randomUUID()}`;
+    const found = new Set<string>();
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    this.sweep = (topic, payload, retained) => {
+      if (topic === marker) {
+        done();
+        return true;
+      }
+      const slot = this.topics.parseSlot(topic);
+      if (!slot || slot.kind === 'button') return false;
+      if (retained && payload.length) found.add(topic);
+      return true;
+    };
+    const filters = [...this.topics.lightFilters, marker];
+    let cleared = 0;
+    try {
+      await this.client.subscribeAsync(filters, { qos: 1 });
+      await this.client.publishAsync(marker, '', { qos: 1 });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([finished, new Promise<void>((r) => (timer = setTimeout(r, SWEEP_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+      await this.client.unsubscribeAsync(filters);
+      const live = new Set<string>();
+      for (const [wallId, held] of this.published) {
+        for (const serial of held.slots.keys()) for (const side of ['front', 'back'] as const) live.add(this.topics.slot(held.clientId, wallId, serial, side));
+      }
+      for (const topic of found) {
+        if (live.has(topic)) continue;
+        this.client.publish(topic, '', RETAINED);
+        cleared++;
+      }
+    } finally {
+      this.sweep = null;
+    }
+    if (cleared) this.opts.log.info({ cleared }, 'cleared retained lights of slots that no longer exist');
+    return cleared;
+  }
+
+  /** Sends a raw message (the gateway's own status topics); dropped while disconnected. */
+  publish(topic: string, payload: string, retain: boolean): void {
+    if (this.client.connected) this.client.publish(topic, payload, { qos: 1, retain });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.client.connected) await this.client.publishAsync(this.topics.gatewayStatus, JSON.stringify({ online: false }), RETAINED).catch(() => undefined);
+    await this.client.endAsync();
+  }
+}
