@@ -113,6 +113,7 @@ describe('operations: queue dashboard and metrics', () => {
         queueCounts: () => new Promise(() => undefined),
         outbox: () => Promise.reject(new Error('down')),
         webhookFailures: () => Promise.reject(new Error('down')),
+        lightControllers: () => Promise.reject(new Error('down')),
       });
       try {
         const started = Date.now();
@@ -122,9 +123,10 @@ describe('operations: queue dashboard and metrics', () => {
         expect(sample(first, 'outbox_lag_seconds')).toBeNaN();
         expect(sample(first, 'outbox_unpublished_events')).toBeNaN();
         expect(sample(first, 'webhook_delivery_failures_recent')).toBeNaN();
+        expect(first).not.toMatch(/^light_controllers\{/m);
         // The counter is written out before the gauges' collectors finish: the next scrape shows them.
         const next = (await request(api.app).get('/metrics').expect(200)).text;
-        for (const collector of ['queue_jobs', 'outbox', 'webhook_failures']) {
+        for (const collector of ['queue_jobs', 'outbox', 'webhook_failures', 'light_controllers']) {
           expect(sample(next, 'metrics_collector_errors_total', { collector })).toBeGreaterThanOrEqual(1);
         }
       } finally {

@@ -217,4 +217,64 @@ describe('light gateway over MQTT: every light right at every step', () => {
     wall = await lightsRight('a broker restart');
     expect(wall.slots.find((s) => s.crc === fourth.crc)!.status).toBe('Complete');
   });
+
+  it('a light test and the show-address mode reach every light and end; controllers online and offline reach the API, the hub and /metrics', async () => {
+    const manager = await floor.manager();
+    let wall = await lightsRight('before the modes');
+    const lights = await request(api.app).get(`/api/v1/walls/${floor.wallId}/lights`).set('Authorization', manager.auth).expect(200);
+    expect(lights.body).toMatchObject({ wallId: floor.wallId, mode: 'normal', modeUntil: null, slotsWithoutController: [] });
+    expect(lights.body.controllers).toEqual([
+      expect.objectContaining({ id: 'vc-1', driver: 'mqtt', online: true, slots: wall.slots.map((s) => ({ serialNumber: s.serialNumber, crc: s.crc, position: s.position })) }),
+    ]);
+
+    // The light test: every light steps through the LED channels, digits all lit; ended, the truth again.
+    const since = Date.now();
+    const test = await request(api.app).post(`/api/v1/walls/${floor.wallId}/lights/test`).set('Authorization', manager.auth).send({ seconds: 30 }).expect(200);
+    expect(test.body.mode).toBe('test');
+    const stepped = (color: string) =>
+      wall.slots.every((s) => vc.history.some((h) => h.at >= since && h.serialNumber === s.serialNumber && h.light?.colors[0] === color && h.light.digits === '88888'));
+    await waitFor(() => stepped('Red') && stepped('Green'), { timeoutMs: STEP_MS, what: 'every light to step through red and green' });
+    await request(api.app).delete(`/api/v1/walls/${floor.wallId}/lights/mode`).set('Authorization', manager.auth).expect(200);
+    await lightsRight('the end of a light test');
+
+    // Show-address: white, each slot's position; a button then only flashes white (a button test).
+    await request(api.app).post(`/api/v1/walls/${floor.wallId}/lights/show-address`).set('Authorization', manager.auth).expect(200);
+    await waitFor(
+      () => wall.slots.every((s) => vc.lights.get(s.serialNumber)?.front?.digits === String(s.position) && vc.lights.get(s.serialNumber)?.back?.colors[0] === 'White'),
+      { timeoutMs: STEP_MS, what: 'every slot to show its position' },
+    );
+    const pressedAt = Date.now();
+    await vc.press(wall.slots[0]!.serialNumber, 'confirm');
+    await waitFor(() => flashed(wall.slots[0]!.serialNumber, 'White', pressedAt), { timeoutMs: STEP_MS, what: 'a button test to flash white' });
+    await request(api.app).delete(`/api/v1/walls/${floor.wallId}/lights/mode`).set('Authorization', manager.auth).expect(200);
+    wall = await lightsRight('the end of show-address');
+
+    // Who may: a Sorter reads, only a Manager starts a mode; another client's wall is not found.
+    const sorter = await floor.sorter(1);
+    await request(api.app).get(`/api/v1/walls/${floor.wallId}/lights`).set('Authorization', sorter.auth).expect(200);
+    expect((await request(api.app).post(`/api/v1/walls/${floor.wallId}/lights/test`).set('Authorization', sorter.auth)).body.code).toBe('forbidden');
+    const other = await buildFloor(api);
+    await request(api.app).post(`/api/v1/walls/${other.wallId}/lights/test`).set('Authorization', manager.auth).expect(404);
+    await request(api.app).get(`/api/v1/walls/${other.wallId}/lights`).set('Authorization', manager.auth).expect(404);
+    expect((await request(api.app).post(`/api/v1/walls/${floor.wallId}/lights/test`).set('Authorization', manager.auth).send({ seconds: 0 })).status).toBe(400);
+
+    // The controller dies (its last will): offline in the API, in an event for the hub, in /metrics.
+    await vc.close({ clean: false });
+    const offline = async () => (await request(api.app).get(`/api/v1/walls/${floor.wallId}/lights`).set('Authorization', manager.auth)).body.controllers[0]?.online === false;
+    await waitFor(offline, { timeoutMs: STEP_MS, what: 'the controller offline after its last will' });
+    const events = await api.runtime.orm.em
+      .fork()
+      .execute<{ online: boolean }[]>(`select (data->'controller'->>'online')::boolean as online from outbox_event where wall_id = ? and type = 'lights.controller' order by id`, [floor.wallId]);
+    expect(events.map((e) => e.online)).toEqual([true, false]);
+    const metrics = (await request(api.app).get('/metrics').expect(200)).text;
+    expect(Number(/^light_controllers\{state="offline"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+
+    // A controller that announces itself and then falls silent is offline after LIGHTS_CONTROLLER_TIMEOUT_MS (3 s here).
+    const silent = await VirtualLightController.connect({ url: broker.url, clientId: floor.tenant.clientId, controllerId: 'vc-silent', serialNumbers: [wall.slots[0]!.serialNumber], heartbeatMs: 3_600_000 });
+    const state = async () =>
+      (await api.runtime.orm.em.fork().execute<{ online: boolean }[]>(`select online from light_controller where client_id = ? and controller_id = 'vc-silent'`, [floor.tenant.clientId]))[0]?.online;
+    await waitFor(async () => (await state()) === true, { timeoutMs: STEP_MS, what: 'the silent controller online first' });
+    await waitFor(async () => (await state()) === false, { timeoutMs: STEP_MS, what: 'the silent controller offline' });
+    await silent.close();
+  });
 });

@@ -89,6 +89,10 @@ describe('light model', () => {
       ['345', '345', ['White']],
     ]);
     expect(nextChangeAt(state, [], NOW)).toBe(NOW + 60_000);
+    // A button test: the pressed slot flashes meanwhile.
+    const tested = renderWall(state, [{ crc: slot(12).crc, color: 'White', until: NOW + FLASH_MS }], NOW);
+    expect(tested[1]!.front).toEqual({ on: true, colors: ['White'], blink: 'fast', digits: '' });
+    expect(tested[0]!.front.blink).toBe('steady');
   });
 
   it('property: in normal mode a front is lit exactly when its slot has pending scans, in their colors, with their units; a back exactly when Complete', () => {

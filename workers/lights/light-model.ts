@@ -100,8 +100,10 @@ export function activeMode(mode: WallMode | null, now: number): WallMode | null 
   return mode && now < mode.until ? mode : null;
 }
 
+const flashLight = (flash: Flash): Light => ({ on: true, colors: [flash.color], blink: 'fast', digits: '' });
+
 function frontOf(slot: SlotState, pending: PendingState[], flash: Flash | undefined): Light {
-  if (flash) return { on: true, colors: [flash.color], blink: 'fast', digits: '' };
+  if (flash) return flashLight(flash);
   if (pending.length === 0) return OFF;
   const colors: LightColor[] = [];
   let units = 0;
@@ -122,7 +124,8 @@ function backOf(slot: SlotState): Light {
  *   more colors alternate) with the units to put on the digits; otherwise the front is dark. A flash in
  *   progress overrides the front (fast blink). A Complete slot lights its back (the shipper's cue).
  * - `test`: every light, front and back, steps through red, green, blue and white, digits all lit.
- * - `show-address`: every front and back light white, steady, showing the slot's position.
+ * - `show-address`: every front and back light white, steady, showing the slot's position; a flash
+ *   (a button pressed: a button test) shows on its front.
  */
 export function renderWall(state: WallState, flashes: readonly Flash[], now: number): SlotLights[] {
   const mode = activeMode(state.mode, now);
@@ -148,7 +151,9 @@ export function renderWall(state: WallState, flashes: readonly Flash[], now: num
     }
     if (mode?.mode === 'show-address') {
       const light: Light = { on: true, colors: ['White'], blink: 'steady', digits: digitsOf(slot.position) };
-      return { ...base, front: light, back: light };
+      // A button pressed meanwhile flashes its slot (a button test).
+      const flash = flashBySlot.get(slot.crc);
+      return { ...base, front: flash ? flashLight(flash) : light, back: light };
     }
     return { ...base, front: frontOf(slot, pendingBySlot.get(slot.crc) ?? [], flashBySlot.get(slot.crc)), back: backOf(slot) };
   });

@@ -104,6 +104,8 @@ export interface OperationalSources {
   outbox(): Promise<{ lagSeconds: number; unpublished: number }>;
   /** Failed webhook attempts in the last WEBHOOK_FAILURE_WINDOW_S seconds. */
   webhookFailures(): Promise<number>;
+  /** Light controllers the gateway knows of, online and offline (docs/lights.md). */
+  lightControllers(): Promise<{ online: number; offline: number }>;
 }
 
 export const WEBHOOK_FAILURE_WINDOW_S = 300;
@@ -203,6 +205,24 @@ new client.Gauge({
     } catch {
       this.set(NaN);
       collectorErrors.inc({ collector: 'webhook_failures' });
+    }
+  },
+});
+
+new client.Gauge({
+  name: 'light_controllers',
+  help: 'Slot light controllers known to the light gateway, by state (online, offline), every client',
+  labelNames: ['state'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      const n = await bounded(sources.lightControllers());
+      this.set({ state: 'online' }, n.online);
+      this.set({ state: 'offline' }, n.offline);
+    } catch {
+      collectorErrors.inc({ collector: 'light_controllers' });
     }
   },
 });

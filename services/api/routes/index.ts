@@ -10,6 +10,7 @@ import { employeesRoutes } from './employees.route';
 import { eventsRoutes } from './events.route';
 import { geoRoutes } from './geo.route';
 import { licensePlatesRoutes } from './license-plates.route';
+import { lightsRoutes } from './lights.route';
 import { insightsRoutes } from './insights.route';
 import { ordersRoutes } from './orders.route';
 import { securityRoutes } from './security.route';
@@ -35,6 +36,7 @@ export const apiRoutes: RouteDef[] = [
   ...securityRoutes,
   ...subscriptionsRoutes,
   ...wallsRoutes,
+  ...lightsRoutes,
   ...sortBoxesRoutes,
   ...displaysRoutes,
   ...ordersRoutes,

@@ -2,7 +2,7 @@ import type { Orm } from '../../../../shared/db/orm';
 import type { QueueInspection } from '../../../../shared/queue/queue-registry';
 import { WEBHOOK_FAILURE_WINDOW_S, type OperationalSources } from '../../http/metrics';
 
-/** What the deployment-wide gauges of /metrics read on each scrape: BullMQ's counts and two small queries. */
+/** What the deployment-wide gauges of /metrics read on each scrape: BullMQ's counts and three small queries. */
 export function operationalSources(orm: Orm, queues: QueueInspection): OperationalSources {
   const sql = <T>(query: string, params: unknown[] = []) => orm.em.getConnection().execute<T[]>(query, params);
   return {
@@ -21,6 +21,12 @@ export function operationalSources(orm: Orm, queues: QueueInspection): Operation
         [WEBHOOK_FAILURE_WINDOW_S],
       );
       return Number(row?.n ?? 0);
+    },
+    lightControllers: async () => {
+      const [row] = await sql<{ online: string; offline: string }>(
+        'select count(*) filter (where online) as online, count(*) filter (where not online) as offline from light_controller',
+      );
+      return { online: Number(row?.online ?? 0), offline: Number(row?.offline ?? 0) };
     },
   };
 }
