@@ -1,13 +1,28 @@
-// The hub: a wall's slots as the wall's display settings lay them out, lit in the sorter's color
-// while a scan waits for confirmation, kept live over the WebSocket event stream.
+// The hub: a wall display readable from across the room. The wall's slots as its display settings
+// lay them out, lit in the sorter's color while a scan waits for confirmation (two sorters: both),
+// Sorting and Complete in fills no sorter color looks like, wrong slots flashed, the sorters by name,
+// the light controllers' state, and a feed. Restored from GET /walls/{id} (pendingItems) on every
+// load, then kept live over the WebSocket event stream.
 import { $, api, el, show, signInForm, textOn, token } from './common.js';
 
 const FEED_MAX = 60;
-const state = { wall: null, slots: new Map(), pending: new Map(), sorters: new Map(), lastEventId: null, ws: null, retry: 0, timer: null };
+const FLASH_MS = 2500;
+const state = {
+  wall: null,
+  slots: new Map(),
+  pending: new Map(),
+  sorters: new Map(),
+  names: new Map(),
+  lights: null,
+  lastEventId: null,
+  ws: null,
+  retry: 0,
+  timer: null,
+  modeTimer: null,
+};
 
 async function start() {
   $('#sign-out').hidden = !token.get();
-  $('#queues').hidden = !claims().roles?.includes('Admin');
   if (!token.get()) return show('sign-in');
   let walls;
   try {
@@ -16,6 +31,12 @@ async function start() {
     if (err.status === 401) return signOut();
     throw err;
   }
+  const roles = claims().roles || [];
+  const manager = roles.includes('Manager') || roles.includes('Admin');
+  $('#light-test').hidden = !manager;
+  $('#show-address').hidden = !manager;
+  // Only the operators named in QUEUE_DASHBOARD_ADMINS: the service says who.
+  api('GET', '/admin/queues/session').then((r) => ($('#queues').hidden = !r.allowed), () => ($('#queues').hidden = true));
   if (walls.length === 0) return show('no-walls');
   const select = $('#wall-select');
   select.replaceChildren(...walls.map((w) => el('option', { value: w.id, textContent: `${w.name} (${w.slotCount} slots)` })));
@@ -27,17 +48,28 @@ async function start() {
 
 async function openWall(id) {
   closeStream();
-  const wall = await api('GET', `/api/v1/walls/${id}`);
+  const [wall, lights] = await Promise.all([api('GET', `/api/v1/walls/${id}`), api('GET', `/api/v1/walls/${id}/lights`).catch(() => null)]);
   history.replaceState(null, '', `?wall=${id}`);
-  Object.assign(state, { wall, lastEventId: null, slots: new Map(), pending: new Map(), sorters: new Map() });
+  Object.assign(state, { wall, lights, lastEventId: null, slots: new Map(), pending: new Map(), sorters: new Map() });
   for (const s of wall.slots) state.slots.set(s.crc, { ...s });
-  for (const s of wall.sessions) state.sorters.set(s.userId, s);
+  for (const s of wall.sessions) {
+    state.sorters.set(s.userId, s);
+    state.names.set(s.userId, s.userName);
+  }
+  // The slots lit before this page opened (or before a reload) light again at once.
+  for (const p of wall.pendingItems) {
+    state.names.set(p.userId, p.userName);
+    state.pending.set(p.id, pendingOf(p));
+  }
   $('#feed').replaceChildren();
   await layout();
   renderSorters();
+  renderDevices();
   show('wall');
   connect();
 }
+
+const pendingOf = (item) => ({ crc: item.crc, color: item.color, colorHex: item.colorHex, sku: item.sku, userId: item.userId, units: item.units, createdAt: item.createdAt, id: item.id });
 
 /** Places each slot at the cell the display settings give it (one segment after another). */
 async function layout() {
@@ -46,18 +78,27 @@ async function layout() {
   const grid = $('#grid');
   // Positions may have gaps (a detached slot keeps its number free): lay out up to the highest one.
   const last = Math.max(0, ...slots.map((s) => s.position));
-  let cells = Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % 10, y: Math.floor(i / 10) }));
+  const perRow = Math.max(1, Math.ceil(Math.sqrt(last * 1.6)));
+  let cells = Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % perRow, y: Math.floor(i / perRow) }));
   if (last && wall.segmentRows && wall.segmentColumns) {
     const q = new URLSearchParams({ sortBoxes: last, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
     cells = await api('GET', `/api/v1/list-sortbox-displays?${q}`);
   }
   const byIndex = new Map(cells.map((c) => [c.index, c]));
-  const cols = Math.max(1, ...cells.map((c) => c.x + 1));
-  grid.style.setProperty('--cols', cols);
+  grid.style.setProperty('--cols', Math.max(1, ...cells.map((c) => c.x + 1)));
+  grid.style.setProperty('--rows', Math.max(1, ...cells.map((c) => c.y + 1)));
   grid.replaceChildren(
     ...slots.map((s) => {
       const c = byIndex.get(s.position) || { x: 0, y: 0 };
-      const node = el('div.slot', { dataset: { crc: s.crc, position: s.position } }, el('b', { textContent: s.position }), el('small', { textContent: s.crc }), el('span.who'));
+      const node = el(
+        'div.slot',
+        { dataset: { crc: s.crc, position: s.position } },
+        el('b.num', { textContent: s.position }),
+        el('span.mark'),
+        el('span.who'),
+        el('small.crc', { textContent: s.crc }),
+        el('span.no-light-badge', { textContent: '⚠ no light', hidden: true }),
+      );
       node.style.gridColumn = String(c.x + 1);
       node.style.gridRow = String(c.y + 1);
       // A gap between segments, so the picture matches the physical wall.
@@ -68,25 +109,79 @@ async function layout() {
   for (const crc of state.slots.keys()) paintSlot(crc);
 }
 
+const nameOf = (userId) => state.names.get(userId) || `Employee ${userId}`;
+
 function paintSlot(crc) {
   const slot = state.slots.get(crc);
   const node = document.querySelector(`.slot[data-crc="${crc}"]`);
   if (!slot || !node) return;
-  const lit = [...state.pending.values()].filter((p) => p.crc === crc).at(-1);
+  const lit = [...state.pending.values()].filter((p) => p.crc === crc).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
+  const colors = [...new Map(lit.map((p) => [p.color, p.colorHex])).values()];
   node.dataset.status = slot.status;
-  node.classList.toggle('lit', Boolean(lit));
-  node.style.background = lit ? lit.colorHex : '';
-  node.style.color = lit ? textOn(lit.colorHex) : '';
-  $('.who', node).textContent = lit ? `${lit.color} · ${lit.sku}` : slot.status === 'Complete' ? 'Complete' : slot.orderId ? `order ${slot.orderId}` : '';
+  node.classList.toggle('lit', lit.length > 0);
+  node.classList.toggle('split', colors.length > 1);
+  if (colors.length === 1) node.style.background = colors[0];
+  else if (colors.length > 1) node.style.background = `linear-gradient(135deg, ${colors.map((c, i) => `${c} ${(i * 100) / colors.length}% ${((i + 1) * 100) / colors.length}%`).join(', ')})`;
+  else node.style.background = '';
+  node.style.color = colors.length ? textOn(colors[0]) : '';
+  $('.mark', node).textContent = !lit.length && slot.status === 'Complete' ? '✓' : '';
+  const units = lit.reduce((n, p) => n + p.units, 0);
+  $('.who', node).textContent = lit.length
+    ? `${[...new Set(lit.map((p) => nameOf(p.userId)))].join(' + ')} · ${units} ${units === 1 ? 'unit' : 'units'}`
+    : slot.status === 'Complete'
+      ? 'Complete'
+      : slot.orderId
+        ? `order ${slot.orderId}`
+        : '';
+  const dark = unlitSlots().has(slot.serialNumber);
+  node.classList.toggle('no-light', dark);
+  $('.no-light-badge', node).hidden = !dark;
+}
+
+/** Serial numbers of slots whose every controller is offline (no light shows them). */
+function unlitSlots() {
+  const out = new Set();
+  const controllers = state.lights?.controllers || [];
+  const online = new Set(controllers.filter((c) => c.online).flatMap((c) => c.slots.map((s) => s.serialNumber)));
+  for (const c of controllers) if (!c.online) for (const s of c.slots) if (!online.has(s.serialNumber)) out.add(s.serialNumber);
+  return out;
 }
 
 function renderSorters() {
   const list = [...state.sorters.values()];
   $('#sorters').replaceChildren(
     ...(list.length
-      ? list.map((s) => el('li', {}, el('span.swatch', { style: { background: s.colorHex } }), `${s.color} · user ${s.userId}`))
+      ? list.map((s) =>
+          el('li', { style: { borderColor: s.colorHex } }, el('span.swatch', { style: { background: s.colorHex } }), el('b', { textContent: nameOf(s.userId) }), el('small', { textContent: s.color })),
+        )
       : [el('li.muted', { textContent: 'No sorter connected' })]),
   );
+}
+
+function renderDevices() {
+  const pill = $('#devices');
+  const lights = state.lights;
+  pill.hidden = !lights;
+  if (!lights) return;
+  const total = lights.controllers.length;
+  const offline = lights.controllers.filter((c) => !c.online);
+  pill.dataset.state = total === 0 ? 'none' : offline.length ? 'offline' : 'online';
+  pill.textContent = total === 0 ? 'No light controllers' : offline.length ? `⚠ Lights: ${offline.length} of ${total} offline` : `Lights: ${total} online`;
+  pill.title = offline.length ? `Offline: ${offline.map((c) => c.id).join(', ')}` : 'Slot light controllers of this wall';
+  renderMode();
+  for (const crc of state.slots.keys()) paintSlot(crc);
+}
+
+function renderMode() {
+  clearTimeout(state.modeTimer);
+  const l = state.lights;
+  const until = l?.modeUntil ? Date.parse(l.modeUntil) : 0;
+  const on = l && l.mode !== 'normal' && until > Date.now();
+  $('#mode').hidden = !on;
+  document.body.dataset.mode = on ? l.mode : 'normal';
+  if (!on) return;
+  $('#mode-text').textContent = `${l.mode === 'test' ? 'Light test' : 'Showing slot addresses on the lights'} until ${new Date(until).toLocaleTimeString()}`;
+  state.modeTimer = setTimeout(renderMode, until - Date.now() + 50);
 }
 
 function setSlot(box) {
@@ -95,13 +190,39 @@ function setSlot(box) {
   paintSlot(box.crc);
 }
 
+/** Flashes a slot for a moment: `wrong` red, `right` in its sorter's color (the slot stays lit). */
+function flash(crc, kind) {
+  const node = crc && document.querySelector(`.slot[data-crc="${crc}"]`);
+  if (!node) return;
+  node.classList.remove(`flash-${kind}`);
+  void node.offsetWidth; // restart the animation
+  node.classList.add(`flash-${kind}`);
+  setTimeout(() => node.classList.remove(`flash-${kind}`), FLASH_MS);
+}
+
+const slotBarcode = (code) => /^(?:[AB]-)?([0-9A-F]{8})$/i.exec((code || '').trim())?.[1]?.toUpperCase() || null;
+
+/** A session's sorter by name: the events name an employee by id, so the hub asks once. */
+async function learnName(userId) {
+  if (state.names.has(userId)) return;
+  try {
+    const e = await api('GET', `/api/v1/employees/${userId}`);
+    state.names.set(userId, `${e.firstName} ${e.lastName}`);
+    renderSorters();
+    for (const crc of state.slots.keys()) paintSlot(crc);
+  } catch {
+    // an unknown name stays "Employee N"
+  }
+}
+
 /** Applies one wall event to the picture and adds it to the feed. */
-function apply(event) {
+async function apply(event) {
   state.lastEventId = event.id;
   const d = event.data || {};
   switch (event.type) {
     case 'session.started':
       state.sorters.set(d.session.userId, d.session);
+      await learnName(d.session.userId);
       renderSorters();
       break;
     case 'session.ended': {
@@ -111,7 +232,7 @@ function apply(event) {
       break;
     }
     case 'sort-box-item.created':
-      state.pending.set(d.item.id, { crc: d.item.crc, color: d.item.color, colorHex: d.item.colorHex, sku: d.item.sku });
+      state.pending.set(d.item.id, pendingOf(d.item));
       setSlot(d.sortBox);
       paintSlot(d.item.crc);
       break;
@@ -135,6 +256,22 @@ function apply(event) {
       for (const [id, p] of state.pending) if (p.crc === d.sortBox.crc) state.pending.delete(id);
       setSlot(d.sortBox);
       break;
+    case 'command.refused':
+      // A wrong slot: the scanned slot flashes red, the right one in the sorter's color.
+      if (d.command === 'item.confirm' && (d.code === 'wrong-slot' || d.code === 'shipper-barcode-not-accepted')) {
+        const wrong = slotBarcode(d.barcode);
+        if (wrong && wrong !== d.crc) flash(wrong, 'wrong');
+        flash(d.crc, 'right');
+      }
+      break;
+    case 'lights.button':
+      flash(d.crc, 'wrong');
+      break;
+    case 'lights.mode':
+    case 'lights.controller':
+      state.lights = await api('GET', `/api/v1/walls/${state.wall.id}/lights`).catch(() => state.lights);
+      renderDevices();
+      break;
     case 'wall.updated':
       // A new layout or name: read the wall again (the stream goes on from the last event).
       openWall(state.wall.id).catch(() => undefined);
@@ -146,24 +283,39 @@ function apply(event) {
 function describe(e) {
   const d = e.data || {};
   const slot = (b) => (b ? `slot ${b.position}` : '');
+  const who = (id) => nameOf(id);
+  const posOf = (crc) => state.slots.get(crc)?.position;
   switch (e.type) {
-    case 'sort-box-item.created': return `${d.item.color} scanned ${d.item.sku} → ${slot(d.sortBox)}`;
-    case 'sort-box-item.confirmed': return `${d.item.color} confirmed ${d.item.sku} in ${slot(d.sortBox)}`;
-    case 'sort-box-item.cancelled': return `${d.item.color} cancelled ${d.item.sku}`;
-    case 'sort-box-item.swapped': return `${d.item.color} moved ${d.item.sku}: ${slot(d.from)} → ${slot(d.to)}`;
-    case 'sort-box.completed': return `${slot(d.sortBox)} complete (order ${d.orderId})`;
+    case 'sort-box-item.created': return `${who(d.item.userId)} scanned ${d.item.sku} → ${slot(d.sortBox)}`;
+    case 'sort-box-item.confirmed': return `${who(d.item.userId)} put ${d.item.confirmedUnits} × ${d.item.sku} in ${slot(d.sortBox)}`;
+    case 'sort-box-item.cancelled':
+      return `${who(d.item.userId)}'s ${d.item.sku} cancelled${d.reason === 'short-button' ? ' (short button)' : d.reason === 'session-ended' ? ' (sorter left)' : d.reason ? ` (${d.reason})` : ''}`;
+    case 'sort-box-item.swapped': return `${who(d.item.userId)} moved ${d.item.sku}: ${slot(d.from)} → ${slot(d.to)}`;
+    case 'sort-box.completed': return `${slot(d.sortBox)} complete: ready for the shipper (order ${d.orderId})`;
     case 'sort-box.released': return `${slot(d.sortBox)} released${d.forced ? ' (forced)' : ''}`;
-    case 'session.started': return `${d.session.color} sorter connected (user ${d.session.userId})`;
-    case 'session.ended': return `${d.session.color} sorter left (${d.session.endReason})`;
-    case 'wall.updated': return 'wall settings changed';
+    case 'session.started': return `${who(d.session.userId)} connected (${d.session.color})`;
+    case 'session.ended': return `${who(d.session.userId)} left (${d.session.endReason})`;
+    case 'command.refused': {
+      const wrong = slotBarcode(d.barcode);
+      if (d.code === 'wrong-slot' && wrong) return `Wrong slot: ${who(d.userId)} scanned slot ${posOf(wrong) ?? wrong}, the unit goes in slot ${posOf(d.crc) ?? d.crc}`;
+      return `Refused (${d.code})${d.userId ? ` for ${who(d.userId)}` : ''}: ${d.detail}`;
+    }
+    case 'lights.button': return `Button on slot ${d.position ?? '?'} refused: ${d.detail}`;
+    case 'lights.mode': return d.mode === 'normal' ? 'Lights back to normal' : d.mode === 'test' ? 'Light test started' : 'Showing slot addresses on the lights';
+    case 'lights.controller': return `Light controller ${d.controller?.id} ${d.controller?.online ? 'online' : 'OFFLINE'}`;
+    case 'wall.updated': return 'Wall settings changed';
     default: return e.type;
   }
 }
 
+const BAD = new Set(['command.refused', 'lights.button']);
+
 function addToFeed(e) {
-  const color = e.data?.item?.colorHex || e.data?.session?.colorHex;
+  const color = e.data?.item?.colorHex || e.data?.session?.colorHex || (e.type === 'command.refused' ? state.sorters.get(e.data.userId)?.colorHex : null);
   const time = new Date(e.occurredAt).toLocaleTimeString();
+  const bad = BAD.has(e.type) || (e.type === 'lights.controller' && !e.data?.controller?.online);
   const li = el('li', { dataset: { type: e.type } }, el('time', { textContent: time }), el('span.swatch', { style: { background: color || 'transparent' } }), describe(e));
+  if (bad) li.classList.add('bad');
   const feed = $('#feed');
   feed.prepend(li);
   while (feed.children.length > FEED_MAX) feed.lastChild.remove();
@@ -181,13 +333,11 @@ function connect() {
     state.retry = 0;
     live('on');
   };
+  // Events are applied one after another, in the order they came.
+  let chain = Promise.resolve();
   ws.onmessage = (m) => {
     if (state.ws !== ws) return;
-    try {
-      apply(JSON.parse(m.data));
-    } catch (err) {
-      console.error('bad event', err);
-    }
+    chain = chain.then(() => apply(JSON.parse(m.data))).catch((err) => console.error('bad event', err));
   };
   ws.onclose = () => {
     if (state.ws !== ws) return;
@@ -214,13 +364,11 @@ function live(s) {
 function signOut() {
   closeStream();
   token.clear();
-  $('#wall-select').hidden = true;
-  $('#live').hidden = true;
-  $('#queues').hidden = true;
+  for (const id of ['#wall-select', '#live', '#queues', '#devices', '#light-test', '#show-address']) $(id).hidden = true;
   begin();
 }
 
-/** What the token says about its holder (to offer the queue dashboard to Admins; the service decides). */
+/** What the token says about its holder (to offer the Manager buttons; the service decides). */
 function claims() {
   try {
     return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
@@ -238,6 +386,15 @@ async function openQueues() {
   }
 }
 
+async function lightMode(path, method = 'POST') {
+  try {
+    state.lights = await api(method, `/api/v1/walls/${state.wall.id}/lights${path}`, method === 'POST' ? { body: {} } : {});
+    renderDevices();
+  } catch (err) {
+    alert(err.detail || err.message);
+  }
+}
+
 /** Every start-up and wall change ends here when it fails: no rejection goes unhandled. */
 const report = (err) => alert(err.detail || err.message);
 function begin() {
@@ -247,5 +404,8 @@ function begin() {
 signInForm($('#sign-in form'), begin);
 $('#queues').addEventListener('click', openQueues);
 $('#sign-out').addEventListener('click', signOut);
+$('#light-test').addEventListener('click', () => lightMode('/test'));
+$('#show-address').addEventListener('click', () => lightMode('/show-address'));
+$('#mode-end').addEventListener('click', () => lightMode('/mode', 'DELETE'));
 $('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(report));
 begin();

@@ -24,6 +24,11 @@ export const DASHBOARD_SESSION_SECONDS = 15 * 60;
 
 export const dashboardSecret = (jwtSecret: string) => `${jwtSecret}\u0000queue-dashboard`;
 
+/** An Admin named in QUEUE_DASHBOARD_ADMINS (the same test as assertOperator, as a boolean). */
+export function mayOpenQueueDashboard(auth: AuthClaims, deps: ApiDeps): boolean {
+  return auth.roles.includes('Admin') && deps.config.QUEUE_DASHBOARD_ADMINS.includes(auth.email.toLowerCase());
+}
+
 export function assertOperator(auth: AuthClaims, deps: ApiDeps): void {
   if (!auth.roles.includes('Admin')) throw new AppError('forbidden', 'The queue dashboard is for Admins.');
   if (!deps.config.QUEUE_DASHBOARD_ADMINS.includes(auth.email.toLowerCase())) {

@@ -20,12 +20,12 @@ import { sortBoxesRoutes } from './sort-boxes.route';
 import { subscriptionsRoutes } from './subscriptions.route';
 import { tokenRoute } from './token.route';
 import { transparencyCodesRoutes } from './transparency-codes.route';
-import { queueDashboardSessionRoute } from './queue-dashboard.route';
+import { queueDashboardAccessRoute, queueDashboardSessionRoute } from './queue-dashboard.route';
 import { wallsRoutes } from './walls.route';
 import { webhooksRoutes } from './webhooks.route';
 
 /** Routes outside /api/v1 (the token service, the queue dashboard's sign-in). */
-export const rootRoutes: RouteDef[] = [tokenRoute, queueDashboardSessionRoute];
+export const rootRoutes: RouteDef[] = [tokenRoute, queueDashboardSessionRoute, queueDashboardAccessRoute];
 
 /** Every operation under /api/v1, one file per resource. */
 export const apiRoutes: RouteDef[] = [
