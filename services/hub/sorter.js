@@ -1,9 +1,19 @@
 // The sorter's page: connect to a wall, scan a product, see the slot in your color, scan the slot's
-// A- barcode to confirm. Built for a phone or a handheld whose scanner types the code and Enter.
+// A- barcode to confirm. Built for a phone or a handheld whose scanner types the code and Enter. The
+// field always says what it expects next; a reload (or another device of the same session) finds the
+// scan still waiting (GET /walls/{id}/pending-items); leaving with a scan waiting asks first.
 import { $, api, el, randomId, show, signInForm, textOn, token } from './common.js';
 
 const SESSION_KEY = 'sortingWall.session';
-const state = { session: JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'), item: null, mode: 'scan', busy: false, pinLength: 0 };
+const state = {
+  session: JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'),
+  item: null,
+  mode: 'scan',
+  busy: false,
+  pinLength: 0,
+  // What to do once the scan is cancelled (leaving the wall after the warning).
+  afterCancel: null,
+};
 
 async function start() {
   $('#sign-out').hidden = !token.get();
@@ -49,8 +59,22 @@ async function sorting() {
   $('#who').textContent = `You are ${s.color} · ${s.wallName}`;
   show('sorting');
   setItem(null);
-  api('GET', '/api/v1/security/pin/length').then((n) => (state.pinLength = n), () => undefined);
+  readPinLength();
   focusScan();
+  await restorePending();
+}
+
+const readPinLength = () => api('GET', '/api/v1/security/pin/length').then((n) => (state.pinLength = n), () => state.pinLength);
+
+/** A scan of mine still waiting (after a reload, or scanned on another device of this session): shown again. */
+async function restorePending() {
+  try {
+    const pending = await api('GET', `/api/v1/walls/${state.session.wallId}/pending-items`);
+    const mine = pending.filter((p) => p.userId === state.session.userId);
+    if (mine.length && !state.item) setItem(mine[0]);
+  } catch {
+    // nothing to restore
+  }
 }
 
 /** Everything the scanner types lands here: the field takes the focus back whenever it loses it. */
@@ -100,6 +124,21 @@ async function scan(barcode) {
 async function confirm(barcode) {
   const item = await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/confirm`, { body: { barcode } });
   setItem(null, `✓ In slot ${item.position}${item.remainingUnits > 0 ? ` · ${item.remainingUnits} more of this order line` : ''}`);
+  await completeCue(item);
+}
+
+/** The order of that slot is complete: a cue the sorter cannot miss (the slot goes to the shipper). */
+async function completeCue(item) {
+  if (item.remainingUnits > 0) return;
+  try {
+    const wall = await api('GET', `/api/v1/walls/${item.wallId}`);
+    const slot = wall.slots.find((s) => s.crc === item.crc);
+    if (slot?.status !== 'Complete' || state.item) return;
+    $('#complete-detail').textContent = `Order ${item.orderId} is complete in slot ${slot.position}: it goes to the shipper. Scan the next product.`;
+    $('#complete').hidden = false;
+  } catch {
+    // the cue is a help, not a step
+  }
 }
 
 async function swapTo(barcode) {
@@ -110,8 +149,30 @@ async function swapTo(barcode) {
 
 async function cancel(pin) {
   const headers = pin ? { 'X-Pin': pin } : {};
-  await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/cancel`, { headers });
+  try {
+    await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/cancel`, { headers });
+  } catch (err) {
+    // A PIN set (or enforced) since this page read its length: read it again and ask for it.
+    if (err.code === 'pin-required') {
+      await readPinLength();
+      return askPin('A PIN is now needed to cancel a scan.');
+    }
+    throw err;
+  }
   setItem(null, 'Scan cancelled: the unit goes back.');
+  const next = state.afterCancel;
+  state.afterCancel = null;
+  if (next) await next();
+}
+
+function askPin(why = '') {
+  $('#leave-warning').hidden = true;
+  $('#pin-form').hidden = false;
+  $('#pin-why').textContent = why;
+  $('#pin').value = '';
+  if (state.pinLength > 0) $('#pin').maxLength = state.pinLength;
+  else $('#pin').removeAttribute('maxlength');
+  $('#pin').focus();
 }
 
 /** Shows the slot the unit goes into, large and in the sorter's color; null shows the scan prompt. */
@@ -123,9 +184,19 @@ function setItem(item, message) {
   box.dataset.done = String(!item && Boolean(message) && message.startsWith('✓'));
   box.style.background = item ? s.colorHex : '';
   box.style.color = item ? textOn(s.colorHex) : '';
+  if (item || message) $('#complete').hidden = true;
   $('#hint').textContent = item
     ? state.mode === 'swap' ? 'Scan the A- barcode of an empty slot' : `Put ${item.sku} in slot`
     : message || 'Scan a product';
+  // The field says what it takes next.
+  const expect = !item
+    ? 'Scan a product'
+    : state.mode === 'swap'
+      ? 'Scan the A- code of an empty slot'
+      : `Scan slot ${item.position}'s code ${item.sorterBarcode}`;
+  $('#expect').textContent = expect;
+  $('#scan').placeholder = expect;
+  document.body.dataset.expect = !item ? 'product' : state.mode === 'swap' ? 'swap-target' : 'slot';
   $('#slot-no').textContent = item ? item.position : '';
   $('#slot-info').textContent = item ? (state.mode === 'swap' ? `now in slot ${item.position}` : `then scan ${item.sorterBarcode}`) : '';
   $('#cancel').disabled = !item;
@@ -149,12 +220,7 @@ function clearRefusal() {
 async function onCancel() {
   if (!state.item) return;
   clearRefusal();
-  if (state.pinLength > 0) {
-    $('#pin-form').hidden = false;
-    $('#pin').value = '';
-    $('#pin').maxLength = state.pinLength;
-    return $('#pin').focus();
-  }
+  if (state.pinLength > 0) return askPin();
   await cancel().catch(refuse);
   focusScan();
 }
@@ -181,7 +247,22 @@ function onSwap() {
   focusScan();
 }
 
+/** Leaving with a scan waiting: its slot stays lit for nobody unless it is cancelled; ask first. */
+function onLeave() {
+  if (!state.item) return leave();
+  $('#leave-text').textContent = `Your scan of ${state.item.sku} is waiting in slot ${state.item.position}. Put it in and scan ${state.item.sorterBarcode}, or cancel it before you leave.`;
+  $('#leave-warning').hidden = false;
+}
+
+async function leaveAfterCancel() {
+  $('#leave-warning').hidden = true;
+  state.afterCancel = () => leave();
+  await onCancel();
+}
+
 async function leave(message) {
+  $('#leave-warning').hidden = true;
+  $('#complete').hidden = true;
   const s = state.session;
   setSession(null);
   state.item = null;
@@ -208,10 +289,16 @@ document.addEventListener('click', (e) => {
 });
 $('#cancel').addEventListener('click', onCancel);
 $('#swap').addEventListener('click', onSwap);
-$('#leave').addEventListener('click', () => leave());
+$('#leave').addEventListener('click', onLeave);
+$('#leave-cancel').addEventListener('click', () => leaveAfterCancel().catch(refuse));
+$('#leave-stay').addEventListener('click', () => {
+  $('#leave-warning').hidden = true;
+  focusScan();
+});
 $('#pin-form').addEventListener('submit', onPin);
 $('#pin-back').addEventListener('click', () => {
   $('#pin-form').hidden = true;
+  state.afterCancel = null;
   focusScan();
 });
 $('#sign-out').addEventListener('click', signOut);
