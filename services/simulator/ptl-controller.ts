@@ -6,7 +6,7 @@ import { ACK, CMD, decodeDisplay, encodeFrame, FrameReader, type Frame } from '.
  * A simulated pick-to-light controller of the TCP family the gateway speaks (docs/lights.md "TCP
  * pick-to-light controllers"): a TCP server with a bus of nodes. It keeps what each node displays,
  * acknowledges every command, answers status requests with its nodes, and presses buttons on request.
- * The tests drive the gateway against it; `npm run simulate -- --ptl-port N` runs one for a demo.
+ * The tests drive the gateway against it.
  */
 
 export interface NodeDisplay extends Light {

@@ -10,12 +10,15 @@ import { formatSummary, runSimulation, type SimOptions } from './simulator';
 
 export const USAGE = `usage: npm run simulate -- [--walls 3] [--sorters 6] [--minutes 2 | --seconds N] [--url URL]
                          [--user admin@demo.local] [--password demo-admin-1] [--pace 1] [--seed 1]
+                         [--mqtt mqtt://127.0.0.1:1883 | --no-lights]
 Drives realistic sorting against a running service (watch it on <url>/hub); prints a summary.
   --walls     walls to sort on (1..100), created on first use       --sorters  sorters per wall (1..6)
   --minutes   how long (default 2); or --seconds N                   --pace     multiplies every human pause (0.1 = ten times faster)
   --url       the service (default: SERVICE_URL, else http://localhost:$PORT, PORT default 3000)
   --user, --password  an Admin of the client to sort for (default: the demo Admin)
-  --seed      varies the choices                                     --help     this text`;
+  --seed      varies the choices                                     --help     this text
+  --mqtt      the light gateway's broker (default MQTT_URL, else mqtt://127.0.0.1:1883): a virtual light
+              controller per wall follows its slots' lights and presses confirm buttons; --no-lights: none`;
 
 /** Whether the command line asks for the usage text (then nothing else is read). */
 export function wantsHelp(argv: string[]): boolean {
@@ -37,6 +40,8 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<str
       password: { type: 'string', default: 'demo-admin-1' },
       pace: { type: 'string', default: '1' },
       seed: { type: 'string', default: '1' },
+      mqtt: { type: 'string' },
+      'no-lights': { type: 'boolean', default: false },
     },
   });
   const num = (name: string, v: string | undefined, min: number, max: number, int = true): number => {
@@ -54,6 +59,8 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<str
     durationMs: Math.round(seconds * 1000),
     pace: num('pace', values.pace, 0, 100, false),
     seed: num('seed', values.seed, 0, 2 ** 31),
+    mqttUrl: values['no-lights'] ? null : values.mqtt ?? (env.MQTT_URL && env.MQTT_URL !== 'off' ? env.MQTT_URL : 'mqtt://127.0.0.1:1883'),
+    mqttPrefix: env.MQTT_TOPIC_PREFIX ?? 'sorting',
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { SimClient, expectOk } from './sim-client';
+import { SimClient, clientIdOf, expectOk } from './sim-client';
+import { VirtualLightController } from './virtual-controller';
 import { SIM_SORTER_PASSWORD, firstOrderId, loadOrders, setUpFloor, type SimWall } from './sim-setup';
 import { seededRandom } from '../../shared/domain/prng';
 
@@ -20,6 +21,10 @@ export interface SimOptions {
   /** Multiplies every human pause; 1 is a person's speed. */
   pace: number;
   seed: number;
+  /** The MQTT broker of the light gateway: one virtual light controller per wall follows its lights there and presses confirm buttons; null: none. */
+  mqttUrl: string | null;
+  /** Topic prefix of the light gateway (MQTT_TOPIC_PREFIX). */
+  mqttPrefix?: string;
   /** Called about once a second with the progress line. */
   progress?: (line: string) => void;
 }
@@ -34,6 +39,8 @@ export interface SimSummary {
   cancels: number;
   swaps: number;
   wrongSlots: number;
+  /** Units confirmed with a slot's confirm button (virtual lights) instead of the A- scan. */
+  buttonConfirms: number;
   ordersLoaded: number;
   refusals: Record<string, number>;
   scanMs: { p50: number; p95: number };
@@ -61,7 +68,8 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
   const admin = await http.signIn(opts.user, opts.password);
   const { walls, sorters } = await setUpFloor(http, admin, { walls: opts.walls, sortersPerWall: opts.sortersPerWall });
 
-  const stats = { scans: 0, confirms: 0, completedOrders: 0, cancels: 0, swaps: 0, wrongSlots: 0, ordersLoaded: 0 };
+  const stats = { scans: 0, confirms: 0, completedOrders: 0, cancels: 0, swaps: 0, wrongSlots: 0, buttonConfirms: 0, ordersLoaded: 0 };
+  const lights = await virtualLights(http, admin, walls, opts);
   const refusals: Record<string, number> = {};
   const scanMs: number[] = [];
   const confirmMs: number[] = [];
@@ -117,6 +125,23 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
       return true;
     }
     refuse(res.body?.code ?? `http-${res.status}`);
+    return false;
+  }
+
+  /** Presses the slot's button on its virtual controller and waits (bounded) for the gateway to confirm the item. */
+  async function confirmByButton(vc: VirtualLightController, wallId: number, serial: string | undefined, auth: string, itemId: number): Promise<boolean> {
+    if (!serial || !vc.connected) return false;
+    await vc.press(serial, 'confirm', wallId);
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await http.call<{ status: string }>('GET', `/api/v1/sort-box-items/${itemId}`, { auth });
+      if (res.body?.status === 'Confirmed') {
+        stats.confirms++;
+        stats.buttonConfirms++;
+        return true;
+      }
+    }
+    refuse('button-not-confirmed');
     return false;
   }
 
@@ -186,6 +211,9 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
           await pause(700);
         }
       }
+      // Some sorters press the lit slot's confirm button instead of scanning its A- code.
+      const vc = lights.get(wall.id);
+      if (vc && random() < 0.3 && (await confirmByButton(vc.controller, wall.id, vc.serialOf.get(item.crc), auth, item.id))) continue;
       if (!(await confirm(auth, item.id, item.crc))) units.push(sku);
     }
     await http.call('DELETE', `/api/v1/walls/${wall.id}/sessions/${encodeURIComponent(session)}`, { auth });
@@ -196,7 +224,8 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
     opts.progress?.(
       `[${Math.round(s)}s/${Math.round(opts.durationMs / 1000)}s] scans ${stats.scans} (${(stats.scans / s).toFixed(1)}/s)  confirms ${stats.confirms}  ` +
         `completed ${stats.completedOrders}  cancels ${stats.cancels}  swaps ${stats.swaps}  wrong slots ${stats.wrongSlots}  ` +
-        `refused ${Object.values(refusals).reduce((a, b) => a + b, 0)}  units left ${units.length}`,
+        `refused ${Object.values(refusals).reduce((a, b) => a + b, 0)}  units left ${units.length}` +
+        (lights.size ? `  lights lit ${litCount(lights)}  button confirms ${stats.buttonConfirms}` : ''),
     );
   }, 1000);
   try {
@@ -204,6 +233,7 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
     await Promise.all([...walls.map((w) => shipper(w)), ...sorters.map((s, i) => sorter(s.email, s.wall, i % opts.sortersPerWall))]);
   } finally {
     clearInterval(ticker);
+    await Promise.all([...lights.values()].map((l) => l.controller.close().catch(() => undefined)));
   }
   return {
     seconds: Math.round((Date.now() - started) / 100) / 10,
@@ -216,12 +246,48 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
   };
 }
 
+interface WallLights {
+  controller: VirtualLightController;
+  serialOf: Map<string, string>;
+}
+
+/** One virtual controller per wall on the gateway's broker, announcing the wall's slots; none when it cannot connect. */
+async function virtualLights(http: SimClient, admin: string, walls: SimWall[], opts: SimOptions): Promise<Map<number, WallLights>> {
+  const out = new Map<number, WallLights>();
+  if (!opts.mqttUrl) return out;
+  for (const wall of walls) {
+    const res = await http.call<{ slots: { crc: string; serialNumber: string }[] }>('GET', `/api/v1/walls/${wall.id}`, { auth: admin });
+    const slots = expectOk(res, `reading ${wall.name}`).slots;
+    try {
+      const controller = await VirtualLightController.connect({
+        url: opts.mqttUrl,
+        prefix: opts.mqttPrefix,
+        clientId: clientIdOf(admin),
+        controllerId: `simulator-wall-${wall.id}`,
+        serialNumbers: slots.map((s) => s.serialNumber),
+      });
+      out.set(wall.id, { controller, serialOf: new Map(slots.map((s) => [s.crc, s.serialNumber])) });
+    } catch (err) {
+      opts.progress?.(`no virtual lights: ${(err as Error).message}`);
+      break;
+    }
+  }
+  return out;
+}
+
+/** Front lights lit now on every virtual controller. */
+function litCount(lights: Map<number, WallLights>): number {
+  let n = 0;
+  for (const { controller } of lights.values()) for (const l of controller.lights.values()) if (l.front?.on) n++;
+  return n;
+}
+
 export function formatSummary(s: SimSummary): string {
   const refused = Object.entries(s.refusals).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   return [
     `Simulated ${s.seconds} s on ${s.walls} wall(s) with ${s.sorters} sorter(s)`,
     `  scans ${s.scans} (${(s.scans / Math.max(s.seconds, 0.1)).toFixed(1)}/s), confirms ${s.confirms}, completed orders ${s.completedOrders}`,
-    `  cancels ${s.cancels}, swaps ${s.swaps}, wrong slots ${s.wrongSlots}, orders loaded ${s.ordersLoaded}`,
+    `  cancels ${s.cancels}, swaps ${s.swaps}, wrong slots ${s.wrongSlots}, confirmed with a slot button ${s.buttonConfirms}, orders loaded ${s.ordersLoaded}`,
     `  refusals: ${refused}`,
     `  scan latency p50 ${s.scanMs.p50} ms, p95 ${s.scanMs.p95} ms; confirm p50 ${s.confirmMs.p50} ms, p95 ${s.confirmMs.p95} ms`,
   ].join('\n');

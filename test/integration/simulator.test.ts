@@ -3,6 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseSimArgs } from '../../services/simulator/simulate.cli';
+import { loadConfig } from '../../shared/config/config';
+import { createRuntime } from '../../shared/runtime/runtime';
+import { startWorkers } from '../../workers/registry';
+import { startOwnMosquitto } from '../support/own-mosquitto';
 import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -32,6 +36,8 @@ describe('npm run simulate', () => {
     expect(() => parseSimArgs(['--sorters', '7'])).toThrow(/--sorters must be an integer from 1 to 6/);
     expect(() => parseSimArgs(['--walls', 'x'])).toThrow(/--walls/);
     expect(() => parseSimArgs(['--bogus'])).toThrow();
+    expect(parseSimArgs(['--no-lights']).mqttUrl).toBeNull();
+    expect(parseSimArgs(['--mqtt', 'mqtt://10.0.0.9:1883']).mqttUrl).toBe('mqtt://10.0.0.9:1883');
   });
 
   it('finds the service where npm start put it: SERVICE_URL, else localhost on PORT; --url wins', () => {
@@ -63,7 +69,7 @@ describe('npm run simulate', () => {
   it('sorts against a running service for the time given and prints a summary with completed orders', async () => {
     // Ten times faster than people, so a few seconds complete orders; a second run reuses the walls.
     // The address from SERVICE_URL, as a deployment would set it.
-    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--user', tenant.adminEmail, '--password', tenant.password];
+    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--user', tenant.adminEmail, '--password', tenant.password, '--no-lights'];
     const run = () =>
       new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
         execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent', SERVICE_URL: url } }, (err, stdout, stderr) =>
@@ -79,5 +85,24 @@ describe('npm run simulate', () => {
     expect(figure('confirms')).toBeGreaterThan(0);
     expect(figure('completed orders')).toBeGreaterThan(0);
     expect(stdout).toMatch(/scan latency p50 \d+ ms/);
+  }, 90_000);
+
+  it('drives virtual lights: a controller per wall follows its slots over MQTT and confirms units with their buttons', async () => {
+    const broker = await startOwnMosquitto();
+    const gateway = await createRuntime('test-sim-lights', { config: loadConfig({ ...process.env, MQTT_URL: broker.url }) });
+    try {
+      await startWorkers(gateway, ['outbox', 'lights']);
+      const own = await newTenant(api, 'SimLights');
+      const args = ['services/simulator/simulate.cli.ts', '--walls', '1', '--sorters', '3', '--seconds', '8', '--pace', '0.1', '--url', url, '--user', own.adminEmail, '--password', own.password, '--mqtt', broker.url];
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out)));
+      });
+      expect(Number(stdout.match(/confirmed with a slot button (\d+)/)?.[1])).toBeGreaterThan(0);
+      const [row] = await api.runtime.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from light_controller where client_id = ?`, [own.clientId]);
+      expect(Number(row!.n)).toBe(1);
+    } finally {
+      await gateway.close();
+      await broker.close();
+    }
   }, 90_000);
 });
