@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import mqtt from 'mqtt';
+import { initOrm } from '../shared/db/orm';
+import { createClient } from '../shared/tenancy/create-client.use-case';
+import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
+import { recreateDatabase } from './bench-seed';
+import { withDatabase } from './bench-settings';
+import { BenchHttp } from './http-client';
+import { ServiceProcess, pollUntil } from './service-processes';
+import { summarize } from './stats';
+
+/*
+ * `npm run bench:lights`: scan committed → MQTT publish of the slot's light, at BENCH_LIGHTS_RATE pairs
+ * per second (default 100: a scan and its confirm), on a database (sorting_bench_lights) and a
+ * Mosquitto of its own. The API, a sorting worker, the outbox relay and the light gateway run as their
+ * own processes. A subscriber on the broker times, for every scan, the front light's message of that
+ * slot (lit) against the moment the scan's HTTP answer arrived: the answer leaves after the commit,
+ * so the figure is the commit-to-publish latency less the reply's last hop, and it can be below zero
+ * when the light beats the answer. docs/benchmarks.md and docs/lights.md say how to read it.
+ */
+
+const say = (line: string) => console.log(line);
+const WALLS = 10;
+const SORTERS = 6;
+const SLOTS = 24;
+const WAIT_LIGHT_MS = 5_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+async function main(): Promise<void> {
+  const root = path.resolve(__dirname, '..');
+  const seconds = Number(process.env.BENCH_SECONDS ?? 30);
+  const rate = Number(process.env.BENCH_LIGHTS_RATE ?? 100);
+  const port = Number(process.env.BENCH_PORT ?? 3997);
+  const database = 'sorting_bench_lights';
+  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting';
+  const dbUrl = withDatabase(base, database);
+
+  await recreateDatabase(withDatabase(base, 'postgres'), dbUrl);
+  const orm = await initOrm(dbUrl, 2);
+  const sorters: { email: string; password: string; wallId: number; sku: string }[] = [];
+  try {
+    const em = orm.em.fork();
+    const client = await createClient(em.fork(), { name: 'Lights Bench', team: 'lights-bench', adminEmail: 'admin@lights.example.com', adminPassword: 'bench-admin-password', hashRounds: 4 });
+    const skus = Array.from({ length: SORTERS }, (_, i) => `LB-${i + 1}`);
+    await addProducts(em.fork(), client.clientId, skus.map((sku) => ({ sku })));
+    for (let w = 1; w <= WALLS; w++) {
+      // A warehouse per wall, an order per sorter holding far more units than a run sorts: every pair
+      // of a sorter goes to the same slot, which lights and goes dark again.
+      const wh = await addWarehouse(em.fork(), client.clientId, { id: w });
+      await addOrders(em.fork(), client.clientId, skus.map((sku, i) => ({ id: w * 100 + i, warehouseId: wh.id, items: [{ sku, qty: 100_000 }] })));
+      const wall = await addWall(em.fork(), client.clientId, { name: `Lights ${w}`, warehouseId: wh.id });
+      await addSlots(em.fork(), client.clientId, wall.id, SLOTS);
+      for (let s = 0; s < SORTERS; s++) {
+        const e = await addEmployee(em.fork(), client.clientId, { roles: ['Sorter'], email: `sorter-${w}-${s}@lights.example.com`, password: 'bench-sorter-1' });
+        sorters.push({ email: e.email, password: e.password, wallId: wall.id, sku: skus[s]! });
+      }
+    }
+  } finally {
+    await orm.close();
+  }
+
+  const mqttPort = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sorting-bench-mqtt-'));
+  writeFileSync(path.join(dir, 'mosquitto.conf'), `listener ${mqttPort} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest none\n`);
+  const broker = spawn('mosquitto', ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
+  await pollUntil('mosquitto', () => accepts(mqttPort), { timeoutMs: 10_000 });
+  const brokerUrl = `mqtt://127.0.0.1:${mqttPort}`;
+  say(`[setup] ${database}: ${WALLS} walls × ${SORTERS} sorters; Mosquitto on ${mqttPort}; starting the API, sorting, outbox and lights processes`);
+
+  const resultsDir = path.join(root, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    QUEUE_PREFIX: 'sorting-bench-lights',
+    LOG_LEVEL: 'warn',
+    SEED_DEMO: 'false',
+    JWT_SECRET: 'bench-only-secret-not-for-production',
+    MQTT_URL: brokerUrl,
+    COMMAND_MAX_WAIT_MS: '10000',
+  };
+  delete env.CATALOG_PORT;
+  const tsx = path.join(root, 'node_modules/.bin/tsx');
+  const start = (name: string, args: string[]) => new ServiceProcess(name, root, { command: tsx, args, wrapped: true }, env, path.join(resultsDir, `lights-${name}.log`));
+  const services = [start('api', ['services/api/main.ts']), start('sorting', ['workers/main.ts', 'sorting']), start('outbox', ['workers/main.ts', 'outbox']), start('lights', ['workers/main.ts', 'lights'])];
+  const http = new BenchHttp('127.0.0.1', port);
+  const sub = mqtt.connect(brokerUrl, { clientId: `bench-lights-${process.pid}` });
+  try {
+    await pollUntil('the API /readyz', async () => (await http.request('GET', '/readyz', { timeoutMs: 2000 })).status === 200, {
+      timeoutMs: 60_000,
+      abort: () => services.find((s) => !s.running) && `a service exited:\n${services.map((s) => s.lastLines()).join('\n')}`,
+    });
+    // Every front light message as it arrives: per slot (by crc), the times it went on.
+    const litAt = new Map<string, number[]>();
+    const waiters = new Map<string, () => void>();
+    sub.on('message', (_topic, payload) => {
+      const at = performance.now();
+      if (!payload.length) return;
+      const light = JSON.parse(payload.toString('utf8')) as { on: boolean; crc: string };
+      if (!light.on) return;
+      const list = litAt.get(light.crc) ?? [];
+      list.push(at);
+      litAt.set(light.crc, list);
+      waiters.get(light.crc)?.();
+    });
+    await sub.subscribeAsync('sorting/+/walls/+/slots/+/front', { qos: 1 });
+
+    const people = [];
+    for (const s of sorters) {
+      const t = await http.request('POST', '/token', { body: { username: s.email, password: s.password } });
+      const auth = `Bearer ${(t.body as { access_token: string }).access_token}`;
+      const session = await http.request('POST', `/api/v1/walls/${s.wallId}/sessions`, { auth, body: {} });
+      if (session.status !== 200) throw new Error(`connect failed: ${session.status} ${session.code}`);
+      people.push({ ...s, auth, token: (session.body as { token: string }).token });
+    }
+    say(`[lights] ${rate} pairs/s for ${seconds} s across ${people.length} sorters, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)}`);
+
+    const latencies: number[] = [];
+    let pairs = 0;
+    let missed = 0;
+    let failed = 0;
+    const deadline = performance.now() + seconds * 1000;
+    const interval = (people.length / rate) * 1000;
+    await Promise.all(
+      people.map(async (p, i) => {
+        let next = performance.now() + (i * interval) / people.length;
+        while (next < deadline) {
+          const wait = next - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          next += interval;
+          const scan = await http.request('POST', '/api/v1/sort-box-items', { auth: p.auth, body: { sessionToken: p.token, barcode: p.sku } });
+          const answeredAt = performance.now();
+          if (scan.status !== 200) {
+            failed++;
+            continue;
+          }
+          const { id, crc } = scan.body as { id: number; crc: string };
+          // The light of this scan: the first "on" of its slot after the scan was sent (its slot was dark).
+          const lit = await new Promise<number | null>((resolve) => {
+            const find = () => (litAt.get(crc) ?? []).find((t) => t > answeredAt - 1000);
+            const found = find();
+            if (found !== undefined) return resolve(found);
+            const timer = setTimeout(() => (waiters.delete(crc), resolve(null)), WAIT_LIGHT_MS);
+            waiters.set(crc, () => {
+              const t = find();
+              if (t === undefined) return;
+              clearTimeout(timer);
+              waiters.delete(crc);
+              resolve(t);
+            });
+          });
+          litAt.delete(crc);
+          if (lit === null) missed++;
+          else latencies.push(lit - answeredAt);
+          const confirm = await http.request('PATCH', `/api/v1/sort-box-items/${id}/confirm`, { auth: p.auth, body: { barcode: `A-${crc}` } });
+          if (confirm.status === 200) pairs++;
+          else failed++;
+        }
+      }),
+    );
+    const figures = { ...summarize(latencies), pairsPerSecond: Math.round((pairs / seconds) * 10) / 10, missed, failed };
+    say(
+      `[lights] scan answered → light published: n ${figures.n}, p50 ${figures.p50} ms, p95 ${figures.p95} ms, p99 ${figures.p99} ms, max ${figures.max} ms; ` +
+        `${figures.pairsPerSecond} pairs/s, ${missed} lights not seen within ${WAIT_LIGHT_MS} ms, ${failed} refused requests`,
+    );
+    writeFileSync(path.join(resultsDir, 'lights-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), cpus: os.cpus().length, rate, seconds, figures }, null, 2)}\n`);
+  } finally {
+    await sub.endAsync().catch(() => undefined);
+    http.close();
+    for (const s of [...services].reverse()) await s.stop();
+    broker.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`\nlights bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
