@@ -102,7 +102,7 @@ export function activeMode(mode: WallMode | null, now: number): WallMode | null 
 
 const flashLight = (flash: Flash): Light => ({ on: true, colors: [flash.color], blink: 'fast', digits: '' });
 
-function frontOf(slot: SlotState, pending: PendingState[], flash: Flash | undefined): Light {
+function frontOf(pending: PendingState[], flash: Flash | undefined): Light {
   if (flash) return flashLight(flash);
   if (pending.length === 0) return OFF;
   const colors: LightColor[] = [];
@@ -155,7 +155,7 @@ export function renderWall(state: WallState, flashes: readonly Flash[], now: num
       const flash = flashBySlot.get(slot.crc);
       return { ...base, front: flash ? flashLight(flash) : light, back: light };
     }
-    return { ...base, front: frontOf(slot, pendingBySlot.get(slot.crc) ?? [], flashBySlot.get(slot.crc)), back: backOf(slot) };
+    return { ...base, front: frontOf(pendingBySlot.get(slot.crc) ?? [], flashBySlot.get(slot.crc)), back: backOf(slot) };
   });
 }
 
