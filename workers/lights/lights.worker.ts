@@ -41,17 +41,35 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
   let mqtt: MqttLightsDriver | null = null;
   let closing = false;
   let retry: NodeJS.Timeout | undefined;
-  // Sets every light again; on failure (PostgreSQL away) tries again shortly, so a reconnect is never left half done.
+  let running: Promise<void> | null = null;
+  let again = false;
+  // Sets every light again, then clears stale retained ones. One at a time: asked for meanwhile (a
+  // reconnect during the start's resync), it runs once more after. On failure (PostgreSQL away) it
+  // tries again shortly, so a reconnect is never left half done.
   const resync = (): void => {
     clearTimeout(retry);
-    engine
+    if (running) {
+      again = true;
+      return;
+    }
+    running = engine
       .resyncAll()
       .then(() => mqtt?.sweepStale())
-      .catch((err: unknown) => {
-        if (closing) return;
-        log.warn({ err }, 'could not set every light again; retrying');
-        retry = setTimeout(resync, RESYNC_RETRY_MS);
-        retry.unref();
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          if (closing) return;
+          log.warn({ err }, 'could not set every light again; retrying');
+          retry = setTimeout(resync, RESYNC_RETRY_MS);
+          retry.unref();
+        },
+      )
+      .finally(() => {
+        running = null;
+        if (again && !closing) {
+          again = false;
+          resync();
+        }
       });
   };
   if (config.MQTT_URL !== 'off') {
@@ -70,6 +88,7 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
     closing = true;
     clearInterval(periodic);
     clearTimeout(retry);
+    await running;
     await engine.close();
     await controllers.close();
     await commands.close();

@@ -39,7 +39,8 @@ export interface MqttDriverOptions {
 }
 
 const RETAINED: IClientPublishOptions = { qos: 1, retain: true };
-const SWEEP_TIMEOUT_MS = 5_000;
+// The broker's retained lights arrive before the marker; a busy broker holding thousands may take a while.
+const SWEEP_TIMEOUT_MS = 30_000;
 
 /** The broker's address without credentials, for log lines. */
 export function safeBrokerUrl(url: string): string {
@@ -87,6 +88,8 @@ export class MqttLightsDriver implements LightsDriver {
       });
       opts.onConnected();
     });
+    // A sweep in progress is void once the connection is gone (the broker forgot its subscriptions).
+    this.client.on('close', () => this.abortSweep?.());
     this.client.on('offline', () => {
       if (!this.closing) log.warn({ broker: where }, 'MQTT broker unreachable; every light is set again when it is back');
     });
@@ -168,6 +171,7 @@ export class MqttLightsDriver implements LightsDriver {
   }
 
   private sweep: ((topic: string, payload: Buffer, retained: boolean) => boolean) | null = null;
+  private abortSweep: (() => void) | null = null;
 
   /**
    * Clears retained lights the broker holds for slots this gateway did not publish (a slot detached or
@@ -193,12 +197,24 @@ export class MqttLightsDriver implements LightsDriver {
     };
     const filters = [...this.topics.lightFilters, marker];
     let cleared = 0;
+    let aborted = false;
+    const abort = new Promise<void>((r) => {
+      this.abortSweep = () => {
+        aborted = true;
+        r();
+      };
+    });
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.client.subscribeAsync(filters, { qos: 1 });
-      await this.client.publishAsync(marker, '', { qos: 1 });
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([finished, new Promise<void>((r) => (timer = setTimeout(r, SWEEP_TIMEOUT_MS)))]);
-      clearTimeout(timer);
+      const read = (async () => {
+        await this.client.subscribeAsync(filters, { qos: 1 });
+        await this.client.publishAsync(marker, '', { qos: 1 });
+        await finished;
+      })();
+      read.catch(() => undefined);
+      await Promise.race([read, abort, new Promise<void>((r) => (timer = setTimeout(r, SWEEP_TIMEOUT_MS)))]);
+      // Disconnected meanwhile: nothing is cleared now; the reconnect sets every light and sweeps again.
+      if (aborted || !this.client.connected) return 0;
       await this.client.unsubscribeAsync(filters);
       const live = new Set<string>();
       for (const [wallId, held] of this.published) {
@@ -210,7 +226,9 @@ export class MqttLightsDriver implements LightsDriver {
         cleared++;
       }
     } finally {
+      clearTimeout(timer);
       this.sweep = null;
+      this.abortSweep = null;
     }
     if (cleared) this.opts.log.info({ cleared }, 'cleared retained lights of slots that no longer exist');
     return cleared;
