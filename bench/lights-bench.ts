@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
+import { startOwnMosquitto } from '../fixtures/local-servers';
 import { recreateDatabase } from './bench-seed';
 import { withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
@@ -28,24 +27,6 @@ const WALLS = 10;
 const SORTERS = 6;
 const SLOTS = 24;
 const WAIT_LIGHT_MS = 5_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
 
 async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');
@@ -80,13 +61,9 @@ async function main(): Promise<void> {
     await orm.close();
   }
 
-  const mqttPort = await freePort();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sorting-bench-mqtt-'));
-  writeFileSync(path.join(dir, 'mosquitto.conf'), `listener ${mqttPort} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest none\n`);
-  const broker = spawn('mosquitto', ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
-  await pollUntil('mosquitto', () => accepts(mqttPort), { timeoutMs: 10_000 });
-  const brokerUrl = `mqtt://127.0.0.1:${mqttPort}`;
-  say(`[setup] ${database}: ${WALLS} walls × ${SORTERS} sorters; Mosquitto on ${mqttPort}; starting the API, sorting, outbox and lights processes`);
+  const broker = await startOwnMosquitto();
+  const brokerUrl = broker.url;
+  say(`[setup] ${database}: ${WALLS} walls × ${SORTERS} sorters; Mosquitto on ${broker.port}; starting the API, sorting, outbox and lights processes`);
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -192,8 +169,7 @@ async function main(): Promise<void> {
     await sub.endAsync().catch(() => undefined);
     http.close();
     for (const s of [...services].reverse()) await s.stop();
-    broker.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    await broker.close();
   }
 }
 

@@ -4,7 +4,7 @@ import request from 'supertest';
 import WebSocket from 'ws';
 import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
-import { buildFloor, connect, scan } from '../support/sorting-floor';
+import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 
 /*
  * A session token is a credential (it scans as that sorter), and anyone following a
@@ -47,16 +47,11 @@ describe('events never carry a session token', () => {
     await api.close();
   });
 
-  it('session.started, session.ended and item events name the session by id, over WebSocket, SSE, webhooks and in the outbox', async () => {
-    const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
-    const sub = await request(api.app).post('/api/v1/admin/webhooks').set('Authorization', floor.tenant.auth).send({ url: hookUrl, events: ['*'] });
-    expect(sub.status).toBe(200);
-
-    // A Sorter follows the wall, as any sorter may.
+  /** A Sorter of the floor follows its wall over SSE and WebSocket at once; what each received, raw. */
+  async function follow(floor: Floor): Promise<{ sse: () => string; ws: string[]; close(): void }> {
     const watcher = await floor.sorter(9);
-    const bearer = watcher.auth.slice('Bearer '.length);
     let sseRaw = '';
-    const sseReq = get(`http://${base}/api/v1/events?wallId=${floor.wallId}&access_token=${bearer}`, (res) => {
+    const sseReq = get(`http://${base}/api/v1/events?wallId=${floor.wallId}&access_token=${watcher.auth.slice('Bearer '.length)}`, (res) => {
       res.setEncoding('utf8');
       res.on('data', (c: string) => (sseRaw += c));
     });
@@ -66,6 +61,24 @@ describe('events never carry a session token', () => {
     ws.on('message', (m) => wsRaw.push(String(m)));
     await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
     await waitFor(() => sseRaw.includes('retry:'), { what: 'the SSE stream to open' });
+    return {
+      sse: () => sseRaw,
+      ws: wsRaw,
+      close: () => {
+        sseReq.destroy();
+        ws.close();
+      },
+    };
+  }
+
+  it('session.started, session.ended and item events name the session by id, over WebSocket, SSE, webhooks and in the outbox', async () => {
+    const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
+    const sub = await request(api.app).post('/api/v1/admin/webhooks').set('Authorization', floor.tenant.auth).send({ url: hookUrl, events: ['*'] });
+    expect(sub.status).toBe(200);
+
+    // A Sorter follows the wall, as any sorter may.
+    const watch = await follow(floor);
+    const wsRaw = watch.ws;
 
     const a = await floor.sorter(1);
     const first = await connect(api, floor, a.auth);
@@ -80,7 +93,7 @@ describe('events never carry a session token', () => {
     const tokens = [first.body.token as string, second.body.token as string];
 
     const types = ['session.started', 'sort-box-item.created', 'session.ended', 'session.started', 'session.ended'];
-    await waitFor(() => wsRaw.length >= types.length && sseRaw.split('\ndata: ').length - 1 >= types.length && hookBodies.length >= types.length, {
+    await waitFor(() => wsRaw.length >= types.length && watch.sse().split('\ndata: ').length - 1 >= types.length && hookBodies.length >= types.length, {
       timeoutMs: 20_000,
       what: 'every event on the three channels',
     });
@@ -91,7 +104,7 @@ describe('events never carry a session token', () => {
 
     for (const [channel, payloads] of [
       ['WebSocket', wsRaw],
-      ['SSE', [sseRaw]],
+      ['SSE', [watch.sse()]],
       ['webhooks', hookBodies],
       ['outbox', outbox.map((e) => JSON.stringify(e.data))],
     ] as const) {
@@ -103,25 +116,14 @@ describe('events never carry a session token', () => {
     const sessions = wsRaw.map((m) => JSON.parse(m) as { type: string; data: { session?: { id: number; userId: number } } }).filter((e) => e.type.startsWith('session.'));
     expect(sessions.map((e) => e.data.session!.id)).toEqual([first.body.id, first.body.id, second.body.id, second.body.id]);
     expect(sessions.every((e) => e.data.session!.userId === a.userId)).toBe(true);
-    sseReq.destroy();
-    ws.close();
+    watch.close();
   });
 
   it('refusals reach the hub streams with the refusal and its facts only (never a token), and never webhooks', async () => {
     const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
     await request(api.app).post('/api/v1/admin/webhooks').set('Authorization', floor.tenant.auth).send({ url: hookUrl, events: ['*'] }).expect(200);
-    const watcher = await floor.sorter(9);
-    let sseRaw = '';
-    const sseReq = get(`http://${base}/api/v1/events?wallId=${floor.wallId}&access_token=${watcher.auth.slice(7)}`, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (sseRaw += c));
-    });
-    sseReq.on('error', () => undefined);
-    const wsRaw: string[] = [];
-    const ws = new WebSocket(`ws://${base}/api/v1/events/ws?wallId=${floor.wallId}`, { headers: { Authorization: watcher.auth } });
-    ws.on('message', (m) => wsRaw.push(String(m)));
-    await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
-    await waitFor(() => sseRaw.includes('retry:'), { what: 'the SSE stream to open' });
+    const watch = await follow(floor);
+    const wsRaw = watch.ws;
 
     const a = await floor.sorter(1);
     const first = (await connect(api, floor, a.auth)).body;
@@ -137,7 +139,7 @@ describe('events never carry a session token', () => {
     await request(api.app).delete(`/api/v1/walls/${floor.wallId}/sessions/${second.token}`).set('Authorization', a.auth).expect(200);
 
     const parsed = () => wsRaw.map((m) => JSON.parse(m) as { id: string; type: string; data: Record<string, unknown> });
-    await waitFor(() => parsed().filter((e) => e.type === 'session.ended').length >= 2 && sseRaw.split('event: session.ended').length - 1 >= 2, {
+    await waitFor(() => parsed().filter((e) => e.type === 'session.ended').length >= 2 && watch.sse().split('event: session.ended').length - 1 >= 2, {
       timeoutMs: 20_000,
       what: 'the refusals and the last session end on both streams',
     });
@@ -153,14 +155,13 @@ describe('events never carry a session token', () => {
     expect(refused[1].data).toMatchObject({ sortBoxItemId: item.id, crc: item.crc, barcode: `A-${wrong.crc}`, userId: a.userId });
     expect(refused[2].data).toMatchObject({ userId: a.userId, barcode: null });
     // SSE carries the same events.
-    for (const e of refused) expect(sseRaw).toContain(`id: ${e.id}\nevent: command.refused\ndata: ${JSON.stringify(e)}`);
-    for (const raw of [...wsRaw, sseRaw]) {
+    for (const e of refused) expect(watch.sse()).toContain(`id: ${e.id}\nevent: command.refused\ndata: ${JSON.stringify(e)}`);
+    for (const raw of [...wsRaw, watch.sse()]) {
       for (const token of [first.token, second.token]) expect(raw.includes(token)).toBe(false);
     }
     const lastId = parsed().filter((e) => e.type === 'session.ended').at(-1)!.id;
     await waitFor(() => hookBodies.some((b) => b.includes(lastId)), { timeoutMs: 20_000, what: 'the last public event at the webhook' });
     expect(hookBodies.filter((b) => b.includes('command.refused'))).toEqual([]);
-    sseReq.destroy();
-    ws.close();
+    watch.close();
   });
 });

@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, servePages, type PagesServer } from '../support/pages-server';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 
@@ -15,7 +13,6 @@ import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor'
  * state shows; lit slots come back after a reload. Screenshots go to test/artifacts/ (hub-wall-*.png).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const STEP_MS = 15_000;
 jest.setTimeout(120_000);
@@ -28,8 +25,7 @@ const SORTER_HEX = ['#E53935', '#1E88E5', '#FDD835', '#43A047', '#D81B60', '#00A
 
 describe('the hub as a wall display', () => {
   let api: TestApi;
-  let server: Server;
-  let closeWs: () => Promise<void>;
+  let pages: PagesServer;
   let base: string;
   let browser: Browser;
   let floor: Floor;
@@ -37,10 +33,8 @@ describe('the hub as a wall display', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     api = await startTestApi({ workers: ['sorting', 'outbox'] });
-    server = createServer(api.app);
-    closeWs = attachWebSocketEvents(server, api.deps);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pages = await servePages(api);
+    base = pages.base;
     const products = ['MUG', 'TEE', 'CAP', 'SOCKS', 'BOTTLE', 'LAMP'].map((sku) => ({ sku }));
     floor = await buildFloor(api, {
       slots: 24,
@@ -54,14 +48,12 @@ describe('the hub as a wall display', () => {
       ],
     });
     await request(api.app).patch(`/api/v1/walls/${floor.wallId}`).set('Authorization', floor.tenant.auth).send({ segmentRows: 4, segmentColumns: 6, name: 'Jackson St A' }).expect(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await closeWs?.();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
+    await pages?.close();
     await api?.close();
   });
 

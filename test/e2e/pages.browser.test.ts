@@ -1,17 +1,13 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import request from 'supertest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { attachWebSocketEvents } from '../../services/api/events/websocket-events';
+import type { Browser, Page } from 'playwright-core';
 import { PAGES_CSP } from '../../services/api/http/pages';
 import { startTestApi, uniqueSuffix, type TestApi } from '../support/test-api';
 import { buildFloor, type Floor } from '../support/sorting-floor';
+import { launchChromium, servePages, type PagesServer } from '../support/pages-server';
 
-// Debian's chromium (.ci/run installs it); playwright-core drives it, no browser download.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 // Generous bounds for a loaded 2-core machine; each wait ends as soon as the DOM shows the state.
 const STEP_MS = 15_000;
@@ -24,8 +20,7 @@ declare function getComputedStyle(e: unknown): { fontSize: string };
 
 describe('hub and sorter pages in a browser', () => {
   let api: TestApi;
-  let server: Server;
-  let closeWs: () => Promise<void>;
+  let pages: PagesServer;
   let base: string;
   let browser: Browser;
   let floor: Floor;
@@ -36,16 +31,15 @@ describe('hub and sorter pages in a browser', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     api = await startTestApi({ workers: ['sorting', 'outbox'] });
-    server = createServer(api.app);
     // Runs before the event stream's own upgrade handler: records the sockets (to drop them later)
     // and, while blocked, refuses new ones, as a network outage would.
-    server.on('upgrade', (_req, socket: Duplex) => {
-      if (blockUpgrades) socket.destroy();
-      else upgraded.push(socket);
+    pages = await servePages(api, {
+      beforeUpgrade: (_req, socket) => {
+        if (blockUpgrades) socket.destroy();
+        else upgraded.push(socket);
+      },
     });
-    closeWs = attachWebSocketEvents(server, api.deps);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = pages.base;
     floor = await buildFloor(api, {
       slots: 12,
       orders: [
@@ -59,14 +53,12 @@ describe('hub and sorter pages in a browser', () => {
     await request(api.app).post('/api/v1/admin/employees').set('Authorization', admin)
       .send({ ...sorter, firstName: 'Sam', lastName: 'Sorter', roles: ['Sorter'] }).expect(200);
     await request(api.app).put('/api/v1/admin/security/pin').set('Authorization', admin).send({ pin: '4321', enforcement: 'server' }).expect(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await closeWs?.();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
+    await pages?.close();
     await api?.close();
   });
 

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, servePages, type PagesServer } from '../support/pages-server';
 import { startTestApi, uniqueSuffix, type TestApi } from '../support/test-api';
 import { buildFloor, type Floor } from '../support/sorting-floor';
 
@@ -14,14 +13,13 @@ import { buildFloor, type Floor } from '../support/sorting-floor';
  * cancel it; a completed order gives a cue. Screenshots in test/artifacts/ (sorter-floor-*.png).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const STEP_MS = 15_000;
 jest.setTimeout(120_000);
 
 describe('the sorter page on a floor device', () => {
   let api: TestApi;
-  let server: Server;
+  let pages: PagesServer;
   let base: string;
   let browser: Browser;
   let floor: Floor;
@@ -30,18 +28,16 @@ describe('the sorter page on a floor device', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     api = await startTestApi({ workers: ['sorting'] });
-    server = createServer(api.app);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    pages = await servePages(api);
+    base = pages.base;
     floor = await buildFloor(api, { slots: 6, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 5 }] }, { id: 2, items: [{ sku: 'SKU-B', qty: 1 }] }] });
     await request(api.app).post('/api/v1/admin/employees').set('Authorization', floor.tenant.auth).send({ ...sorter, firstName: 'Flo', lastName: 'Orr', roles: ['Sorter'] }).expect(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
+    await pages?.close();
     await api?.close();
   });
 

@@ -1,41 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
+import { acceptsConnections, type OwnServer } from '../../fixtures/local-servers';
 import { waitFor } from './test-api';
 
-/** A redis-server of the test's own, with AOF (fsync on every write), on a port of 6391-6399. */
-export interface OwnRedis {
-  url: string;
-  port: number;
-  /** Kills the server (SIGKILL, like a crash) and waits for it to be gone. */
-  kill(): Promise<void>;
-  /** Starts it again on the same port and data directory (the AOF is replayed). */
-  start(): Promise<void>;
-  /** Stops it for good and removes its data. */
-  close(): Promise<void>;
-}
+/** A redis-server of the test's own, with AOF (fsync on every write; a restart replays it), on a port of 6391-6399. */
+export type OwnRedis = OwnServer;
 
 const PORTS = [6391, 6392, 6393, 6394, 6395, 6396, 6397, 6398, 6399];
-
-function portTaken(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 export async function startOwnRedis(): Promise<OwnRedis> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sorting-redis-'));
   let port = 0;
   for (const p of PORTS) {
-    if (!(await portTaken(p))) {
+    if (!(await acceptsConnections(p))) {
       port = p;
       break;
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import type { Logger } from '../../shared/logging/logger';
 import type { ControllerReport } from './mqtt/mqtt-driver';
-import { insertLightsEvents, onlineControllers, upsertController, wallsOfSerials } from './lights.queries';
+import { insertLightsEvents, onlineControllers, upsertController, wallsOfSerials, type ControllerRow } from './lights.queries';
 
 /** An event of the gateway as the outbox stores it (internal types: docs/api.md §8, hub-only events). */
 export interface GatewayEvent {
@@ -19,13 +19,7 @@ export async function writeGatewayEvents(db: SqlRunner, events: GatewayEvent[], 
   await insertLightsEvents(db, { events: JSON.stringify(rows) });
 }
 
-interface Known {
-  clientId: number;
-  controllerId: string;
-  driver: 'mqtt' | 'tcp';
-  online: boolean;
-  serialNumbers: string[];
-  address: string | null;
+interface Known extends Omit<ControllerRow, 'lastSeenAt'> {
   lastSeen: number;
   savedAt: number;
   /** A change of state whose row or event could not be written yet (retried at the next tick). */
@@ -65,11 +59,8 @@ export class ControllerRegistry {
   /** Controllers a previous gateway left online: heard from again soon, or offline after the timeout. */
   async start(): Promise<void> {
     const now = this.clock();
-    for (const r of await onlineControllers(this.db, { driver: 'mqtt' })) {
-      this.known.set(`${r.clientId}/${r.controllerId}`, { ...r, lastSeen: now, savedAt: now, unsaved: false });
-    }
-    // TCP controllers are reported by their links from the first connection attempt on.
-    for (const r of await onlineControllers(this.db, { driver: 'tcp' })) {
+    // TCP controllers too: their links report them again from the first connection attempt on.
+    for (const r of await onlineControllers(this.db, {})) {
       this.known.set(`${r.clientId}/${r.controllerId}`, { ...r, lastSeen: now, savedAt: now, unsaved: false });
     }
     this.timer = setInterval(() => this.expire(), Math.max(100, Math.floor(this.timeoutMs / 4)));

@@ -83,9 +83,9 @@ on conflict (client_id, controller_id) do update
        changed_at = case when c.online is distinct from excluded.online then now() else c.changed_at end`);
 
 /** The controllers the last gateway left online: the new one hears from them again or marks them offline. */
-export const onlineControllers = query<{ driver: string }, ControllerRow>('lights-online-controllers', `
+export const onlineControllers = query<Record<string, never>, ControllerRow>('lights-online-controllers', `
 select client_id as "clientId", controller_id as "controllerId", driver, online, serial_numbers as "serialNumbers", address, last_seen_at as "lastSeenAt"
-  from light_controller where online and driver = :driver`);
+  from light_controller where online`);
 
 /** Events of the gateway (lights.controller, lights.button: internal types) into the outbox, as one batch. */
 export const insertLightsEvents = query<{ events: string }, never>('lights-insert-events', `
