@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { loadConfig } from '../../shared/config/config';
+import { WORKER_KINDS } from '../../workers/registry';
 
 /*
  * docker-compose.yml's safe defaults (docs/operations.md, "Containers"): without JWT_SECRET compose
@@ -61,6 +62,15 @@ describe('docker-compose.yml: safe defaults', () => {
       const config = loadConfig(s.environment as Record<string, string>);
       expect(config).toMatchObject({ NODE_ENV: 'production', JWT_SECRET: secret, usingDevJwtSecret: false });
     }
+  });
+
+  it('runs every worker kind in a container of its own, and the broker the lights worker talks to', () => {
+    const services = resolve({ JWT_SECRET: secret });
+    for (const kind of Object.keys(WORKER_KINDS)) {
+      expect({ kind, command: (services[`worker-${kind}`] as { command?: string[] } | undefined)?.command }).toEqual({ kind, command: ['node', 'dist/workers/main.js', kind] });
+    }
+    expect(services.mosquitto?.image).toMatch(/^eclipse-mosquitto:/);
+    expect(services['worker-lights']?.environment?.MQTT_URL).toBe('mqtt://mosquitto:1883');
   });
 
   it('seeds the demo client (public passwords) only when SEED_DEMO=true is asked for', () => {
