@@ -1,18 +1,22 @@
 import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
-import { COMMAND_POOL_KINDS, WORKER_KINDS, resolveWorkerKind, startWorkers } from './registry';
+import { COMMAND_POOL_KINDS, WORKER_KINDS, parseWorkerKinds, startWorkers } from './registry';
 
-/** `npm run start:worker -- <kind>`: one worker kind per process, no HTTP server. */
+/**
+ * `npm run start:worker -- <kind>[,<kind>…]`: one worker kind, or several sharing one process and one
+ * Runtime (one ORM pool, one Redis connection, one event loop), no HTTP server. `npm start` groups the
+ * kinds that need no core of their own this way (services/supervisor/roles.ts).
+ */
 async function main(): Promise<void> {
-  const resolved = resolveWorkerKind(process.argv[2] ?? '');
-  if (!resolved) {
-    console.error(`usage: npm run start:worker -- <kind>\nkinds: ${Object.keys(WORKER_KINDS).join(', ')}`);
+  const { kinds, deprecated, unknown } = parseWorkerKinds(process.argv.slice(2));
+  if (!kinds.length || unknown.length) {
+    if (unknown.length) console.error(`unknown worker kind${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}`);
+    console.error(`usage: npm run start:worker -- <kind>[,<kind>…]\nkinds: ${Object.keys(WORKER_KINDS).join(', ')}`);
     process.exit(2);
   }
-  const { kind, deprecated } = resolved;
-  const runtime = await createRuntime(`worker:${kind}`, { commandPool: COMMAND_POOL_KINDS.has(kind) });
+  const runtime = await createRuntime(`worker:${kinds.join('+')}`, { commandPool: kinds.some((k) => COMMAND_POOL_KINDS.has(k)) });
   closeOnSignals(runtime);
-  if (deprecated) runtime.log.warn({ kind, deprecated }, `worker kind '${deprecated}' is deprecated: use '${kind}'`);
-  await startWorkers(runtime, [kind]);
+  for (const { name, kind } of deprecated) runtime.log.warn({ kind, deprecated: name }, `worker kind '${name}' is deprecated: use '${kind}'`);
+  await startWorkers(runtime, kinds);
 }
 
 main().catch((err) => {

@@ -1,23 +1,20 @@
 import type { Runtime } from '../shared/runtime/runtime';
-import { startSortingWorker } from './sorting/sorting.worker';
-import { startSweeperWorker } from './sweeper/sweeper.worker';
-import { startOutboxWorker } from './outbox/outbox.worker';
-import { startWebhooksWorker } from './webhooks/webhooks.worker';
-import { startAuditWorker } from './audit/audit.worker';
-import { startStatsWorker } from './stats/stats.worker';
-import { startLabelsWorker } from './labels/labels.worker';
-import { startLightsWorker } from './lights/lights.worker';
 
-/** Every worker kind; `npm run start:worker -- <kind>` runs one, `npm start` runs them all. */
+/**
+ * Every worker kind; `npm run start:worker -- <kind>[,<kind>…]` runs one or several in one process,
+ * `npm start` runs them all (grouped: services/supervisor/roles.ts). Each entry loads its module only
+ * when that kind starts, so a process carries the code of the kinds it runs and no more (the label
+ * renderers stay out of the sorting worker, the sorting machines out of the pipeline process).
+ */
 export const WORKER_KINDS = {
-  sorting: startSortingWorker,
-  sweeper: startSweeperWorker,
-  outbox: startOutboxWorker,
-  webhooks: startWebhooksWorker,
-  audit: startAuditWorker,
-  stats: startStatsWorker,
-  labels: startLabelsWorker,
-  lights: startLightsWorker,
+  sorting: async (runtime: Runtime) => (await import('./sorting/sorting.worker')).startSortingWorker(runtime),
+  sweeper: async (runtime: Runtime) => (await import('./sweeper/sweeper.worker')).startSweeperWorker(runtime),
+  outbox: async (runtime: Runtime) => (await import('./outbox/outbox.worker')).startOutboxWorker(runtime),
+  webhooks: async (runtime: Runtime) => (await import('./webhooks/webhooks.worker')).startWebhooksWorker(runtime),
+  audit: async (runtime: Runtime) => (await import('./audit/audit.worker')).startAuditWorker(runtime),
+  stats: async (runtime: Runtime) => (await import('./stats/stats.worker')).startStatsWorker(runtime),
+  labels: async (runtime: Runtime) => (await import('./labels/labels.worker')).startLabelsWorker(runtime),
+  lights: async (runtime: Runtime) => (await import('./lights/lights.worker')).startLightsWorker(runtime),
 } as const satisfies Record<string, (runtime: Runtime) => Promise<void>>;
 
 export type WorkerKind = keyof typeof WORKER_KINDS;
@@ -37,6 +34,25 @@ export function resolveWorkerKind(name: string): { kind: WorkerKind; deprecated:
   if (isWorkerKind(name)) return { kind: name, deprecated: null };
   const kind = Object.prototype.hasOwnProperty.call(DEPRECATED_WORKER_KINDS, name) ? DEPRECATED_WORKER_KINDS[name] : undefined;
   return kind ? { kind, deprecated: name } : null;
+}
+
+/**
+ * The kinds a process is asked to run: `outbox,audit` or `outbox audit` (each a kind or a former name),
+ * in the order given, each once. Unknown names are returned apart, for the usage message.
+ */
+export function parseWorkerKinds(args: readonly string[]): { kinds: WorkerKind[]; deprecated: { name: string; kind: WorkerKind }[]; unknown: string[] } {
+  const kinds: WorkerKind[] = [];
+  const deprecated: { name: string; kind: WorkerKind }[] = [];
+  const unknown: string[] = [];
+  for (const name of args.flatMap((a) => a.split(',')).map((n) => n.trim()).filter(Boolean)) {
+    const resolved = resolveWorkerKind(name);
+    if (!resolved) unknown.push(name);
+    else {
+      if (resolved.deprecated) deprecated.push({ name, kind: resolved.kind });
+      if (!kinds.includes(resolved.kind)) kinds.push(resolved.kind);
+    }
+  }
+  return { kinds, deprecated, unknown };
 }
 
 export async function startWorkers(runtime: Runtime, kinds: readonly WorkerKind[]): Promise<void> {
