@@ -41,7 +41,7 @@ export interface RealisticModeResult {
 }
 
 /** Per role: one process of each worker kind `npm start` runs (the supervisor's role table), as the compose file does. */
-const ROLE_KINDS = ROLES.filter((r) => r.entry === 'workers/main').map((r) => r.args[0]);
+const ROLE_KINDS = ROLES.flatMap((r) => r.kinds ?? []);
 
 function childrenOf(pid: number | undefined): number[] {
   if (!pid) return [];

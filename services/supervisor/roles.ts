@@ -1,35 +1,50 @@
 import os from 'node:os';
 import type { AppConfig } from '../../shared/config/config';
+import type { WorkerKind } from '../../workers/registry';
 
 /**
  * The processes `npm start` runs, in start order; they stop in the reverse order (the API first, so no
- * new command arrives while the workers finish theirs). A new worker kind is one entry here (and one in
- * workers/registry.ts, which test/unit/supervisor-roles.test.ts checks against this list).
+ * new command arrives while the workers finish theirs). A new worker kind is one entry in
+ * workers/registry.ts and its place in one role here (test/unit/worker-kinds.test.ts checks that
+ * every kind has exactly one).
  */
 export interface RoleSpec {
   /** Name in the supervisor's log lines. */
   role: string;
   /** Entry point relative to the project root, without extension (.ts under tsx, .js in dist/). */
   entry: string;
-  args: string[];
+  /** The worker kinds the process runs (one Runtime for all: workers/main.ts); none for the API. */
+  kinds?: readonly WorkerKind[];
   /** How many processes of this role. */
   count(config: AppConfig): number;
+  /** Its processes listen on one port (PORT): several of them are started as node cluster workers (supervisor.ts). */
+  sharesPort?: boolean;
 }
 
-/** One sorting worker per core unless SORTING_WORKERS says otherwise. */
+/**
+ * One sorting worker per two cores unless SORTING_WORKERS says otherwise. On a small host the sorting
+ * worker shares its cores with the API, PostgreSQL and Redis: a second process there adds memory and
+ * context switches, not capacity (docs/operations.md, "Processes and scaling").
+ */
 export function sortingWorkerCount(config: AppConfig): number {
-  return config.SORTING_WORKERS > 0 ? config.SORTING_WORKERS : os.availableParallelism();
+  return config.SORTING_WORKERS > 0 ? config.SORTING_WORKERS : Math.max(1, Math.floor(os.availableParallelism() / 2));
 }
+
+/**
+ * The kinds that need no core of their own: the outbox relay, the event consumers (the light gateway
+ * among them: one per deployment, docs/lights.md), webhook deliveries and the session sweep wait on
+ * PostgreSQL, Redis, the broker and receivers far more than they compute, so under `npm start` they
+ * share one process (one copy of the code, the ORM and the Redis client instead of seven).
+ */
+export const PIPELINE_KINDS: readonly WorkerKind[] = ['outbox', 'audit', 'stats', 'labels', 'lights', 'webhooks', 'sweeper'];
 
 export const ROLES: readonly RoleSpec[] = [
-  { role: 'webhooks', entry: 'workers/main', args: ['webhooks'], count: () => 1 },
-  { role: 'audit', entry: 'workers/main', args: ['audit'], count: () => 1 },
-  { role: 'stats', entry: 'workers/main', args: ['stats'], count: () => 1 },
-  { role: 'labels', entry: 'workers/main', args: ['labels'], count: () => 1 },
-  // The light gateway: one per deployment (docs/lights.md).
-  { role: 'lights', entry: 'workers/main', args: ['lights'], count: () => 1 },
-  { role: 'outbox', entry: 'workers/main', args: ['outbox'], count: () => 1 },
-  { role: 'sorting', entry: 'workers/main', args: ['sorting'], count: sortingWorkerCount },
-  { role: 'sweeper', entry: 'workers/main', args: ['sweeper'], count: () => 1 },
-  { role: 'api', entry: 'services/api/main', args: [], count: (c) => c.API_PROCESSES },
+  { role: 'pipeline', entry: 'workers/main', kinds: PIPELINE_KINDS, count: () => 1 },
+  { role: 'sorting', entry: 'workers/main', kinds: ['sorting'], count: sortingWorkerCount },
+  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true },
 ];
+
+/** The command-line arguments of a role's process. */
+export function roleArgs(spec: RoleSpec): string[] {
+  return spec.kinds?.length ? [spec.kinds.join(',')] : [];
+}

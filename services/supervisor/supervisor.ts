@@ -1,9 +1,9 @@
-import cluster, { type Worker } from 'node:cluster';
-import { fork } from 'node:child_process';
+import cluster from 'node:cluster';
+import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
-import type { RoleSpec } from './roles';
+import { roleArgs, type RoleSpec } from './roles';
 import { missingServiceEnv } from './child-env';
 
 /** Tells a child that the supervisor stops it (SIGTERM, in order), so it ignores the terminal's Ctrl-C. */
@@ -41,15 +41,23 @@ export function runMigrations(log: Logger, seed: boolean): { done: Promise<void>
 interface Slot {
   spec: RoleSpec;
   index: number;
-  worker?: Worker;
+  child?: ChildProcess;
   startedAt: number;
   failures: number;
   restartTimer?: NodeJS.Timeout;
 }
 
 /**
- * Starts every role's processes (as node cluster workers, so API processes share one port), restarts
- * one that dies with a growing delay, and on stop() ends them role by role in the reverse order of ROLES.
+ * Starts every role's processes, restarts one that dies with a growing delay, and on stop() ends them
+ * role by role in the reverse order of ROLES.
+ *
+ * The supervisor never stands between a client and the API. Each process is a plain child; a single
+ * API process listens on its own socket. Only when API_PROCESSES > 1 are the API processes node cluster
+ * workers, to share one port, and then with SCHED_NONE: the supervisor opens the listening socket and
+ * the kernel hands each connection straight to one of the API processes. Node's default round-robin
+ * would make the supervisor accept every connection and pass it on over IPC, one event loop that under
+ * a flood of connections held thousands of them unread for tens of seconds (docs/operations.md,
+ * "Connections").
  */
 export class Supervisor {
   private readonly slots: Slot[] = [];
@@ -77,24 +85,36 @@ export class Supervisor {
   /** The pids by role, for tests and the bench. */
   pids(): Record<string, number[]> {
     const out: Record<string, number[]> = {};
-    for (const s of this.slots) if (s.worker?.process.pid) (out[s.spec.role] ??= []).push(s.worker.process.pid);
+    for (const s of this.slots) if (s.child?.pid) (out[s.spec.role] ??= []).push(s.child.pid);
     return out;
   }
 
   private spawn(slot: Slot): void {
-    cluster.setupPrimary({ exec: entryFile(slot.spec.entry), args: slot.spec.args, silent: false });
-    const worker = cluster.fork({ ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' });
-    slot.worker = worker;
+    const env = { ...process.env, ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' };
+    const file = entryFile(slot.spec.entry);
+    const args = roleArgs(slot.spec);
+    let child: ChildProcess;
+    if (slot.spec.sharesPort && slot.spec.count(this.config) > 1) {
+      // Must be set before the first cluster fork; see the class comment.
+      cluster.schedulingPolicy = cluster.SCHED_NONE;
+      cluster.setupPrimary({ exec: file, args, silent: false });
+      child = cluster.fork(env).process;
+    } else {
+      child = fork(file, args, { env });
+    }
+    slot.child = child;
     slot.startedAt = Date.now();
-    worker.process.once('exit', (code, signal) => {
-      if (slot.worker !== worker) return;
-      slot.worker = undefined;
+    // A child that fails to start (or cannot be sent a signal) must not become an uncaught error here.
+    child.on('error', (err) => this.log.error({ err, child: slot.spec.role, pid: child.pid }, `${slot.spec.role} process: ${err.message}`));
+    child.once('exit', (code, signal) => {
+      if (slot.child !== child) return;
+      slot.child = undefined;
       if (this.stopping) return;
       slot.failures = Date.now() - slot.startedAt >= HEALTHY_AFTER_MS ? 1 : slot.failures + 1;
       const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (slot.failures - 1));
       this.log.error(
-        { child: slot.spec.role, index: slot.index, pid: worker.process.pid, code, signal, restartInMs: delayMs, failures: slot.failures },
-        `${slot.spec.role} process ${worker.process.pid} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`,
+        { child: slot.spec.role, index: slot.index, pid: child.pid, code, signal, restartInMs: delayMs, failures: slot.failures },
+        `${slot.spec.role} process ${child.pid} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`,
       );
       slot.restartTimer = setTimeout(() => {
         slot.restartTimer = undefined;
@@ -108,20 +128,19 @@ export class Supervisor {
     this.stopping = true;
     for (const slot of this.slots) if (slot.restartTimer) clearTimeout(slot.restartTimer);
     for (const spec of [...this.roles].reverse()) {
-      const running = this.slots.filter((s) => s.spec === spec && s.worker);
+      const running = this.slots.filter((s) => s.spec === spec && s.child);
       if (!running.length) continue;
-      this.log.info({ child: spec.role, pids: running.map((s) => s.worker!.process.pid) }, `stopping ${spec.role}`);
-      await Promise.all(running.map((s) => this.stopOne(s.worker!)));
+      this.log.info({ child: spec.role, pids: running.map((s) => s.child!.pid) }, `stopping ${spec.role}`);
+      await Promise.all(running.map((s) => this.stopOne(s.child!)));
     }
   }
 
   /** Last resort (a second signal): SIGKILL every child now. */
   killAll(): void {
-    for (const s of this.slots) s.worker?.process.kill('SIGKILL');
+    for (const s of this.slots) s.child?.kill('SIGKILL');
   }
 
-  private async stopOne(worker: Worker): Promise<void> {
-    const proc = worker.process;
+  private async stopOne(proc: ChildProcess): Promise<void> {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((r) => proc.once('exit', () => r()));
     proc.kill('SIGTERM');

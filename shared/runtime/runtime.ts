@@ -153,4 +153,7 @@ export function closeOnSignals(runtime: Runtime): void {
   if (process.env.SORTING_SUPERVISED === '1') process.on('SIGINT', () => undefined);
   else process.on('SIGINT', () => handler('SIGINT'));
   process.on('SIGTERM', () => handler('SIGTERM'));
+  // A child of `npm start` whose supervisor is gone (killed outright) closes too, rather than running on
+  // as an orphan that holds its port, its queues and its database connections.
+  if (process.env.SORTING_SUPERVISED === '1' && process.channel) process.once('disconnect', () => handler('supervisor gone'));
 }

@@ -2,18 +2,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROLES } from '../../services/supervisor/roles';
-import { WORKER_KINDS } from '../../workers/registry';
+import { PIPELINE_KINDS, ROLES } from '../../services/supervisor/roles';
 import { TEST_DB_PREFIX, TEST_PG_BASE, dropDatabase, testRunId, withAdmin } from '../support/test-db';
 import { waitFor } from '../support/test-api';
 import { SERVICE_ENV_DEFAULTS } from '../../services/supervisor/child-env';
+import { connectionFlood, portSockets } from '../support/sockets';
 
 const ROOT = path.resolve(__dirname, '../..');
 // Named after this run, so another run's global setup does not take it for a stale one and drop it.
 const dbName = `${TEST_DB_PREFIX}${testRunId()}_supervisor_${randomUUID().slice(0, 8)}`;
 
-// Five node processes start under tsx: on a busy 2-core machine that alone can take a minute.
+// npm start builds, migrates and starts its processes, twice in this file: on a busy 2-core machine that takes minutes.
 jest.setTimeout(330_000);
+
+/** Connections opened at once against the API: a shift's devices reconnecting after a network blip. */
+const FLOOD = 1000;
+/** /readyz on a new connection during the flood; it took 16–32 s when the supervisor accepted every connection. */
+const READY_DURING_FLOOD_MS = 5_000;
 
 interface LogLine {
   role?: string;
@@ -22,6 +27,7 @@ interface LogLine {
   pids?: Record<string, number[]>;
   port?: number;
   pid?: number;
+  kind?: string;
 }
 
 /** The direct children of a process (Linux /proc). */
@@ -42,77 +48,135 @@ function alive(pid: number): boolean {
   }
 }
 
-let npm: ChildProcess | undefined;
-let started: number[] = [];
+function cmdline(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
+
+interface NpmStart {
+  npm: ChildProcess;
+  lines: LogLine[];
+  /** The log's tail, for a failure message. */
+  why(): string;
+  /** Every pid this run started (to kill whatever is left at the end). */
+  started: number[];
+}
+
+const runs: NpmStart[] = [];
 
 afterAll(async () => {
   // Never leave a process behind, whatever failed above.
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  if (npm?.pid && alive(npm.pid)) npm.kill('SIGKILL');
+  for (const run of runs) {
+    for (const pid of run.started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    if (run.npm.pid && alive(run.npm.pid)) run.npm.kill('SIGKILL');
+  }
   await withAdmin((pg) => dropDatabase(pg, dbName));
 });
 
-test('every worker kind has a role in the supervisor', () => {
-  const roles = new Set(ROLES.map((r) => r.args[0] ?? r.role));
-  for (const kind of Object.keys(WORKER_KINDS)) expect(roles).toContain(kind);
-  expect(ROLES.map((r) => r.role)).toContain('api');
-});
-
-test('npm start runs every role as its own process, restarts a crashed one, and stops all on a signal to its pid', async () => {
+function npmStart(env: Record<string, string>): NpmStart {
   const lines: LogLine[] = [];
   let output = '';
-  npm = spawn('npm', ['start'], {
+  let partial = '';
+  const npm = spawn('npm', ['start'], {
     cwd: ROOT,
     env: {
       ...process.env,
       DATABASE_URL: `${TEST_PG_BASE}/${dbName}`,
       PORT: '0',
+      HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       SEED_DEMO: 'true',
-      SORTING_WORKERS: '2',
       NODE_ENV: 'test',
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-supervisor`,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const line of chunk.toString().split('\n')) {
+    const text = partial + chunk.toString();
+    output = (output + chunk.toString()).slice(-200_000);
+    const parts = text.split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
       if (!line.startsWith('{')) continue;
       try {
         lines.push(JSON.parse(line) as LogLine);
       } catch {
-        // a line split across chunks: not one we wait for
+        // not a log record
       }
     }
   };
   npm.stdout!.on('data', onData);
   npm.stderr!.on('data', onData);
-  const npmPid = npm.pid!;
-  const why = () => `\n--- output ---\n${output.slice(-4000)}`;
+  const run: NpmStart = { npm, lines, why: () => `\n--- output ---\n${output.slice(-4000)}`, started: [] };
+  runs.push(run);
+  return run;
+}
 
+async function rolesStarted(run: NpmStart): Promise<Record<string, number[]>> {
   // npm start compiles first (incremental: quick when dist/ is current, about 20 s from scratch on one core).
-  const startedLine = await waitFor(() => lines.find((l) => l.msg === 'every role started'), { timeoutMs: 150_000, what: 'the build and the supervisor to start its roles' }).catch((e) => {
-    throw new Error(`${e}${why()}`);
+  const line = await waitFor(() => run.lines.find((l) => l.msg === 'every role started'), { timeoutMs: 150_000, what: 'the build and the supervisor to start its roles' }).catch((e) => {
+    throw new Error(`${e}${run.why()}`);
   });
-  const pids = startedLine.pids!;
-  started = Object.values(pids).flat();
+  run.started.push(...Object.values(line.pids!).flat());
+  return line.pids!;
+}
+
+async function apiPort(run: NpmStart): Promise<number> {
+  return (await waitFor(() => run.lines.find((l) => l.role === 'api' && typeof l.port === 'number'), { timeoutMs: 90_000, what: 'the API to listen' })).port!;
+}
+
+async function readyz(port: number): Promise<{ status: number; ms: number }> {
+  const t0 = performance.now();
+  // A connection of its own (no keep-alive pool): a load balancer's probe.
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(60_000) });
+  await res.text();
+  return { status: res.status, ms: performance.now() - t0 };
+}
+
+/** One SIGTERM to the pid that was started stops everything, the API first. */
+async function stopAll(run: NpmStart, supervisorPid: number): Promise<void> {
+  process.kill(run.npm.pid!, 'SIGTERM');
+  const exit = await new Promise<number | null>((resolve) => run.npm.once('exit', (code) => resolve(code)));
+  expect(exit).toBe(0);
+  await waitFor(() => [supervisorPid, ...run.started].every((p) => !alive(p)), { timeoutMs: 60_000, what: 'every child to exit' });
+  const stopOrder = run.lines.filter((l) => l.role === 'supervisor' && /^stopping /.test(l.msg ?? '')).map((l) => l.child);
+  expect(stopOrder[0]).toBe('api');
+  expect(stopOrder).toEqual(expect.arrayContaining(ROLES.map((r) => r.role)));
+  expect(run.lines.some((l) => l.msg === 'every process stopped')).toBe(true);
+}
+
+test('npm start runs its roles, grouped, each in its own process; the API serves its own socket through a flood of connections; crashed processes come back whole; a signal stops all in order', async () => {
+  const run = npmStart({});
+  const pids = await rolesStarted(run);
   expect(Object.keys(pids).sort()).toEqual(ROLES.map((r) => r.role).sort());
-  expect(pids.sorting).toHaveLength(2);
+  // On this 2-core machine, one sorting worker and one process for the whole pipeline.
+  expect(pids.pipeline).toHaveLength(1);
+  expect(pids.api).toHaveLength(1);
+  expect(cmdline(pids.pipeline![0]!)).toContain(PIPELINE_KINDS.join(','));
   // npm execs node: the supervisor is npm's child, and every role is the supervisor's child.
-  const [supervisorPid] = childrenOf(npmPid);
-  expect(childrenOf(supervisorPid).sort()).toEqual(expect.arrayContaining([...started].sort()));
+  const [supervisorPid] = childrenOf(run.npm.pid!);
+  expect(childrenOf(supervisorPid!).sort()).toEqual(expect.arrayContaining([...run.started].sort()));
   // Each child starts with the service environment defaults (services/supervisor/child-env.ts).
-  for (const pid of started) {
+  for (const pid of run.started) {
     const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(env).toEqual(expect.arrayContaining(Object.entries(SERVICE_ENV_DEFAULTS).map(([k, v]) => `${k}=${v}`)));
   }
+  // The grouped process started every one of its kinds in one Runtime.
+  const groupRole = `worker:${PIPELINE_KINDS.join('+')}`;
+  await waitFor(() => PIPELINE_KINDS.every((k) => run.lines.some((l) => l.role === groupRole && l.msg === `worker '${k}' started`)), {
+    timeoutMs: 90_000,
+    what: 'every pipeline kind to start',
+  });
 
   // The API answers (the demo client was seeded by the one-shot migration).
-  const apiPort = (await waitFor(() => lines.find((l) => l.role === 'api' && typeof l.port === 'number'), { timeoutMs: 60_000, what: 'the API to listen' })).port!;
+  const port = await apiPort(run);
   const token = await waitFor(
     async () => {
-      const res = await fetch(`http://127.0.0.1:${apiPort}/token`, {
+      const res = await fetch(`http://127.0.0.1:${port}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: 'admin@demo.local', password: 'demo-admin-1' }),
@@ -121,34 +185,89 @@ test('npm start runs every role as its own process, restarts a crashed one, and 
     },
     { timeoutMs: 90_000, what: 'a sign-in through the API' },
   ).catch((e) => {
-    throw new Error(`${e}${why()}`);
+    throw new Error(`${e}${run.why()}`);
   });
   expect(token).toBeTruthy();
 
-  // A crashed sorting worker is replaced, and the supervisor says so.
-  const victim = pids.sorting[0];
-  process.kill(victim, 'SIGKILL');
-  await waitFor(() => lines.find((l) => l.role === 'supervisor' && l.child === 'sorting' && l.pid === victim && /restarting/.test(l.msg ?? '')), {
+  // The API listens on a socket of its own: the supervisor holds none of the port's sockets.
+  const holders = [supervisorPid!, ...pids.api!];
+  const before = portSockets(port, holders);
+  expect([...before.listening.keys()]).toEqual([pids.api![0]]);
+
+  // A flood of new connections, each with a request: every one is answered, and a new connection's
+  // /readyz meanwhile is answered within seconds; every connection is held by the API process itself.
+  const flood = connectionFlood(port, FLOOD);
+  const ready = await readyz(port);
+  const { statuses, close } = await flood;
+  try {
+    expect(ready.status).toBe(200);
+    expect(ready.ms).toBeLessThan(READY_DURING_FLOOD_MS);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const during = portSockets(port, holders);
+    expect(during.established.get(supervisorPid!) ?? 0).toBe(0);
+    expect(during.established.get(pids.api![0]!) ?? 0).toBeGreaterThanOrEqual(FLOOD);
+  } finally {
+    close();
+  }
+
+  // A crashed grouped process is replaced with all its kinds, and the supervisor says so.
+  const group = pids.pipeline![0]!;
+  const startedBefore = run.lines.filter((l) => l.role === groupRole && /^worker '.*' started$/.test(l.msg ?? '')).length;
+  process.kill(group, 'SIGKILL');
+  await waitFor(() => run.lines.find((l) => l.role === 'supervisor' && l.child === 'pipeline' && l.pid === group && /restarting/.test(l.msg ?? '')), {
     timeoutMs: 10_000,
     what: 'the crash to be logged',
   });
-  const replacement = await waitFor(
-    () => {
-      const now = childrenOf(supervisorPid).filter((p) => !started.includes(p) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sorting'));
-      return now[0];
-    },
-    { timeoutMs: 15_000, what: 'a new sorting process' },
-  );
-  started.push(replacement);
+  const newGroup = await waitFor(() => childrenOf(supervisorPid!).find((p) => !run.started.includes(p) && cmdline(p).includes(PIPELINE_KINDS.join(','))), {
+    timeoutMs: 15_000,
+    what: 'a new pipeline process',
+  });
+  run.started.push(newGroup);
+  await waitFor(() => run.lines.filter((l) => l.role === groupRole && /^worker '.*' started$/.test(l.msg ?? '')).length >= startedBefore + PIPELINE_KINDS.length, {
+    timeoutMs: 90_000,
+    what: 'the new pipeline process to start every kind again',
+  });
 
-  // One SIGTERM to the pid that was started stops everything.
-  process.kill(npmPid, 'SIGTERM');
-  const exit = await new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
-  expect(exit).toBe(0);
-  await waitFor(() => [supervisorPid, ...started].every((p) => !alive(p)), { timeoutMs: 60_000, what: 'every child to exit' });
-  // In order: the API first, the sorting workers after it.
-  const stopOrder = lines.filter((l) => l.role === 'supervisor' && /^stopping /.test(l.msg ?? '')).map((l) => l.child);
-  expect(stopOrder[0]).toBe('api');
-  expect(stopOrder.indexOf('sorting')).toBeGreaterThan(0);
-  expect(lines.some((l) => l.msg === 'every process stopped')).toBe(true);
+  // A crashed sorting worker is replaced too.
+  const victim = pids.sorting![0]!;
+  process.kill(victim, 'SIGKILL');
+  await waitFor(() => run.lines.find((l) => l.role === 'supervisor' && l.child === 'sorting' && l.pid === victim && /restarting/.test(l.msg ?? '')), {
+    timeoutMs: 10_000,
+    what: 'the crash to be logged',
+  });
+  const replacement = await waitFor(() => childrenOf(supervisorPid!).find((p) => !run.started.includes(p) && cmdline(p).includes('sorting')), {
+    timeoutMs: 15_000,
+    what: 'a new sorting process',
+  });
+  run.started.push(replacement);
+
+  await stopAll(run, supervisorPid!);
+});
+
+test('with several API processes the kernel hands each connection to one of them: the supervisor only holds the listening socket', async () => {
+  const run = npmStart({ API_PROCESSES: '2', SEED_DEMO: 'false' });
+  const pids = await rolesStarted(run);
+  expect(pids.api).toHaveLength(2);
+  const [supervisorPid] = childrenOf(run.npm.pid!);
+  const port = await apiPort(run);
+  await waitFor(async () => (await readyz(port)).status === 200, { timeoutMs: 60_000, what: 'the API to be ready' });
+  const holders = [supervisorPid!, ...pids.api!];
+
+  const flood = connectionFlood(port, FLOOD);
+  const ready = await readyz(port);
+  const { statuses, close } = await flood;
+  try {
+    expect(ready.status).toBe(200);
+    expect(ready.ms).toBeLessThan(READY_DURING_FLOOD_MS);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const during = portSockets(port, holders);
+    expect(during.established.get(supervisorPid!) ?? 0).toBe(0);
+    expect(pids.api!.reduce((n, pid) => n + (during.established.get(pid) ?? 0), 0)).toBeGreaterThanOrEqual(FLOOD);
+    // SCHED_NONE: each API process accepts on the shared listening socket itself (round-robin would
+    // leave it to the supervisor alone).
+    for (const pid of pids.api!) expect(during.listening.get(pid)).toBe(1);
+  } finally {
+    close();
+  }
+  await stopAll(run, supervisorPid!);
 });
