@@ -3,6 +3,8 @@ import express, { type Express, type RequestHandler, Router } from 'express';
 import pinoHttp from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { ApiDeps } from './api-deps';
+import { AppError } from '../../shared/errors/app-error';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../../shared/errors/outage';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
 import { buildOpenApi } from './http/openapi';
@@ -16,6 +18,7 @@ import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
 export const API_PREFIX = '/api/v1';
+const DEPENDENCY_NAMES: Record<string, string> = { postgres: 'PostgreSQL', redis: 'Redis' };
 export const CATALOG_PREFIX = '/catalog';
 const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
 /** Largest JSON body: a bulk load of 10,000 rows fits; more answers 413 payload-too-large. */
@@ -101,13 +104,21 @@ export function createCatalogApp(deps: ApiDeps): Express {
 export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): Express {
   const app = baseApp(deps);
 
+  // From memory: the process is alive and its event loop turns.
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  // Cached and bounded (http/readiness.ts): a flood of probes is one check a second, never a hang.
+  app.get('/readyz', async (_req, res, next) => {
     const checks = await deps.readiness();
-    const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not-ready', checks });
+    if (Object.values(checks).every(Boolean)) return void res.json({ status: 'ready', checks });
+    const down = Object.keys(checks).filter((name) => !checks[name]);
+    next(
+      new AppError('service-unavailable', `Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, {
+        extensions: { checks },
+        headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+      }),
+    );
   });
   app.get('/metrics', async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());

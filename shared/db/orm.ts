@@ -12,6 +12,11 @@ export interface PoolOptions {
   acquireTimeoutMs?: number;
   /** PostgreSQL application_name of the connections, e.g. `sorting:worker:sorting`: tells roles apart in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * Where knex's own warnings go (a pooled connection the server closed: "Connection Error: …"). Without
+   * it knex writes them to the console, outside the process's JSON log.
+   */
+  log?: Pick<Logger, 'warn' | 'debug'>;
 }
 
 export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolOptions = {}): Options {
@@ -25,6 +30,7 @@ export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolO
     pool: { min: 0, max: poolMax, acquireTimeoutMillis: acquireTimeoutMs },
     driverOptions: {
       acquireConnectionTimeout: acquireTimeoutMs,
+      ...(poolOptions.log ? { log: knexLog(poolOptions.log) } : {}),
       ...(poolOptions.applicationName ? { connection: { application_name: poolOptions.applicationName } } : {}),
     },
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
@@ -33,6 +39,16 @@ export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolO
     // Databases are created by ensureDatabase() (npm start, migrate, cli), never implicitly on connect.
     ensureDatabase: false,
     debug: false,
+  };
+}
+
+function knexLog(log: Pick<Logger, 'warn' | 'debug'>) {
+  const text = (m: unknown) => (m instanceof Error ? m.message : String(m));
+  return {
+    warn: (m: unknown) => log.warn({ source: 'knex' }, text(m)),
+    error: (m: unknown) => log.warn({ source: 'knex' }, text(m)),
+    deprecate: (method: string, alternative: string) => log.warn({ source: 'knex' }, `${method} is deprecated: use ${alternative}`),
+    debug: (m: unknown) => log.debug({ source: 'knex' }, text(m)),
   };
 }
 

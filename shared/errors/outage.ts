@@ -16,6 +16,7 @@ const MESSAGES = [
   /Client has encountered a connection error/i,
   /Connection is closed/i, // ioredis
   /Stream isn't writeable/i, // ioredis, offline queue off
+  /^Command timed out$/i, // ioredis: no answer within commandTimeout (REQUEST_PATH_REDIS)
   /Timeout acquiring a connection/i, // knex pool
   /timeout exceeded when trying to connect/i, // pg pool (the sorting worker's commands): no free connection in DATABASE_ACQUIRE_TIMEOUT_MS
   /the database system is (starting up|shutting down|in recovery mode)/i,

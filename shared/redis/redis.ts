@@ -29,6 +29,20 @@ export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undef
 }
 
 /**
+ * Options of a connection that serves requests while a client waits (the sign-in throttle, /readyz, the
+ * hubs' event subscriptions). ioredis would otherwise keep a command waiting through reconnect attempts
+ * up to 2 s apart, and fail it only after several of them: seconds of silence while Redis is down. Here a
+ * command Redis has not answered within a second fails, whether it was sent or is waiting for the
+ * reconnect (an outage: the request answers 503 with Retry-After), and reconnects are at most a second
+ * apart, so the service is back as soon as Redis is. Never for BullMQ's blocking connections.
+ */
+export const REQUEST_PATH_REDIS: RedisOptions = {
+  commandTimeout: 1000,
+  maxRetriesPerRequest: 1,
+  retryStrategy: (times: number) => Math.min(times * 100, 1000),
+};
+
+/**
  * Redis connections for everything but the queues (rate limits, reply channels, event fan-out).
  * BullMQ's own connections are made in shared/queue, through the same createRedisConnection.
  */

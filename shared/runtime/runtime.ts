@@ -1,7 +1,7 @@
 import { loadConfig, type AppConfig } from '../config/config';
 import { createLogger, type Logger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
-import { createRedis, type Redis } from '../redis/redis';
+import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
 import { SqlPool } from '../db/sql-pool';
 import { OrmSql } from '../db/orm-sql';
@@ -44,11 +44,13 @@ export async function createRuntime(
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
     applicationName,
+    log,
   });
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
   await checkConnectionBudget(config, (sql) => orm.em.getConnection().execute(sql), log);
-  const redis = createRedis(config.REDIS_URL, { log, name: 'shared' });
+  // Only the API uses it (sign-in throttle, readiness), while a client waits: it fails fast.
+  const redis = createRedis(config.REDIS_URL, { log, name: 'shared', ...REQUEST_PATH_REDIS });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];
   const runtime: Runtime = {
     config,

@@ -1,0 +1,105 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client as PgClient } from 'pg';
+import { closedPort } from './api-process';
+import { waitFor } from './wait-for';
+
+/** A PostgreSQL server of the test's own (a throwaway cluster in a temporary directory), on a free port. */
+export interface OwnPostgres {
+  port: number;
+  /** A URL of this server for `database`. */
+  url(database?: string): string;
+  /** Stops the server at once, as a crash would (immediate shutdown: no checkpoint, clients cut off). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data (crash recovery replays the WAL). */
+  start(): Promise<void>;
+  /** Stops it for good and removes its data. */
+  close(): Promise<void>;
+}
+
+/** The newest installed server binaries (Debian: /usr/lib/postgresql/<major>/bin), or PG_BIN. */
+function binDir(): string {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root) ? readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  if (!majors.length) throw new Error('no PostgreSQL server binaries found: install them or set PG_BIN');
+  return path.join(root, majors[0]!, 'bin');
+}
+
+/** PostgreSQL refuses to run as root: as root, the server runs as the `postgres` user. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+/**
+ * initdb in a temporary directory, then the server on a free loopback port with durability off (a test
+ * server, thrown away): a few seconds. Trust authentication for `postgres`, like the shared server.
+ */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const bin = binDir();
+  const user = serverUser();
+  const dir = mkdtempSync(path.join(tmpdir(), 'sorting-pg-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const data = path.join(dir, 'data');
+  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], {
+    stdio: 'ignore',
+    ...(user ?? {}),
+  });
+  const port = await closedPort();
+  let child: ChildProcess | undefined;
+  let exited = true;
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const start = async () => {
+    exited = false;
+    const server = spawn(
+      path.join(bin, 'postgres'),
+      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60', '-c', 'shared_buffers=16MB'],
+      { stdio: 'ignore', ...(user ?? {}) },
+    );
+    child = server;
+    server.once('exit', () => {
+      exited = true;
+    });
+    await waitFor(
+      async () => {
+        if (exited) throw new Error('postgres exited at start');
+        const pg = new PgClient({ connectionString: url(), connectionTimeoutMillis: 1000 });
+        try {
+          await pg.connect();
+          await pg.query('select 1');
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await pg.end().catch(() => undefined);
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `the test's own PostgreSQL on port ${port}` },
+    );
+  };
+  const stop = async () => {
+    if (!child || exited) return;
+    // SIGQUIT: immediate shutdown; the server's processes end at once and every client connection breaks.
+    child.kill('SIGQUIT');
+    await waitFor(() => exited, { timeoutMs: 10_000, what: 'postgres to exit' }).catch(async (err) => {
+      child?.kill('SIGKILL');
+      throw err;
+    });
+  };
+  await start();
+  return {
+    port,
+    url,
+    stop,
+    start,
+    async close() {
+      await stop().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
