@@ -63,10 +63,31 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   };
 }
 
+/**
+ * Connections a client has opened but the API has not accepted yet. Node's default (511) overflows
+ * when thousands of devices reconnect at once, and a connection the kernel drops costs its client a
+ * SYN retransmit (1 s, then 3 s): /readyz would look slow while the API is idle. The kernel caps it at
+ * net.core.somaxconn (4096 on current Linux).
+ */
+const LISTEN_BACKLOG = 4096;
+
+/**
+ * The HTTP server's limits on connections (docs/operations.md, "Connections"). A client gets its
+ * request's headers in within 10 s and its whole body (up to 10 MB) within 60 s, or an answer 408 and
+ * the connection closed: a flood of connections that never finish a request cannot hold the process's
+ * sockets. An idle keep-alive connection stays open 65 s, longer than the usual load balancer's 60 s, so
+ * the balancer closes it first and never sends on a connection the API is closing.
+ */
+export function applyConnectionLimits(server: Server): void {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+}
+
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve((server.address() as AddressInfo).port));
   });
 }
 
@@ -77,7 +98,7 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   const separateCatalog = config.CATALOG_PORT !== undefined && config.CATALOG_PORT !== config.PORT;
   const app = createApp(deps, { withCatalog: !separateCatalog });
   const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
+  applyConnectionLimits(server);
   const port = await listen(server, config.PORT, config.HOST);
   const closeWebSockets = attachWebSocketEvents(server, deps);
   runtime.onClose('http server', async () => {
@@ -93,6 +114,7 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
   if (separateCatalog) {
     const catalogServer = createServer(createCatalogApp(deps));
+    applyConnectionLimits(catalogServer);
     const catalogPort = await listen(catalogServer, config.CATALOG_PORT!, config.HOST);
     runtime.onClose('catalog server', () => new Promise<void>((r) => catalogServer.close(() => r())));
     log.info({ port: catalogPort }, `catalog listening on http://localhost:${catalogPort}/catalog`);
