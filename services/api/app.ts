@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler, Router } from 'express';
 import pinoHttp from 'pino-http';
-import swaggerUi from 'swagger-ui-express';
 import type { ApiDeps } from './api-deps';
 import { AppError } from '../../shared/errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../shared/errors/outage';
@@ -124,11 +123,21 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
   });
 
-  const doc = openApiDocument();
+  // The document and the Swagger UI are built on their first request, not at every process start.
+  let doc: Record<string, unknown> | undefined;
+  const document = () => (doc ??= openApiDocument());
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
-    res.json(doc);
+    res.json(document());
   });
-  app.use(`${API_PREFIX}/docs`, swaggerUi.serve, swaggerUi.setup(doc, { customSiteTitle: 'Sorting wall API' }));
+  let docsUi: Promise<RequestHandler> | undefined;
+  app.use(`${API_PREFIX}/docs`, (req, res, next) => {
+    docsUi ??= import('swagger-ui-express').then(({ default: swaggerUi }) => {
+      const router = Router();
+      router.use(swaggerUi.serve, swaggerUi.setup(document(), { customSiteTitle: 'Sorting wall API' }));
+      return router as RequestHandler;
+    });
+    docsUi.then((ui) => ui(req, res, next), next);
+  });
 
   // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
   app.use(pagesRouter());

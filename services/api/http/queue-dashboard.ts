@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler, Response } from 'express';
 import { signAccessToken, verifyAccessToken, type AuthClaims } from '../../../shared/auth/jwt';
 import { AppError } from '../../../shared/errors/app-error';
@@ -61,14 +58,6 @@ export function openQueueDashboard(auth: AuthClaims, deps: ApiDeps, res: Respons
 const signInFirst = () =>
   new AppError('unauthorized', `Open the queue dashboard from the hub page (/hub, "Queues") as an operator Admin, or POST ${QUEUE_DASHBOARD_PATH}/session with your bearer token first.`);
 
-/** A queue on the dashboard, its jobs' data and return values shown without secrets (a session token, a Session record). */
-function redactedAdapter(queue: ConstructorParameters<typeof BullMQAdapter>[0]): BullMQAdapter {
-  const adapter = new BullMQAdapter(queue);
-  adapter.setFormatter('data', (data) => redactSecrets(data));
-  adapter.setFormatter('returnValue', (value) => redactSecrets(value));
-  return adapter;
-}
-
 /** The dashboard behind its cookie; bull-board (and its Redis connection) is built on the first admitted request. */
 export function queueDashboard(deps: ApiDeps): RequestHandler[] {
   const guard: RequestHandler = async (req, res, next) => {
@@ -89,19 +78,35 @@ export function queueDashboard(deps: ApiDeps): RequestHandler[] {
     res.setHeader('Cache-Control', 'no-store');
     next();
   };
-  let board: RequestHandler | null = null;
+  // bull-board (its code, its UI and its Redis connections) loads on the first admitted request: most
+  // API processes never serve the dashboard, and its modules cost start-up time and memory.
+  let board: Promise<RequestHandler> | null = null;
   const dashboard: RequestHandler = (req, res, next) => {
-    if (!board) {
-      const adapter = new ExpressAdapter();
-      adapter.setBasePath(QUEUE_DASHBOARD_PATH);
-      createBullBoard({
-        queues: deps.queues.queues().map(redactedAdapter),
-        serverAdapter: adapter,
-        options: { uiConfig: { boardTitle: 'Sorting wall queues' } },
-      });
-      board = adapter.getRouter() as RequestHandler;
-    }
-    board(req, res, next);
+    board ??= buildBoard(deps);
+    board.then((handler) => handler(req, res, next), next);
   };
   return [guard, dashboard];
+}
+
+async function buildBoard(deps: ApiDeps): Promise<RequestHandler> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/express'),
+  ]);
+  const adapter = new ExpressAdapter();
+  adapter.setBasePath(QUEUE_DASHBOARD_PATH);
+  // A queue on the dashboard, its jobs' data and return values shown without secrets (a session token, a Session record).
+  const redactedAdapter = (queue: ConstructorParameters<typeof BullMQAdapter>[0]) => {
+    const queueAdapter = new BullMQAdapter(queue);
+    queueAdapter.setFormatter('data', (data) => redactSecrets(data));
+    queueAdapter.setFormatter('returnValue', (value) => redactSecrets(value));
+    return queueAdapter;
+  };
+  createBullBoard({
+    queues: deps.queues.queues().map(redactedAdapter),
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: 'Sorting wall queues' } },
+  });
+  return adapter.getRouter() as RequestHandler;
 }
