@@ -1,0 +1,126 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import request from 'supertest';
+import { Readiness, postgresProbe, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
+import { TEST_PG_BASE, workerDbName } from '../support/test-db';
+import { startTestApi, type TestApi } from '../support/test-api';
+
+/*
+ * /readyz (services/api/http/readiness.ts): one check per interval however many probes ask, each
+ * dependency bounded in time, and never queued behind the pool that requests use.
+ */
+
+const databaseUrl = () => `${TEST_PG_BASE}/${workerDbName(process.env.JEST_WORKER_ID ?? '1')}`;
+
+/** A server that accepts connections and never says a word: a stalled PostgreSQL or Redis. */
+async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets: Socket[] = [];
+  const server: Server = createServer((s) => {
+    sockets.push(s);
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((r) => {
+        sockets.forEach((s) => s.destroy());
+        server.close(() => r());
+      }),
+  };
+}
+
+function counted(probe: ReadinessProbe): { probe: ReadinessProbe; calls: () => number } {
+  let n = 0;
+  return {
+    probe: () => {
+      n++;
+      return probe();
+    },
+    calls: () => n,
+  };
+}
+
+describe('Readiness', () => {
+  it('answers a flood of probes with one check of each dependency per interval', async () => {
+    const pg = postgresProbe(databaseUrl(), 'sorting:test:readiness', 1000);
+    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REQUEST_PATH_REDIS);
+    const pgCount = counted(pg.probe);
+    const redisCount = counted(redisProbe(redis));
+    const readiness = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 60_000 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 500 }, () => readiness.check()));
+      expect(answers.every((a) => a.postgres && a.redis)).toBe(true);
+      expect(await readiness.check()).toEqual({ postgres: true, redis: true });
+      expect([pgCount.calls(), redisCount.calls()]).toEqual([1, 1]);
+
+      // Once the answer is older than the interval, the next probe checks again, once.
+      const fresh = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 0 });
+      await Promise.all(Array.from({ length: 100 }, () => fresh.check()));
+      expect([pgCount.calls(), redisCount.calls()]).toEqual([2, 2]);
+    } finally {
+      await pg.close();
+      redis.disconnect();
+    }
+  });
+
+  it('says not ready within its timeout when PostgreSQL or Redis accepts connections but never answers', async () => {
+    const stalledPg = await silentServer();
+    const stalledRedis = await silentServer();
+    const pg = postgresProbe(`postgres://postgres@127.0.0.1:${stalledPg.port}/nothing`, 'sorting:test:readiness', 500);
+    const redis = createRedis(`redis://127.0.0.1:${stalledRedis.port}`, REQUEST_PATH_REDIS);
+    const readiness = new Readiness({ postgres: pg.probe, redis: redisProbe(redis) }, { timeoutMs: 500, cacheMs: 0 });
+    try {
+      const t0 = performance.now();
+      expect(await readiness.check()).toEqual({ postgres: false, redis: false });
+      // Bounded by the timeout (plus a loaded machine's slack), not by a connect or reconnect that never ends.
+      expect(performance.now() - t0).toBeLessThan(3000);
+      expect(await readiness.check()).toEqual({ postgres: false, redis: false });
+    } finally {
+      await pg.close();
+      redis.disconnect();
+      await stalledPg.close();
+      await stalledRedis.close();
+    }
+  });
+});
+
+describe('GET /readyz while every pool connection is busy', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ env: { DATABASE_POOL_MAX: '2' } });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('answers ready at once, from its own connection, while requests wait for the pool', async () => {
+    const conn = api.runtime.orm.em.getConnection();
+    const busy = [conn.execute('select pg_sleep(3)'), conn.execute('select pg_sleep(3)')];
+    try {
+      // The pool's two connections are taken: a request through it would wait about 3 s.
+      const t0 = performance.now();
+      const res = await request(api.app).get('/readyz');
+      const ms = performance.now() - t0;
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, redis: true } });
+      expect(ms).toBeLessThan(2500);
+    } finally {
+      await Promise.all(busy);
+    }
+  });
+
+  it('is 503 problem+json with Retry-After and its checks when a dependency does not answer', async () => {
+    const down = await startTestApi({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const res = await request(down.app).get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(res.body).toMatchObject({ code: 'service-unavailable', checks: { postgres: true, redis: false } });
+      expect(res.body.detail).toMatch(/Redis/);
+    } finally {
+      await down.close();
+    }
+  });
+});
