@@ -93,14 +93,16 @@ export class Supervisor {
     const env = { ...process.env, ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' };
     const file = entryFile(slot.spec.entry);
     const args = roleArgs(slot.spec);
+    // The supervisor's own flags (e.g. tsx's loader when it runs under tsx), then the role's.
+    const execArgv = [...process.execArgv, ...(slot.spec.nodeFlags ?? [])];
     let child: ChildProcess;
     if (slot.spec.sharesPort && slot.spec.count(this.config) > 1) {
       // Must be set before the first cluster fork; see the class comment.
       cluster.schedulingPolicy = cluster.SCHED_NONE;
-      cluster.setupPrimary({ exec: file, args, silent: false });
+      cluster.setupPrimary({ exec: file, args, execArgv, silent: false });
       child = cluster.fork(env).process;
     } else {
-      child = fork(file, args, { env });
+      child = fork(file, args, { env, execArgv });
     }
     slot.child = child;
     slot.startedAt = Date.now();
