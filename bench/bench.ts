@@ -1,5 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
@@ -16,7 +15,7 @@ import { closedLoop, openLoop, type BenchSorter, type StepFigures } from './load
 import { runCensus, type Census } from './query-census';
 import { measurePgFloor } from './pg-floor';
 import { checkTargets, printSummary, toMb, type FloorFigures, type MemoryFigures } from './report';
-import { RssSampler, ServiceProcess, pollUntil, type ServiceCommand } from './service-processes';
+import { RssSampler, ServiceProcess, buildServices, pollUntil, type ServiceCommand } from './service-processes';
 import { summarize } from './stats';
 import { measureAuditListings, measureHubLatency, type AuditListingFigures, type HubLatencyFigures } from './pipeline-bench';
 import { printRealistic, realisticTargets, runRealistic } from './realistic';
@@ -102,17 +101,6 @@ function serviceCommand(s: BenchSettings, script: string, args: string[], nodeAr
   return { command: process.execPath, args: [...nodeArgs, built, ...args], wrapped: false };
 }
 
-/** tsc -p tsconfig.build.json into bench/results/dist; type errors in files others are editing do not stop the emit. */
-function buildServices(s: BenchSettings): void {
-  const outDir = path.join(s.resultsDir, 'dist');
-  rmSync(outDir, { recursive: true, force: true });
-  const run = spawnSync(path.join(s.root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir, '--tsBuildInfoFile', path.join(outDir, '.tsbuildinfo')], { cwd: s.root, encoding: 'utf8' });
-  for (const script of ['services/api/main.js', 'workers/main.js']) {
-    if (!existsSync(path.join(outDir, script))) throw new Error(`the build produced no ${script}:\n${run.stdout}${run.stderr}`);
-  }
-  if (run.status !== 0) say(`[setup] tsc reported errors (built anyway):\n${run.stdout.split('\n').slice(0, 5).join('\n')}`);
-}
-
 async function main(): Promise<void> {
   const s = loadBenchSettings();
   const config = loadConfig(serviceEnv(s));
@@ -177,7 +165,8 @@ async function main(): Promise<void> {
     if (s.cpuProf) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profileDir);
     if (s.runtime === 'node') {
       say('[setup] building the services with tsc into bench/results/dist (BENCH_RUNTIME=node)');
-      buildServices(s);
+      const warning = buildServices(s.root, s.resultsDir);
+      if (warning) say(`[setup] ${warning}`);
     }
     say(`[floor] bare PostgreSQL: ${s.floorN} scan-shaped transactions, one after the other`);
     const pgRun = await measurePgFloor(s.databaseUrl, seeded.floor, s.floorN);

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../shared/config/config';
@@ -13,6 +13,7 @@ import { seedRealistic, type RealisticSeed } from './realistic-seed';
 import { RssSampler, ServiceProcess, pollUntil } from './service-processes';
 import { toMb } from './report';
 import { ROLES } from '../services/supervisor/roles';
+import { processesByRole } from './service-roles';
 
 /*
  * The realistic scenario (docs/benchmarks.md), run twice: under `npm start` (the supervisor, which spreads the roles
@@ -42,29 +43,6 @@ export interface RealisticModeResult {
 
 /** Per role: one process of each worker kind `npm start` runs (the supervisor's role table), as the compose file does. */
 const ROLE_KINDS = ROLES.flatMap((r) => r.kinds ?? []);
-
-function childrenOf(pid: number | undefined): number[] {
-  if (!pid) return [];
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** The role of a service process, from its command line. */
-function roleOf(pid: number): string | undefined {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    if (argv.some((a) => /services\/api\/main\.(ts|js)$/.test(a))) return 'api';
-    const i = argv.findIndex((a) => /workers\/main\.(ts|js)$/.test(a));
-    if (i >= 0) return argv[i + 1];
-    if (argv.some((a) => /services\/main\.(ts|js)$/.test(a))) return 'supervisor';
-  } catch {
-    // gone
-  }
-  return undefined;
-}
 
 function entry(s: BenchSettings, script: string, nodeArgs: string[]): string[] {
   if (s.runtime === 'node') return [...nodeArgs, path.join(s.resultsDir, 'dist', script.replace(/\.ts$/, '.js'))];
@@ -126,19 +104,7 @@ export async function runRealistic(
       spawnNode('api', 'services/api/main.ts');
       for (const kind of ROLE_KINDS) spawnNode(kind, 'workers/main.ts', [kind]);
     }
-    const pids = (): Record<string, number[]> => {
-      const out: Record<string, number[]> = {};
-      const add = (pid: number) => {
-        const role = roleOf(pid);
-        if (role) (out[role] ??= []).push(pid);
-      };
-      for (const p of services) {
-        if (!p.proc.pid) continue;
-        add(p.proc.pid);
-        if (mode === 'npm-start') for (const c of childrenOf(p.proc.pid)) add(c);
-      }
-      return out;
-    };
+    const pids = (): Record<string, number[]> => processesByRole(services.map((p) => p.proc.pid));
     const sampler = new RssSampler(() => (pids().api ?? []).map((pid, i) => ({ name: `api-${i}`, pid })));
     const listeners = new WallListeners();
     try {

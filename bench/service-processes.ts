@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
 
 export interface ServiceCommand {
   /** The executable: node_modules/.bin/tsx, or node for a built service. */
@@ -183,4 +184,18 @@ export async function pollUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
   }
+}
+
+/**
+ * tsc -p tsconfig.build.json into <resultsDir>/dist, as `npm start` builds; type errors in files others are
+ * editing do not stop the emit. Returns a warning when tsc reported errors (built anyway).
+ */
+export function buildServices(root: string, resultsDir: string): string | undefined {
+  const outDir = path.join(resultsDir, 'dist');
+  rmSync(outDir, { recursive: true, force: true });
+  const run = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', outDir, '--tsBuildInfoFile', path.join(outDir, '.tsbuildinfo')], { cwd: root, encoding: 'utf8' });
+  for (const script of ['services/main.js', 'services/api/main.js', 'workers/main.js']) {
+    if (!existsSync(path.join(outDir, script))) throw new Error(`the build produced no ${script}:\n${run.stdout}${run.stderr}`);
+  }
+  return run.status !== 0 ? `tsc reported errors (built anyway):\n${run.stdout.split('\n').slice(0, 5).join('\n')}` : undefined;
 }
