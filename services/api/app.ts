@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler, Router } from 'express';
 import pinoHttp from 'pino-http';
 import type { ApiDeps } from './api-deps';
-import { AppError } from '../../shared/errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../../shared/errors/outage';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
 import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
+import { readyzAnswer } from './http/readiness';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { registerRoutes } from './http/register-routes';
 import { rejectUnstorableInput } from './http/validation';
@@ -17,7 +16,6 @@ import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
 export const API_PREFIX = '/api/v1';
-const DEPENDENCY_NAMES: Record<string, string> = { postgres: 'PostgreSQL', redis: 'Redis' };
 export const CATALOG_PREFIX = '/catalog';
 const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
 /** Largest JSON body: a bulk load of 10,000 rows fits; more answers 413 payload-too-large. */
@@ -109,15 +107,9 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
   });
   // Cached and bounded (http/readiness.ts): a flood of probes is one check a second, never a hang.
   app.get('/readyz', async (_req, res, next) => {
-    const checks = await deps.readiness();
-    if (Object.values(checks).every(Boolean)) return void res.json({ status: 'ready', checks });
-    const down = Object.keys(checks).filter((name) => !checks[name]);
-    next(
-      new AppError('service-unavailable', `Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, {
-        extensions: { checks },
-        headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-      }),
-    );
+    const answer = readyzAnswer(await deps.readiness());
+    if (answer.ok) res.json(answer.body);
+    else next(answer.error);
   });
   app.get('/metrics', async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());

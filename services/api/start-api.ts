@@ -13,7 +13,7 @@ import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
-import { READINESS, Readiness, postgresProbe, redisProbe } from './http/readiness';
+import { READINESS, Readiness, createHealthServer, postgresProbe, redisProbe } from './http/readiness';
 import { createLabelRenderPool } from '../../workers/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
 
@@ -112,6 +112,16 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
     clearTimeout(force);
   });
   log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
+  if (config.HEALTH_PORT !== undefined && config.HEALTH_PORT !== config.PORT) {
+    const health = createHealthServer(deps.readiness);
+    // A probe sends one small request: it has seconds, not a client's minute.
+    health.keepAliveTimeout = 5_000;
+    health.headersTimeout = 5_000;
+    health.requestTimeout = 5_000;
+    const healthPort = await listen(health, config.HEALTH_PORT, config.HOST);
+    runtime.onClose('health listener', () => new Promise<void>((r) => health.close(() => r())));
+    log.info({ healthPort }, `health probes on http://localhost:${healthPort}/healthz and /readyz`);
+  }
   if (separateCatalog) {
     const catalogServer = createServer(createCatalogApp(deps));
     applyConnectionLimits(catalogServer);

@@ -35,6 +35,8 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   CATALOG_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // /healthz and /readyz on a listener of their own as well (services/api/http/readiness.ts), for probes a flood on PORT cannot delay.
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/sorting'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import request from 'supertest';
-import { Readiness, postgresProbe, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { Readiness, createHealthServer, postgresProbe, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { TEST_PG_BASE, workerDbName } from '../support/test-db';
 import { startTestApi, type TestApi } from '../support/test-api';
@@ -121,6 +121,43 @@ describe('GET /readyz while every pool connection is busy', () => {
       expect(res.body.detail).toMatch(/Redis/);
     } finally {
       await down.close();
+    }
+  });
+});
+
+describe('the health listener (HEALTH_PORT)', () => {
+  it('answers /healthz and /readyz like the API, and nothing else, without the API behind it', async () => {
+    const up = await startTestApi();
+    const down = await startTestApi({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    const servers = [createHealthServer(up.deps.readiness), createHealthServer(down.deps.readiness)];
+    try {
+      const [upPort, downPort] = await Promise.all(
+        servers.map((srv) => new Promise<number>((r) => srv.listen(0, '127.0.0.1', () => r((srv.address() as AddressInfo).port)))),
+      );
+      const get = (port: number, path: string, method = 'GET') => fetch(`http://127.0.0.1:${port}${path}`, { method });
+      const health = await get(upPort!, '/healthz');
+      expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+      const ready = await get(upPort!, '/readyz');
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', checks: { postgres: true, redis: true } }]);
+
+      const notReady = await get(downPort!, '/readyz');
+      expect(notReady.status).toBe(503);
+      expect(notReady.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(notReady.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await notReady.json()).toMatchObject({ code: 'service-unavailable', checks: { postgres: true, redis: false } });
+      // The process is alive whatever its dependencies say.
+      expect((await get(downPort!, '/healthz')).status).toBe(200);
+
+      const other = await get(upPort!, '/api/v1/walls');
+      expect(other.status).toBe(404);
+      expect(await other.json()).toMatchObject({ code: 'not-found' });
+      const post = await get(upPort!, '/readyz', 'POST');
+      expect(post.status).toBe(405);
+      expect(post.headers.get('allow')).toBe('GET, HEAD');
+    } finally {
+      await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
+      await down.close();
+      await up.close();
     }
   });
 });

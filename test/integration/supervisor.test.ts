@@ -7,6 +7,7 @@ import { TEST_DB_PREFIX, TEST_PG_BASE, dropDatabase, testRunId, withAdmin } from
 import { waitFor } from '../support/test-api';
 import { SERVICE_ENV_DEFAULTS } from '../../services/supervisor/child-env';
 import { connectionFlood, portSockets } from '../support/sockets';
+import { closedPort } from '../support/api-process';
 
 const ROOT = path.resolve(__dirname, '../..');
 // Named after this run, so another run's global setup does not take it for a stale one and drop it.
@@ -28,6 +29,7 @@ interface LogLine {
   port?: number;
   pid?: number;
   kind?: string;
+  healthPort?: number;
 }
 
 /** The direct children of a process (Linux /proc). */
@@ -150,7 +152,7 @@ async function stopAll(run: NpmStart, supervisorPid: number): Promise<void> {
 }
 
 test('npm start runs its roles, grouped, each in its own process; the API serves its own socket through a flood of connections; crashed processes come back whole; a signal stops all in order', async () => {
-  const run = npmStart({});
+  const run = npmStart({ HEALTH_PORT: String(await closedPort()) });
   const pids = await rolesStarted(run);
   expect(Object.keys(pids).sort()).toEqual(ROLES.map((r) => r.role).sort());
   // On this 2-core machine, one sorting worker and one process for the whole pipeline.
@@ -195,13 +197,17 @@ test('npm start runs its roles, grouped, each in its own process; the API serves
   expect([...before.listening.keys()]).toEqual([pids.api![0]]);
 
   // A flood of new connections, each with a request: every one is answered, and a new connection's
-  // /readyz meanwhile is answered within seconds; every connection is held by the API process itself.
+  // /readyz meanwhile is answered within seconds, on PORT and on the health listener; every connection
+  // is held by the API process itself.
+  const healthPort = (await waitFor(() => run.lines.find((l) => l.role === 'api' && typeof l.healthPort === 'number'), { timeoutMs: 30_000, what: 'the health listener' })).healthPort!;
   const flood = connectionFlood(port, FLOOD);
-  const ready = await readyz(port);
+  const [ready, probe] = await Promise.all([readyz(port), readyz(healthPort)]);
   const { statuses, close } = await flood;
   try {
     expect(ready.status).toBe(200);
     expect(ready.ms).toBeLessThan(READY_DURING_FLOOD_MS);
+    expect(probe.status).toBe(200);
+    expect(probe.ms).toBeLessThan(READY_DURING_FLOOD_MS);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     const during = portSockets(port, holders);
     expect(during.established.get(supervisorPid!) ?? 0).toBe(0);
