@@ -21,6 +21,8 @@ export interface RoleSpec {
   sharesPort?: boolean;
   /** Node flags of its processes, after the supervisor's own. */
   nodeFlags?: readonly string[];
+  /** Scheduling niceness of its processes (below 0: more CPU than the others), where the system allows it. */
+  niceness?: number;
 }
 
 /**
@@ -45,7 +47,11 @@ export const ROLES: readonly RoleSpec[] = [
   // and the process stays about 25 MB smaller (docs/benchmarks.md, "Footprint of npm start").
   { role: 'pipeline', entry: 'workers/main', kinds: PIPELINE_KINDS, count: () => 1, nodeFlags: ['--max-semi-space-size=4'] },
   { role: 'sorting', entry: 'workers/main', kinds: ['sorting'], count: sortingWorkerCount },
-  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true },
+  // The front door gets three times the CPU weight of a PostgreSQL backend or a worker: on a small host
+  // where they all share the cores, an API starved by busy database backends takes one new connection
+  // per turn of its event loop and lets thousands wait, /readyz among them; answering (a 503 is an
+  // answer) must not wait for the work it sheds (docs/operations.md, "Connections").
+  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true, niceness: -5 },
 ];
 
 /** The command-line arguments of a role's process. */

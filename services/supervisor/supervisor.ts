@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
@@ -62,6 +63,7 @@ interface Slot {
 export class Supervisor {
   private readonly slots: Slot[] = [];
   private stopping = false;
+  private priorityRefused = false;
 
   constructor(
     private readonly roles: readonly RoleSpec[],
@@ -106,6 +108,7 @@ export class Supervisor {
     }
     slot.child = child;
     slot.startedAt = Date.now();
+    if (slot.spec.niceness !== undefined && child.pid) this.prioritize(slot.spec, child.pid);
     // A child that fails to start (or cannot be sent a signal) must not become an uncaught error here.
     child.on('error', (err) => this.log.error({ err, child: slot.spec.role, pid: child.pid }, `${slot.spec.role} process: ${err.message}`));
     child.once('exit', (code, signal) => {
@@ -123,6 +126,20 @@ export class Supervisor {
         if (!this.stopping) this.spawn(slot);
       }, delayMs);
     });
+  }
+
+  /** A role's niceness; without the privilege (CAP_SYS_NICE) it says so once, and every process keeps the same priority. */
+  private prioritize(spec: RoleSpec, pid: number): void {
+    try {
+      os.setPriority(pid, spec.niceness!);
+    } catch (err) {
+      if (this.priorityRefused) return;
+      this.priorityRefused = true;
+      this.log.info(
+        { child: spec.role, niceness: spec.niceness, err: (err as Error).message },
+        `${spec.role} processes keep the default CPU priority (raising it needs root or CAP_SYS_NICE); under CPU contention they share the cores equally with PostgreSQL's backends`,
+      );
+    }
   }
 
   /** Stops the roles in reverse start order; each gets graceMs after SIGTERM before SIGKILL. */

@@ -50,6 +50,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A process's scheduling niceness (/proc/<pid>/stat, field 19). */
+function niceness(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
 function cmdline(pid: number): string[] {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -167,6 +173,10 @@ test('npm start runs its roles, grouped, each in its own process; the API serves
     const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(env).toEqual(expect.arrayContaining(Object.entries(SERVICE_ENV_DEFAULTS).map(([k, v]) => `${k}=${v}`)));
   }
+  // The API's niceness (roles.ts) where the system allows it (as root here), the others' the default.
+  const allowed = process.getuid?.() === 0;
+  expect(niceness(pids.api![0]!)).toBe(allowed ? -5 : 0);
+  expect(niceness(pids.sorting![0]!)).toBe(0);
   // The grouped process started every one of its kinds in one Runtime.
   const groupRole = `worker:${PIPELINE_KINDS.join('+')}`;
   await waitFor(() => PIPELINE_KINDS.every((k) => run.lines.some((l) => l.role === groupRole && l.msg === `worker '${k}' started`)), {
