@@ -40,13 +40,26 @@ export interface BenchSettings {
   /** Audit records generated before timing the audit listings; 0 skips it. */
   auditRows: number;
   auditRequests: number;
-  /** Which scenarios run: `easy` (one order per slot, one API and one worker) and `realistic` (docs/benchmarks.md, The realistic scenario). */
-  scenarios: ('easy' | 'realistic')[];
+  /** Which scenarios run: `easy` (one order per slot, one API and one worker), `realistic` and `bad-day` (docs/benchmarks.md). */
+  scenarios: Scenario[];
   /** Realistic scenario: open-loop rates (pairs/s). */
   realisticRates: number[];
   /** Realistic scenario: orders seeded per wall (1–3 units each). */
   realisticOrdersPerWall: number;
+  /** Bad-day scenario (docs/benchmarks.md): open-loop rates (pairs/s), the last one the overload. */
+  badDayRates: number[];
+  /** Bad-day scenario: orders uploaded per wall (two lines of 5 units). */
+  badDayOrdersPerWall: number;
+  /** Bad-day scenario: SKUs shared by every warehouse. */
+  badDaySkus: number;
+  /** Bad-day scenario: `fresh` (no statistics for the uploaded rows), `analyzed` (ANALYZE after the upload), or both, one after the other. */
+  badDayStatistics: ('fresh' | 'analyzed')[];
+  /** Bad-day scenario: the open-loop steps' requests each on a connection of its own (`fresh`, the default) or on kept-alive ones. */
+  badDayFreshConnections: boolean;
 }
+
+export type Scenario = 'easy' | 'realistic' | 'bad-day';
+const SCENARIOS: readonly Scenario[] = ['easy', 'realistic', 'bad-day'];
 
 // Overridable so that several people can bench on one server at once; the database name must contain
 // "bench" (it is dropped and recreated).
@@ -81,10 +94,16 @@ function runtime(): 'tsx' | 'node' {
   return raw;
 }
 
-function scenarios(): ('easy' | 'realistic')[] {
-  const raw = (process.env.BENCH_SCENARIOS ?? 'easy,realistic').split(',').map((v) => v.trim()).filter(Boolean);
-  for (const v of raw) if (v !== 'easy' && v !== 'realistic') throw new Error(`BENCH_SCENARIOS must list easy and/or realistic; got '${v}'.`);
-  return raw as ('easy' | 'realistic')[];
+function scenarios(): Scenario[] {
+  const raw = (process.env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of raw) if (!SCENARIOS.includes(v as Scenario)) throw new Error(`BENCH_SCENARIOS must list some of ${SCENARIOS.join(', ')}; got '${v}'.`);
+  return raw as Scenario[];
+}
+
+function choice<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  const raw = (process.env[name] ?? fallback).trim();
+  if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}; got '${raw}'.`);
+  return raw as T;
 }
 
 /** The same server URL, naming another database. */
@@ -125,6 +144,11 @@ export function loadBenchSettings(): BenchSettings {
     scenarios: scenarios(),
     realisticRates: list('BENCH_REALISTIC_RATES', [100, 250]),
     realisticOrdersPerWall: int('BENCH_REALISTIC_ORDERS', 700),
+    badDayRates: list('BENCH_BADDAY_RATES', [50, 100, 300]),
+    badDayOrdersPerWall: int('BENCH_BADDAY_ORDERS', 150),
+    badDaySkus: int('BENCH_BADDAY_SKUS', 8, 2),
+    badDayStatistics: ((v) => (v === 'both' ? ['fresh', 'analyzed'] : [v]))(choice('BENCH_BADDAY_STATISTICS', ['fresh', 'analyzed', 'both'] as const, 'fresh')) as ('fresh' | 'analyzed')[],
+    badDayFreshConnections: choice('BENCH_BADDAY_CONNECTIONS', ['fresh', 'keep-alive'] as const, 'fresh') === 'fresh',
   };
   const maxSorters = settings.walls * settings.sortersPerWall;
   for (const c of settings.concurrencies) {

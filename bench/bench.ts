@@ -20,6 +20,7 @@ import { summarize } from './stats';
 import { measureAuditListings, measureHubLatency, type AuditListingFigures, type HubLatencyFigures } from './pipeline-bench';
 import { printRealistic, realisticTargets, runRealistic } from './realistic';
 import { runInsightsBench } from './insights-bench';
+import { badDayTargets, printBadDay, runBadDay, type BadDayRun, type FloorReference } from './bad-day';
 
 /*
  * `npm run bench`: the sorting workflow's latency, throughput and memory, measured over HTTP against
@@ -346,6 +347,19 @@ async function main(): Promise<void> {
       console.log('\nTargets (realistic, npm start):');
       for (const t of checks) console.log(`  ${t.met ? 'MET ' : 'MISS'}  ${t.target}: ${t.measured}`);
     }
+    let badDay: BadDayRun[] | undefined;
+    if (s.scenarios.includes('bad-day')) {
+      const reference: FloorReference = { p50Ms: floor.p50Sum, cpuPerPairMs: floorCpuPerPairMs };
+      say('\n[bad-day] the morning upload scanned at once, under npm start');
+      badDay = await runBadDay(s, config, { redisPid: versions.redisPid, say, floor: reference, nodeArgs });
+      printBadDay(badDay, reference);
+      for (const run of badDay) {
+        const checks = badDayTargets(run, reference);
+        targets.push(...checks);
+        console.log(`\nTargets (bad day, ${run.statistics}):`);
+        for (const t of checks) console.log(`  ${t.met ? 'MET ' : 'MISS'}  ${t.target}: ${t.measured}`);
+      }
+    }
     const results = {
       generatedAt: new Date().toISOString(),
       machine: {
@@ -387,6 +401,7 @@ async function main(): Promise<void> {
       serviceLogLines,
       ...(census ? { census } : {}),
       ...(realistic ? { realistic: { ...realistic, floorCpuPerPairMs } } : {}),
+      ...(badDay ? { badDay: { runs: badDay, floorCpuPerPairMs } } : {}),
       ...(profiles ? { profiles } : {}),
     };
     const out = path.join(s.resultsDir, 'latest.json');

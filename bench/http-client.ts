@@ -8,25 +8,34 @@ export interface HttpAnswer {
   code: string | null;
 }
 
+export type RequestOptions = { auth?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> };
+
+/** What a load needs of a client: the bench's own (BenchHttp) or one that records every answer. */
+export interface HttpClient {
+  request(method: string, path: string, opts?: RequestOptions): Promise<HttpAnswer>;
+}
+
 /**
  * Plain node:http with one keep-alive agent, so the figures are the service's and not a client
  * library's. maxSockets bounds the connections; requests beyond it wait in the agent, which the
- * open loop counts as latency (it measures from the scheduled send time).
+ * open loop counts as latency (it measures from the scheduled send time). `fresh`: every request on a
+ * connection of its own, closed after the answer (devices that reconnect, a load balancer's probes).
  */
-export class BenchHttp {
-  private readonly agent: http.Agent;
+export class BenchHttp implements HttpClient {
+  private readonly agent: http.Agent | false;
 
   constructor(
     private readonly host: string,
     private readonly port: number,
     maxSockets = 256,
+    private readonly fresh = false,
   ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 30_000 });
+    this.agent = fresh ? false : new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 30_000 });
   }
 
-  request(method: string, path: string, opts: { auth?: string; body?: unknown; timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpAnswer> {
     const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
-    const headers: http.OutgoingHttpHeaders = { accept: 'application/json', ...opts.headers };
+    const headers: http.OutgoingHttpHeaders = { accept: 'application/json', ...(this.fresh ? { connection: 'close' } : {}), ...opts.headers };
     if (opts.auth) headers.authorization = opts.auth;
     if (payload) {
       headers['content-type'] = 'application/json';
@@ -58,6 +67,26 @@ export class BenchHttp {
   }
 
   close(): void {
-    this.agent.destroy();
+    if (this.agent) this.agent.destroy();
+  }
+}
+
+/** Every answer's time from its own send (ms) and status, of the requests sent through it since the last take(). */
+export class RecordingHttp implements HttpClient {
+  private answers: { ms: number; status: number }[] = [];
+
+  constructor(private readonly inner: HttpClient) {}
+
+  async request(method: string, path: string, opts?: RequestOptions): Promise<HttpAnswer> {
+    const t0 = performance.now();
+    const answer = await this.inner.request(method, path, opts);
+    this.answers.push({ ms: performance.now() - t0, status: answer.status });
+    return answer;
+  }
+
+  take(): { ms: number; status: number }[] {
+    const out = this.answers;
+    this.answers = [];
+    return out;
   }
 }

@@ -5,6 +5,7 @@ import { lockWall } from '../workers/sorting/queries/command.queries';
 import { scanRead, scanWrite } from '../workers/sorting/queries/scan.queries';
 import type { FloorFixture } from './bench-seed';
 import { cpuMs } from './cpu-usage';
+import { explainNamed, type ExplainFigure } from './pg-insight';
 
 /**
  * The floor of a scan in PostgreSQL: the scan's own statements (workers/sorting/queries: lock the wall,
@@ -60,6 +61,26 @@ export async function measurePgFloor(
       samples,
       cpuPerTxMs: { postgres: round(((cpuMs(backend) ?? NaN) - pgBefore) / n), client: round((client.user + client.system) / 1000 / n) },
     };
+  } finally {
+    await pg.end();
+  }
+}
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the statements a scan reads with (lock the wall, the scan's read), for a
+ * sorter's session on the data as it stands: how many buffers and how long one scan's read costs, and
+ * whether the planner's estimate held (bench/pg-insight.ts). Nothing is changed.
+ */
+export async function explainScanRead(databaseUrl: string, f: Omit<FloorFixture, 'sessionId' | 'userId'>): Promise<ExplainFigure[]> {
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const lock = await explainNamed(pg, lockWall, { commandId: randomUUID(), wallId: f.wallId, clientId: f.clientId });
+    const [wall] = await lockWall(new SqlClient(pg, false), { commandId: randomUUID(), wallId: f.wallId, clientId: f.clientId });
+    const read = await explainNamed(pg, scanRead, {
+      clientId: f.clientId, wallId: f.wallId, warehouseId: wall!.warehouse_id, token: f.sessionToken, code: f.barcode.toUpperCase(), idempotencyKey: null,
+    });
+    return [lock, read];
   } finally {
     await pg.end();
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import type { BenchHttp, HttpAnswer } from './http-client';
+import type { HttpAnswer, HttpClient } from './http-client';
 import type { RealisticSeed, RealisticWall } from './realistic-seed';
 import { REALISTIC_PASSWORD } from './realistic-seed';
 import { ErrorCounts, summarize, type LatencySummary } from './stats';
@@ -46,13 +46,13 @@ export interface RealisticStep {
   sendLag?: LatencySummary;
 }
 
-export async function signIn(http: BenchHttp, email: string): Promise<{ status: number; auth?: string; code: string | null }> {
+export async function signIn(http: HttpClient, email: string): Promise<{ status: number; auth?: string; code: string | null }> {
   const res = await http.request('POST', '/token', { body: { username: email, password: REALISTIC_PASSWORD }, timeoutMs: 60_000 });
   return { status: res.status, code: res.code, auth: res.status === 200 ? `Bearer ${(res.body as { access_token: string }).access_token}` : undefined };
 }
 
 /** Signs every sorter and shipper in (a few at a time) and connects each sorter to its wall. */
-export async function prepareFloor(http: BenchHttp, seed: RealisticSeed): Promise<RealisticFloor> {
+export async function prepareFloor(http: HttpClient, seed: RealisticSeed): Promise<RealisticFloor> {
   const one = async (p: { email: string; wallIndex: number }, connect: boolean): Promise<Actor> => {
     const t = await signIn(http, p.email);
     if (!t.auth) throw new Error(`sign-in of ${p.email} failed: ${t.status} ${t.code}`);
@@ -154,7 +154,7 @@ async function resend(op: string, rec: Rec, send: () => Promise<HttpAnswer>): Pr
 }
 
 /** The shipper empties a complete slot; a release answered 409/404 after a resend had gone through the first time. */
-async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number, crc: string, rec: Rec): Promise<void> {
+async function release(http: HttpClient, floor: RealisticFloor, wallIndex: number, crc: string, rec: Rec): Promise<void> {
   const t0 = performance.now();
   const { answer, resent } = await resend('release', rec, () => http.request('POST', `/api/v1/sort-boxes/B-${crc}/release`, { auth: floor.shippers[wallIndex].auth, timeoutMs: CLIENT_TIMEOUT_MS }));
   if (answer.status === 200 || (resent && answer.status >= 400 && answer.status < 500)) rec.releaseOk.push(performance.now() - t0);
@@ -162,7 +162,7 @@ async function release(http: BenchHttp, floor: RealisticFloor, wallIndex: number
 }
 
 /** Resolves with how long the sorter should wait before the next unit: Retry-After after a 503, else 0. */
-async function pair(http: BenchHttp, floor: RealisticFloor, s: Actor, rec: Rec, scheduledAt: number, releases: Set<Promise<void>>): Promise<number> {
+async function pair(http: HttpClient, floor: RealisticFloor, s: Actor, rec: Rec, scheduledAt: number, releases: Set<Promise<void>>): Promise<number> {
   const wall = floor.seed.walls[s.wallIndex];
   const barcode = nextUnit(wall);
   if (!barcode) {
@@ -227,7 +227,7 @@ function ticker(step: string, start: number, durationMs: number, rec: Rec): Node
 }
 
 /** The burst: every sorter signs in again at once (a shift change), timed; scans answered meanwhile are kept apart. */
-async function burst(http: BenchHttp, floor: RealisticFloor): Promise<{ latencies: number[]; errors: ErrorCounts; from: number; to: number }> {
+async function burst(http: HttpClient, floor: RealisticFloor): Promise<{ latencies: number[]; errors: ErrorCounts; from: number; to: number }> {
   const errors = new ErrorCounts();
   const from = performance.now();
   const latencies = await Promise.all(
@@ -270,7 +270,16 @@ function figures(step: string, rate: number | null, rec: Rec, start: number, dur
 }
 
 /** Open loop: `rate` pairs/s offered whatever the answers; latency from the planned send time. */
-export async function realisticOpen(http: BenchHttp, floor: RealisticFloor, rate: number, durationMs: number, step: string, opts: { burstAtMs?: number } = {}): Promise<RealisticStep> {
+export async function realisticOpen(
+  http: HttpClient,
+  floor: RealisticFloor,
+  rate: number,
+  durationMs: number,
+  step: string,
+  // `sorters`: who scans, in turn (default every sorter); `onOfferEnd`: called when the last pair is sent, before the answers drain.
+  opts: { burstAtMs?: number; sorters?: Actor[]; onOfferEnd?: () => void } = {},
+): Promise<RealisticStep> {
+  const sorters = opts.sorters ?? floor.sorters;
   const rec = new Rec();
   const releases = new Set<Promise<void>>();
   const inFlight = new Set<Promise<void>>();
@@ -285,13 +294,14 @@ export async function realisticOpen(http: BenchHttp, floor: RealisticFloor, rate
       if (opts.burstAtMs !== undefined && !burstRun && now - start >= opts.burstAtMs) burstRun = burst(http, floor);
       for (let due = start + (i * 1000) / rate; i < total && due <= now; due = start + (i * 1000) / rate) {
         rec.sendLag.push(now - due);
-        const p = pair(http, floor, floor.sorters[i % floor.sorters.length], rec, due, releases).then(() => undefined);
+        const p = pair(http, floor, sorters[i % sorters.length]!, rec, due, releases).then(() => undefined);
         inFlight.add(p);
         void p.finally(() => inFlight.delete(p));
         i++;
       }
       await new Promise((r) => setTimeout(r, 1));
     }
+    opts.onOfferEnd?.();
     await Promise.all([...inFlight]);
     await Promise.all([...releases]);
   } finally {
@@ -301,7 +311,7 @@ export async function realisticOpen(http: BenchHttp, floor: RealisticFloor, rate
 }
 
 /** Closed loop: every sorter scans and confirms again as soon as the last pair is answered. */
-export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, durationMs: number, step: string): Promise<RealisticStep> {
+export async function realisticClosed(http: HttpClient, floor: RealisticFloor, durationMs: number, step: string, opts: { sorters?: Actor[] } = {}): Promise<RealisticStep> {
   const rec = new Rec();
   const releases = new Set<Promise<void>>();
   const start = performance.now();
@@ -309,7 +319,7 @@ export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, du
   const tick = ticker(step, start, durationMs, rec);
   try {
     await Promise.all(
-      floor.sorters.map(async (s) => {
+      (opts.sorters ?? floor.sorters).map(async (s) => {
         const wall = floor.seed.walls[s.wallIndex];
         // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
         while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) {
@@ -323,4 +333,16 @@ export async function realisticClosed(http: BenchHttp, floor: RealisticFloor, du
     clearInterval(tick);
   }
   return figures(step, null, rec, start, durationMs);
+}
+
+/**
+ * One pair by one sorter outside any step (the bad day's recovery probe): its scan's latency and whether
+ * the pair went through; a completed order's release is added to `releases` for the caller to await.
+ */
+export async function probePair(http: HttpClient, floor: RealisticFloor, s: Actor, releases: Set<Promise<void>>): Promise<{ ok: boolean; scanMs: number; at: number }> {
+  const rec = new Rec();
+  const t0 = performance.now();
+  const wait = await pair(http, floor, s, rec, t0, releases);
+  if (wait) await pause(wait);
+  return { ok: rec.pairs > 0, scanMs: rec.scanOk[0] ?? rec.scanAll[0] ?? NaN, at: t0 };
 }

@@ -44,7 +44,8 @@ export interface RealisticModeResult {
 /** Per role: one process of each worker kind `npm start` runs (the supervisor's role table), as the compose file does. */
 const ROLE_KINDS = ROLES.flatMap((r) => r.kinds ?? []);
 
-function entry(s: BenchSettings, script: string, nodeArgs: string[]): string[] {
+/** Node's arguments to run a service script: the build's .js (BENCH_RUNTIME=node) or the .ts through tsx. */
+export function entry(s: BenchSettings, script: string, nodeArgs: string[]): string[] {
   if (s.runtime === 'node') return [...nodeArgs, path.join(s.resultsDir, 'dist', script.replace(/\.ts$/, '.js'))];
   return [...nodeArgs, '--import', 'tsx', script];
 }

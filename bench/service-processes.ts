@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 export interface ServiceCommand {
@@ -14,59 +14,56 @@ export interface ServiceCommand {
 /**
  * One service process. Under tsx the script runs in a child node process of the tsx wrapper, so
  * `nodePid` (the process that serves) differs from the wrapper's pid; memory and CPU are read from it.
+ *
+ * Its stdout and stderr go straight to its log file, not through a pipe to the bench: a pipe that the
+ * bench, busy generating load, drains late fills up, and a service logging synchronously (pino) then
+ * stalls on its writes, which the figures would blame on the service.
  */
 export class ServiceProcess {
   readonly proc: ChildProcess;
   readonly exited: Promise<number | null>;
   private exitCode: number | null | undefined;
-  private readonly tail: string[] = [];
-  private readonly log: WriteStream;
-  private printed = 0;
-  private logLines = 0;
 
   constructor(
     readonly name: string,
     root: string,
     private readonly cmd: ServiceCommand,
     env: NodeJS.ProcessEnv,
-    logFile: string,
+    private readonly logFile: string,
   ) {
-    this.log = createWriteStream(logFile, { flags: 'w' });
-    this.proc = spawn(cmd.command, cmd.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const fd = openSync(logFile, 'w');
+    try {
+      this.proc = spawn(cmd.command, cmd.args, { cwd: root, env, stdio: ['ignore', fd, fd] });
+    } finally {
+      closeSync(fd);
+    }
     this.exited = new Promise((resolve) => {
       this.proc.once('exit', (code, signal) => {
         this.exitCode = code ?? (signal ? -1 : null);
         resolve(this.exitCode);
       });
     });
-    const onData = (chunk: Buffer) => {
-      this.log.write(chunk);
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line.trim()) continue;
-        this.logLines++;
-        this.tail.push(line);
-        if (this.tail.length > 30) this.tail.shift();
-        // LOG_LEVEL=warn: whatever a service prints matters, but an overload may print thousands of lines.
-        if (this.printed < 5) {
-          this.printed++;
-          console.log(`  [${this.name}] ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
-        }
-      }
-    };
-    this.proc.stdout!.on('data', onData);
-    this.proc.stderr!.on('data', onData);
   }
 
   get running(): boolean {
     return this.exitCode === undefined;
   }
 
-  get lines(): number {
-    return this.logLines;
+  private logText(): string {
+    try {
+      return readFileSync(this.logFile, 'utf8');
+    } catch {
+      return '';
+    }
   }
 
-  lastLines(): string {
-    return this.tail.join('\n');
+  /** Lines the process has written so far. */
+  get lines(): number {
+    return this.logText().split('\n').filter((l) => l.trim()).length;
+  }
+
+  lastLines(n = 30): string {
+    return this.logText().split('\n').filter((l) => l.trim()).slice(-n).join('\n');
   }
 
   /** The node process that serves: the process itself, or under tsx its only child (undefined until it exists). */
@@ -88,7 +85,7 @@ export class ServiceProcess {
 
   /** SIGTERM (tsx relays it; the service shuts down in order), then SIGKILL both after graceMs. */
   async stop(graceMs = 10_000): Promise<void> {
-    if (!this.running) return this.closeLog();
+    if (!this.running) return;
     const child = this.nodePid();
     this.proc.kill('SIGTERM');
     const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
@@ -97,7 +94,6 @@ export class ServiceProcess {
       this.killNow(child);
       await this.exited;
     }
-    await this.closeLog();
   }
 
   /** Last resort, synchronous (process 'exit' handler): no orphan may keep the port or the queues. */
@@ -110,10 +106,6 @@ export class ServiceProcess {
         // gone already
       }
     }
-  }
-
-  private closeLog(): Promise<void> {
-    return new Promise((r) => this.log.end(() => r()));
   }
 }
 

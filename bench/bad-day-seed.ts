@@ -1,0 +1,128 @@
+import { Client as PgClient } from 'pg';
+import { initOrm } from '../shared/db/orm';
+import { Employee } from '../shared/db/entities';
+import { hashSecret } from '../shared/auth/password';
+import { seededRandom } from '../shared/domain/prng';
+import { createClient } from '../shared/tenancy/create-client.use-case';
+import { addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
+import type { HttpClient } from './http-client';
+import { REALISTIC_PASSWORD, type RealisticSeed, type RealisticWall } from './realistic-seed';
+
+/*
+ * The bad day's floor (docs/benchmarks.md, "The bad-day scenario"): a client of its own with 10 walls of
+ * 24 slots, each wall in a warehouse of its own, 6 sorters and a shipper per wall and a Manager for the
+ * hubs; a handful of SKUs shared by every warehouse. The backlog (orders of two lines of 5 units) is not
+ * seeded: it is uploaded through the admin loader (uploadBacklog) once the service runs, and scanned at once.
+ */
+
+export const BAD_DAY_SLOTS = 24;
+const UNITS_PER_LINE = 5;
+
+export interface BadDaySeed extends RealisticSeed {
+  managerEmail: string;
+  /** Warehouse of each wall, by wall index. */
+  warehouseIds: number[];
+  /** The UPCs of the shared SKUs. */
+  upcs: string[];
+  /** The orders to upload (PUT /admin/orders), per wall in id order. */
+  backlog: unknown[][];
+}
+
+const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+/**
+ * Seeds everything but the orders, straight into PostgreSQL, without ANALYZE (the tables of a fresh
+ * database have no statistics). Sign-ins are hashed cheaply: this scenario has no sign-in burst.
+ */
+export async function seedBadDay(databaseUrl: string, opts: { walls: number; sortersPerWall: number; ordersPerWall: number; skus: number }): Promise<BadDaySeed> {
+  const orm = await initOrm(databaseUrl, 2);
+  const rand = seededRandom(20);
+  try {
+    const em = orm.em.fork();
+    const adminEmail = 'admin@bad-day.example.com';
+    const { clientId } = await createClient(em.fork(), { name: 'Bad Day Co', team: 'bad-day', adminEmail, adminPassword: REALISTIC_PASSWORD, hashRounds: 4 });
+    const products = Array.from({ length: opts.skus }, (_, i) => ({ sku: `DAY-SKU-${pad(i + 1, 2)}`, upc: `83${pad(i + 1, 10)}` }));
+    await addProducts(em.fork(), clientId, products);
+    const walls: RealisticWall[] = [];
+    const warehouseIds: number[] = [];
+    const backlog: unknown[][] = [];
+    let units = 0;
+    for (let w = 1; w <= opts.walls; w++) {
+      const e = em.fork();
+      const wh = await addWarehouse(e, clientId, { id: 200 + w, name: `Bad Day DC ${pad(w, 2)}` });
+      const wall = await addWall(e, clientId, { name: `Bad Day wall ${pad(w, 2)}`, warehouseId: wh.id, maxSorters: opts.sortersPerWall });
+      await addSlots(e, clientId, wall.id, BAD_DAY_SLOTS);
+      const orders: unknown[] = [];
+      const tote: string[] = [];
+      const orderUnits = new Map<number, number>();
+      for (let k = 1; k <= opts.ordersPerWall; k++) {
+        const id = (200 + w) * 100_000 + k;
+        const a = Math.floor(rand() * opts.skus);
+        const b = (a + 1 + Math.floor(rand() * (opts.skus - 1))) % opts.skus;
+        orders.push({
+          id,
+          warehouseId: wh.id,
+          orderDate: '2026-11-25T06:00:00Z',
+          shipTo: { name: `Customer ${id}`, street1: `${k} Main St`, city: 'Omaha', postalCode: '68102', country: 'US' },
+          items: [products[a]!, products[b]!].map((p) => ({ sku: p.sku, qty: UNITS_PER_LINE })),
+        });
+        for (const p of [products[a]!, products[b]!]) for (let u = 0; u < UNITS_PER_LINE; u++) tote.push(p.upc);
+        orderUnits.set(id, 2 * UNITS_PER_LINE);
+        units += 2 * UNITS_PER_LINE;
+      }
+      walls.push({ id: wall.id, tote, cursor: 0, putBack: [], orderUnits });
+      warehouseIds.push(wh.id);
+      backlog.push(orders);
+    }
+    const passwordHash = await hashSecret(REALISTIC_PASSWORD, 4);
+    const e = em.fork();
+    const sorters: BadDaySeed['sorters'] = [];
+    const shippers: BadDaySeed['shippers'] = [];
+    const person = (email: string, roles: ('Sorter' | 'Manager')[], first: string) =>
+      e.create(Employee, { clientId, email, firstName: first, lastName: 'Bad Day', roles, passwordHash, isActive: true, createdAt: new Date() });
+    for (let w = 0; w < opts.walls; w++) {
+      for (let k = 1; k <= opts.sortersPerWall; k++) {
+        const email = `sorter-${pad(w + 1, 2)}-${k}@bad-day.example.com`;
+        person(email, ['Sorter'], `Sorter ${w + 1}.${k}`);
+        sorters.push({ email, wallIndex: w });
+      }
+      const email = `shipper-${pad(w + 1, 2)}@bad-day.example.com`;
+      person(email, ['Sorter'], `Shipper ${w + 1}`);
+      shippers.push({ email, wallIndex: w });
+    }
+    const managerEmail = 'hub@bad-day.example.com';
+    person(managerEmail, ['Manager'], 'Hub');
+    await e.flush();
+    return { clientId, adminEmail, managerEmail, walls, warehouseIds, upcs: products.map((p) => p.upc), sorters, shippers, units, backlog };
+  } finally {
+    await orm.close();
+  }
+}
+
+/**
+ * `fresh`: autovacuum off on every table, so no statistics appear while the bench runs (as right after a
+ * morning upload, before autovacuum's first pass); `analyzed`: ANALYZE right after the upload.
+ */
+export async function holdStatistics(databaseUrl: string): Promise<void> {
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const { rows } = await pg.query<{ name: string }>(`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind = 'r'`);
+    for (const { name } of rows) await pg.query(`alter table "${name.replace(/"/g, '""')}" set (autovacuum_enabled = false)`);
+  } finally {
+    await pg.end();
+  }
+}
+
+/** The whole backlog through PUT /admin/orders, in calls of up to `perCall` orders; resolves with the time it took. */
+export async function uploadBacklog(http: HttpClient, adminAuth: string, seed: BadDaySeed, perCall = 2000): Promise<{ ms: number; orders: number; calls: number }> {
+  const orders = seed.backlog.flat();
+  const t0 = performance.now();
+  let calls = 0;
+  for (let i = 0; i < orders.length; i += perCall) {
+    const res = await http.request('PUT', '/api/v1/admin/orders', { auth: adminAuth, body: orders.slice(i, i + perCall), timeoutMs: 120_000 });
+    calls++;
+    if (res.status !== 200) throw new Error(`uploading orders ${i}–${i + perCall} failed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  }
+  return { ms: Math.round(performance.now() - t0), orders: orders.length, calls };
+}

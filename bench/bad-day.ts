@@ -1,0 +1,439 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import { Client as PgClient } from 'pg';
+import type { AppConfig } from '../shared/config/config';
+import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
+import { recreateDatabase, resetRedis } from './bench-seed';
+import { BAD_DAY_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
+import { CpuMeter } from './cpu-usage';
+import { BenchHttp, RecordingHttp } from './http-client';
+import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './pg-insight';
+import { explainScanRead } from './pg-floor';
+import { commandWorkersListening } from './queue-probe';
+import { WallListeners, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
+import { ServiceProcess, pollUntil } from './service-processes';
+import { entry } from './realistic';
+import { processesByRole } from './service-roles';
+import { summarize, type LatencySummary } from './stats';
+
+/*
+ * The bad-day scenario (docs/benchmarks.md): a shift starts right after a morning upload. Few SKUs over
+ * many orders and warehouses (10 walls × 6 sorters, 24 slots, one warehouse per wall), orders of two
+ * lines of 5 units uploaded through PUT /admin/orders and scanned at once, without ANALYZE; a hub per
+ * wall reading GET /walls/{id} every 3 s and following a WebSocket; shippers releasing completed slots;
+ * /readyz probed on fresh connections throughout. Steps: one sorter, six on one wall, open loops up to
+ * an overload (how soon the service is back to normal when it drops), a closed loop. Everything beside
+ * the floor of the same run.
+ */
+
+const HUB_POLL_MS = 3000;
+const READYZ_EVERY_MS = 250;
+/** After an open step: pairs of the probe sorter until this many in a row are normal again, at most RECOVERY_MAX_MS. */
+const NORMAL_IN_A_ROW = 3;
+const RECOVERY_MAX_MS = 30_000;
+
+export interface FloorReference {
+  /** Bare PG transaction p50 + bare queue round trip p50, ms. */
+  p50Ms: number;
+  /** Two of each, client side included, CPU ms. */
+  cpuPerPairMs: number;
+}
+
+interface Probe {
+  at: number;
+  ms: number;
+  status: number;
+}
+
+export interface BadDayStep extends RealisticStep {
+  kind: 'closed' | 'open';
+  sorters: number;
+  loadAvg1m: number;
+  /** Every request of the sorters and shippers, from its own send: how many, the slowest, how many within 1 s, how many unanswered. */
+  every: { n: number; maxMs: number; within1s: number; noAnswer: number; status503: number };
+  /** The hubs' GET /walls/{id} during the step. */
+  reads: LatencySummary & { failed: number };
+  /** /readyz on fresh connections during the step. */
+  readyz: LatencySummary & { notReady: number };
+  /** /healthz (answered from memory) on fresh connections: the connection path and the API's event loop alone. */
+  healthz: LatencySummary;
+  /** /readyz on the health listener (HEALTH_PORT), fresh connections: no queue of client connections ahead of it. */
+  readyzHealthPort: LatencySummary & { notReady: number };
+  /** The bench's own event-loop delay over the step, ms: when it is large, the client measured itself. */
+  benchEventLoopLagMs: { p99: number; max: number };
+  /** The API's event-loop delay over the step (its /metrics, read at the step's start and end), ms. */
+  apiEventLoopLagMs: { p99: number; max: number } | null;
+  cpuMs: Record<string, number>;
+  cpuPerPairMs: Record<string, number>;
+  /** API + sorting + their PostgreSQL and Redis work, per pair. */
+  commandPathCpuPerPairMs: number;
+  serviceCpuPerPairMs: number;
+  bytesPerPair: Record<string, number>;
+  statements: StatementFigure[];
+  /** Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again (null: not within 30 s). */
+  recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[] };
+}
+
+export interface BadDayRun {
+  statistics: 'fresh' | 'analyzed';
+  upload: { ms: number; orders: number; calls: number; analyzeMs: number | null };
+  processes: Record<string, number>;
+  statementStats: string;
+  explain: { afterUpload: ExplainFigure[]; atEnd: ExplainFigure[] } | null;
+  steps: BadDayStep[];
+  wsEvents: number;
+}
+
+/** The Mosquitto broker's pid, when one runs on this machine (its CPU is counted when present). */
+function mosquittoPid(): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'mosquitto') return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+/** The hubs' reads and the load balancer's /readyz probes, running beside every step. */
+class Probes {
+  readonly reads: Probe[] = [];
+  readonly readyz: Probe[] = [];
+  readonly healthz: Probe[] = [];
+  /** /readyz on the health listener (HEALTH_PORT). */
+  readonly healthPort: Probe[] = [];
+  private running = true;
+  private readonly loops: Promise<void>[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly hub: BenchHttp,
+    private readonly fresh: BenchHttp,
+    private readonly freshHealth: BenchHttp,
+  ) {}
+
+  start(auth: string, wallIds: number[]): void {
+    wallIds.forEach((id, i) => {
+      this.loops.push(
+        (async () => {
+          await new Promise((r) => setTimeout(r, (i * HUB_POLL_MS) / wallIds.length));
+          while (this.running) {
+            const t0 = performance.now();
+            const res = await this.hub.request('GET', `/api/v1/walls/${id}`, { auth, timeoutMs: 15_000 });
+            this.reads.push({ at: t0, ms: performance.now() - t0, status: res.status });
+            await new Promise((r) => setTimeout(r, Math.max(0, HUB_POLL_MS - (performance.now() - t0))));
+          }
+        })(),
+      );
+    });
+    // Each probe on its own schedule, answered or not: a probe that hangs shows as latency, not as fewer probes.
+    this.timer = setInterval(() => {
+      for (const [http, path, list] of [[this.fresh, '/readyz', this.readyz], [this.fresh, '/healthz', this.healthz], [this.freshHealth, '/readyz', this.healthPort]] as const) {
+        const t0 = performance.now();
+        void http.request('GET', path, { timeoutMs: 15_000 }).then((res) => list.push({ at: t0, ms: performance.now() - t0, status: res.status }));
+      }
+    }, READYZ_EVERY_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.all(this.loops);
+  }
+
+  static window(probes: Probe[], from: number, to: number): Probe[] {
+    return probes.filter((p) => p.at >= from && p.at <= to);
+  }
+}
+
+function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['every'] {
+  return {
+    n: answers.length,
+    maxMs: Math.round(Math.max(0, ...answers.map((a) => a.ms))),
+    within1s: answers.filter((a) => a.status !== 0 && a.ms <= 1000).length,
+    noAnswer: answers.filter((a) => a.status === 0).length,
+    status503: answers.filter((a) => a.status === 503).length,
+  };
+}
+
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
+async function eventLoopLag(http: BenchHttp): Promise<{ p99: number; max: number } | null> {
+  const res = await http.request('GET', '/metrics', { timeoutMs: 10_000 });
+  if (res.status !== 200 || typeof res.body !== 'string') return null;
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(res.body as string)?.[1] ?? NaN) * 1000;
+  return { p99: round2(read('nodejs_eventloop_lag_p99_seconds')), max: round2(read('nodejs_eventloop_lag_max_seconds')) };
+}
+
+export async function runBadDay(
+  s: BenchSettings,
+  config: AppConfig,
+  opts: { redisPid: number | undefined; say: (line: string) => void; floor: FloorReference; nodeArgs: string[] },
+): Promise<BadDayRun[]> {
+  const runs: BadDayRun[] = [];
+  for (const statistics of s.badDayStatistics) runs.push(await runOnce(s, config, statistics, opts));
+  return runs;
+}
+
+async function runOnce(
+  base: BenchSettings,
+  config: AppConfig,
+  statistics: 'fresh' | 'analyzed',
+  opts: { redisPid: number | undefined; say: (line: string) => void; floor: FloorReference; nodeArgs: string[] },
+): Promise<BadDayRun> {
+  const { say } = opts;
+  const database = `${new URL(base.databaseUrl).pathname.slice(1)}_badday`;
+  const s: BenchSettings = { ...base, databaseUrl: withDatabase(base.databaseUrl, database), queuePrefix: `${base.queuePrefix}-badday` };
+  say(`\n[bad-day ${statistics}] database ${database}: drop, create, migrate; Redis prefix ${s.queuePrefix}: clear`);
+  await recreateDatabase(s.adminDatabaseUrl, s.databaseUrl);
+  await resetRedis(s);
+  const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, skus: s.badDaySkus });
+  if (statistics === 'fresh') await holdStatistics(s.databaseUrl);
+  say(`[bad-day ${statistics}] seeded ${seed.walls.length} walls × ${BAD_DAY_SLOTS} slots, ${seed.sorters.length} sorters, ${seed.shippers.length} shippers, ${seed.upcs.length} SKUs; ${seed.walls.length * s.badDayOrdersPerWall} orders to upload`);
+
+  const env: NodeJS.ProcessEnv = { ...serviceEnv(s), SEED_DEMO: 'false', HEALTH_PORT: String(s.port + 2) };
+  delete env.SORTING_WORKERS;
+  const supervisor = new ServiceProcess(
+    'supervisor',
+    s.root,
+    { command: process.execPath, args: entry(s, 'services/main.ts', opts.nodeArgs), wrapped: false },
+    env,
+    path.join(s.resultsDir, `bad-day-${statistics}.log`),
+  );
+  const keepAlive = new BenchHttp('127.0.0.1', s.port);
+  const fresh = new BenchHttp('127.0.0.1', s.port, 0, true);
+  const healthPort = s.port + 2;
+  const freshHealth = new BenchHttp('127.0.0.1', healthPort, 0, true);
+  const hub = new BenchHttp('127.0.0.1', s.port, 32);
+  const probes = new Probes(hub, fresh, freshHealth);
+  const benchLag = monitorEventLoopDelay({ resolution: 10 });
+  benchLag.enable();
+  const listeners = new WallListeners();
+  const pg = new PgClient({ connectionString: s.databaseUrl });
+  const releases = new Set<Promise<void>>();
+  try {
+    await pollUntil('the API (npm start)', async () => (await keepAlive.request('GET', '/readyz', { timeoutMs: 2000 })).status === 200, {
+      timeoutMs: 120_000,
+      abort: () => (supervisor.running ? undefined : `npm start exited:\n${supervisor.lastLines()}`),
+    });
+    await pollUntil('sorting workers on the partition queues', async () => (await commandWorkersListening({ redisUrl: s.redisUrl, prefix: s.queuePrefix, partitions: config.QUEUE_PARTITIONS })) > 0, { timeoutMs: 60_000 });
+    const roles = () => processesByRole([supervisor.proc.pid]);
+    const processes = Object.fromEntries(Object.entries(roles()).map(([k, v]) => [k, v.length]));
+    say(`[bad-day ${statistics}] npm start ready: ${JSON.stringify(processes)}`);
+    await pg.connect();
+    const stats = await StatementStats.open(pg, s.root);
+    say(`[bad-day ${statistics}] pg_stat_statements: ${stats.loaded ? 'loaded' : stats.why}`);
+
+    // The morning upload, then the shift starts at once.
+    const admin = await signIn(keepAlive, seed.adminEmail);
+    if (!admin.auth) throw new Error(`sign-in of the admin failed: ${admin.status} ${admin.code}`);
+    const upload = await uploadBacklog(keepAlive, admin.auth, seed);
+    let analyzeMs: number | null = null;
+    if (statistics === 'analyzed') {
+      const t0 = performance.now();
+      await pg.query('analyze');
+      analyzeMs = Math.round(performance.now() - t0);
+    }
+    say(`[bad-day ${statistics}] uploaded ${upload.orders} orders in ${upload.calls} calls, ${upload.ms} ms${analyzeMs !== null ? `; ANALYZE ${analyzeMs} ms` : '; no ANALYZE, autovacuum off'}`);
+    const floor: RealisticFloor = await prepareFloor(keepAlive, seed);
+    const manager = await signIn(keepAlive, seed.managerEmail);
+    if (!manager.auth) throw new Error(`sign-in of the hub's Manager failed: ${manager.status}`);
+    await listeners.open(s.port, manager.auth, seed.walls);
+    probes.start(manager.auth, seed.walls.map((w) => w.id));
+
+    const probeSorter = floor.sorters[floor.sorters.length - 1]!;
+    const rotation = floor.sorters.filter((a) => a !== probeSorter);
+    const explainFixture = { clientId: seed.clientId, wallId: seed.walls[0]!.id, barcode: seed.upcs[0]!, sessionToken: floor.sorters[0]!.sessionToken! };
+    const afterUpload = stats.loaded ? null : await explainScanRead(s.databaseUrl, explainFixture);
+    if (afterUpload) for (const e of afterUpload) say(`[bad-day ${statistics}] EXPLAIN ${e.statement} after the upload: ${e.executionMs} ms, ${e.buffers} buffers, ${e.topNode} (estimated ${e.estimatedRows} rows, got ${e.actualRows})`);
+
+    const mosquitto = mosquittoPid();
+    const meter = new CpuMeter(s.databaseUrl, database, () => ({ ...roles(), redis: opts.redisPid, ...(mosquitto ? { mosquitto } : {}), bench: process.pid }));
+    const durationMs = s.seconds * 1000;
+    const wall0 = floor.sorters.filter((a) => a.wallIndex === 0);
+    const sorterHttp = new RecordingHttp(keepAlive);
+    const openHttp = new RecordingHttp(s.badDayFreshConnections ? fresh : keepAlive);
+    type Plan = { name: string; kind: 'closed' | 'open'; sorters: Actor[]; http: RecordingHttp; run: (onOfferEnd: () => void) => Promise<RealisticStep> };
+    const plan: Plan[] = [
+      { name: 'idle-1', kind: 'closed', sorters: wall0.slice(0, 1), http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} idle-1`, { sorters: wall0.slice(0, 1) }) },
+      { name: 'wall-6', kind: 'closed', sorters: wall0, http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} wall-6`, { sorters: wall0 }) },
+      ...s.badDayRates.map(
+        (rate): Plan => ({
+          name: `open-${rate}/s`,
+          kind: 'open',
+          sorters: rotation,
+          http: openHttp,
+          run: (onOfferEnd) => realisticOpen(openHttp, floor, rate, durationMs, `${statistics} open-${rate}/s`, { sorters: rotation, onOfferEnd }),
+        }),
+      ),
+      { name: 'closed-60', kind: 'closed', sorters: floor.sorters, http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} closed-60`) },
+    ];
+
+    const steps: BadDayStep[] = [];
+    for (const [i, step] of plan.entries()) {
+      if (!supervisor.running) throw new Error(`npm start exited during the run:\n${supervisor.lastLines()}`);
+      say(`[bad-day ${statistics} ${i + 1}/${plan.length}] ${step.name}, ${s.seconds} s`);
+      const sizesBefore = await tableSizes(pg);
+      await stats.reset(pg);
+      const cpuBefore = await meter.snapshot();
+      const ws0 = listeners.events;
+      step.http.take();
+      await eventLoopLag(keepAlive);
+      benchLag.reset();
+      const from = performance.now();
+      let recovery: Promise<BadDayStep['recovery']> | undefined;
+      const idle = steps.find((x) => x.step === 'idle-1');
+      const normalScanMs = Math.max(20, 2 * (idle?.scan.p50 ?? 10));
+      const run = await step.run(() => {
+        recovery = recover(keepAlive, floor, probeSorter, releases, normalScanMs);
+      });
+      const rec = recovery ? await recovery : undefined;
+      const to = performance.now();
+      const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
+      const pairs = run.pairs;
+      const perPair = (v: number) => (pairs ? round2(v / pairs) : NaN);
+      const cpuPerPairMs = Object.fromEntries(Object.entries(cpuMs).map(([k, v]) => [k, perPair(v)]));
+      const commandPath = ['api', 'sorting', 'postgres', 'redis'].reduce((a, k) => a + (cpuMs[k] ?? 0), 0);
+      const service = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k === 'bench' || k === 'mosquitto' ? 0 : v), 0);
+      const lag = await eventLoopLag(keepAlive);
+      const reads = Probes.window(probes.reads, from, to);
+      const readyz = Probes.window(probes.readyz, from, to);
+      const figures: BadDayStep = {
+        ...run,
+        step: step.name,
+        kind: step.kind,
+        sorters: step.sorters.length,
+        loadAvg1m: round2(os.loadavg()[0]!),
+        every: everyAnswer(step.http.take()),
+        reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length },
+        readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
+        healthz: summarize(Probes.window(probes.healthz, from, to).map((p) => p.ms)),
+        readyzHealthPort: { ...summarize(Probes.window(probes.healthPort, from, to).map((p) => p.ms)), notReady: Probes.window(probes.healthPort, from, to).filter((p) => p.status !== 200).length },
+        benchEventLoopLagMs: { p99: round2(benchLag.percentile(99) / 1e6), max: round2(benchLag.max / 1e6) },
+        apiEventLoopLagMs: lag,
+        cpuMs,
+        cpuPerPairMs,
+        commandPathCpuPerPairMs: perPair(commandPath),
+        serviceCpuPerPairMs: perPair(service),
+        bytesPerPair: bytesPerPair(sizesBefore, await tableSizes(pg), pairs),
+        statements: await stats.read(pg, pairs),
+        ...(rec ? { recovery: rec } : {}),
+      };
+      steps.push(figures);
+      say(
+        `[bad-day ${statistics} ${i + 1}/${plan.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
+      );
+    }
+    const atEnd = stats.loaded ? null : await explainScanRead(s.databaseUrl, explainFixture);
+    await Promise.all([...releases]);
+    return {
+      statistics,
+      upload: { ...upload, analyzeMs },
+      processes,
+      statementStats: stats.loaded ? 'loaded' : stats.why!,
+      explain: afterUpload && atEnd ? { afterUpload, atEnd } : null,
+      steps,
+      wsEvents: listeners.events,
+    };
+  } finally {
+    await probes.stop();
+    benchLag.disable();
+    listeners.close();
+    await pg.end().catch(() => undefined);
+    keepAlive.close();
+    hub.close();
+    await supervisor.stop(30_000);
+  }
+}
+
+/**
+ * From the moment an open step stops offering load: the probe sorter scans and confirms, one pair after
+ * another, until NORMAL_IN_A_ROW pairs in a row went through with a scan within `normalScanMs`.
+ */
+async function recover(http: BenchHttp, floor: RealisticFloor, sorter: Actor, releases: Set<Promise<void>>, normalScanMs: number): Promise<NonNullable<BadDayStep['recovery']>> {
+  const t0 = performance.now();
+  const probes: { atMs: number; scanMs: number; ok: boolean }[] = [];
+  let inARow = 0;
+  while (performance.now() - t0 < RECOVERY_MAX_MS) {
+    const p = await probePair(http, floor, sorter, releases);
+    probes.push({ atMs: Math.round(p.at - t0), scanMs: round2(p.scanMs), ok: p.ok });
+    inARow = p.ok && p.scanMs <= normalScanMs ? inARow + 1 : 0;
+    if (inARow === NORMAL_IN_A_ROW) {
+      const first = probes[probes.length - NORMAL_IN_A_ROW]!;
+      return { backToNormalMs: Math.round(first.atMs + first.scanMs), normalScanMs, probes };
+    }
+  }
+  return { backToNormalMs: null, normalScanMs, probes };
+}
+
+const f = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+
+/** The scenario's tables: one per run (statistics fresh or analyzed), beside the floor. */
+export function printBadDay(runs: BadDayRun[], floor: FloorReference): void {
+  for (const run of runs) {
+    console.log(`\nBad day (${run.statistics === 'fresh' ? 'no statistics for the uploaded rows' : 'ANALYZE after the upload'}): ${run.upload.orders} orders uploaded in ${run.upload.ms} ms, npm start ${JSON.stringify(run.processes)}`);
+    console.log(`Floor of this run: p50 ${f(floor.p50Ms)} ms (bare PG transaction + bare queue round trip), ${f(floor.cpuPerPairMs)} ms of CPU per pair. pg_stat_statements: ${run.statementStats}`);
+    console.log(
+      `  ${'step'.padEnd(14)}${'pairs/s'.padStart(8)}${'scan p50'.padStart(9)}${'p99*'.padStart(7)}${'max'.padStart(7)}${'conf p50'.padStart(9)}${'≤1 s'.padStart(8)}${'5xx'.padStart(6)}${'none'.padStart(5)}${'reads p50/p99'.padStart(15)}${'readyz p99/max'.padStart(16)}${'cmd CPU'.padStart(9)}${'all CPU'.padStart(9)}${'× floor'.padStart(8)}`,
+    );
+    for (const st of run.steps) {
+      const within = st.every.n ? `${((100 * st.every.within1s) / st.every.n).toFixed(1)}%` : '-';
+      console.log(
+        `  ${st.step.padEnd(14)}${f(st.pairsPerSecond).padStart(8)}${f(st.scan.p50).padStart(9)}${f(st.scanP99All).padStart(7)}${f(st.every.maxMs).padStart(7)}${f(st.confirm.p50).padStart(9)}${within.padStart(8)}${String(st.fiveXx).padStart(6)}${String(st.every.noAnswer).padStart(5)}${`${f(st.reads.p50)}/${f(st.reads.p99)}`.padStart(15)}${`${f(st.readyz.p99)}/${f(st.readyz.max)}`.padStart(16)}${f(st.commandPathCpuPerPairMs).padStart(9)}${f(st.serviceCpuPerPairMs).padStart(9)}${f(st.serviceCpuPerPairMs / floor.cpuPerPairMs).padStart(8)}`,
+      );
+      console.log(`      CPU ms per pair: ${Object.entries(st.cpuPerPairMs).map(([k, v]) => `${k} ${f(v)}`).join(' · ')}`);
+      console.log(
+        `      /healthz p50/p99/max ${f(st.healthz.p50)}/${f(st.healthz.p99)}/${f(st.healthz.max)} ms · /readyz on HEALTH_PORT p99/max ${f(st.readyzHealthPort.p99)}/${f(st.readyzHealthPort.max)} ms · ` +
+          `event-loop delay p99/max: API ${f(st.apiEventLoopLagMs?.p99)}/${f(st.apiEventLoopLagMs?.max)}, bench ${f(st.benchEventLoopLagMs.p99)}/${f(st.benchEventLoopLagMs.max)} ms · load ${f(st.loadAvg1m)}`,
+      );
+      const bytes = Object.entries(st.bytesPerPair).slice(0, 8);
+      if (bytes.length) console.log(`      bytes per pair: ${bytes.map(([k, v]) => `${k} ${v}`).join(' · ')}`);
+      for (const q of st.statements.slice(0, 8)) {
+        console.log(`      ${q.statement.padEnd(40).slice(0, 40)} ${f(q.callsPerPair).padStart(6)} calls/pair ${f(q.meanMs).padStart(7)} ms ${f(q.buffersPerCall).padStart(8)} buffers (${f(q.readPerCall)} read) ${f(q.rowsPerCall)} rows`);
+      }
+      if (st.recovery) console.log(`      back to normal (3 pairs in a row with a scan ≤ ${f(st.recovery.normalScanMs)} ms) ${st.recovery.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `${st.recovery.backToNormalMs} ms after the load dropped`}`);
+      if (Object.keys(st.errors).length) console.log(`      errors ${JSON.stringify(st.errors)} · releases ${st.release.n}`);
+    }
+    if (run.explain) {
+      for (const [when, list] of [['after the upload', run.explain.afterUpload], ['at the end', run.explain.atEnd]] as const) {
+        console.log(`  EXPLAIN (ANALYZE, BUFFERS) ${when}: ${list.map((e) => `${e.statement} ${e.executionMs} ms, ${e.buffers} buffers (${e.topNode}, estimated ${e.estimatedRows} rows, got ${e.actualRows})`).join(' · ')}`);
+      }
+    }
+  }
+}
+
+/** The issue's targets for the bad day, checked (not asserted) against a run. */
+export function badDayTargets(run: BadDayRun, floor: FloorReference): { target: string; measured: string; met: boolean }[] {
+  const step = (name: string) => run.steps.find((x) => x.step === name);
+  const out: { target: string; measured: string; met: boolean }[] = [];
+  const idle = step('idle-1');
+  if (idle) {
+    out.push({ target: 'idle: scan and confirm p50 ≤ 2 × the floor p50', measured: `scan ${idle.scan.p50}, confirm ${idle.confirm.p50} ms vs floor ${floor.p50Ms} ms`, met: idle.scan.p50 <= 2 * floor.p50Ms && idle.confirm.p50 <= 2 * floor.p50Ms });
+    out.push({ target: 'idle: GET /walls/{id} p50 ≤ 2 ms', measured: `${idle.reads.p50} ms`, met: idle.reads.p50 <= 2 });
+  }
+  const six = step('wall-6');
+  if (six) out.push({ target: '6 sorters on one wall: scan p50 ≤ 10 ms', measured: `${six.scan.p50} ms`, met: six.scan.p50 <= 10 });
+  for (const [rate, p99] of [[50, 50], [100, 100]] as const) {
+    const st = step(`open-${rate}/s`);
+    if (st) out.push({ target: `${rate} pairs/s offered: scan p99 ≤ ${p99} ms, no 5xx`, measured: `p99 ${st.scanP99All} ms, ${st.fiveXx} 5xx, ${st.pairsPerSecond} pairs/s`, met: st.scanP99All <= p99 && st.fiveXx === 0 });
+  }
+  const closed = step('closed-60');
+  if (closed) {
+    out.push({ target: 'closed loop ≥ 250 pairs/s', measured: `${closed.pairsPerSecond} pairs/s`, met: closed.pairsPerSecond >= 250 });
+    out.push({ target: 'command path (API, sorting, PostgreSQL, Redis) ≤ 5 ms CPU per pair', measured: `${closed.commandPathCpuPerPairMs} ms (closed loop)`, met: closed.commandPathCpuPerPairMs <= 5 });
+  }
+  const overload = run.steps.filter((x) => x.kind === 'open').sort((a, b) => (b.offeredRate ?? 0) - (a.offeredRate ?? 0))[0];
+  if (overload) {
+    out.push({ target: `${overload.offeredRate} pairs/s offered: every request answered within 1 s`, measured: `${overload.every.n - overload.every.within1s} of ${overload.every.n} not (slowest ${overload.every.maxMs} ms, ${overload.every.noAnswer} unanswered)`, met: overload.every.within1s === overload.every.n });
+    out.push({ target: `${overload.offeredRate} pairs/s offered: /readyz and reads p99 ≤ 50 ms`, measured: `/readyz p99 ${overload.readyz.p99} ms, reads p99 ${overload.reads.p99} ms`, met: overload.readyz.p99 <= 50 && overload.reads.p99 <= 50 });
+    const back = overload.recovery?.backToNormalMs;
+    out.push({ target: 'back to normal within 2 s of the load dropping', measured: back === null || back === undefined ? 'not within 30 s' : `${back} ms`, met: back !== null && back !== undefined && back <= 2000 });
+  }
+  return out.map((t) => ({ ...t, target: `bad day (${run.statistics}): ${t.target}` }));
+}
