@@ -90,10 +90,42 @@ function expectHonest(answers: Answer[], from: number, to: number, healthy: (a: 
   expect(wrong).toEqual([]);
 }
 
+/** Every kind of request that is not a workflow command: probes, reads, a sign-in, a hub opening. */
+function requestsOf(base: string, auth: string, wallId: number, admin: { email: string; password: string }): (() => Promise<Answer>)[] {
+  return [
+    () => ask('healthz', `${base}/healthz`),
+    () => ask('readyz', `${base}/readyz`),
+    () => ask('walls', `${base}/api/v1/walls`, { headers: { authorization: auth } }),
+    () => ask('wall', `${base}/api/v1/walls/${wallId}`, { headers: { authorization: auth } }),
+    () => ask('sign-in', `${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) }),
+    () => ask('sse', `${base}/api/v1/events?wallId=${wallId}`, { headers: { authorization: auth } }),
+  ];
+}
+
+/**
+ * Runs `outage` while the requests stream, then `check` on every answer; whatever the outage, every
+ * request was answered (none waited for the client's patience), the API process lives and logged only
+ * JSON. A failure carries the API's output.
+ */
+async function throughOutage(api: ApiProcess, requests: (() => Promise<Answer>)[], outage: (answers: Answer[]) => Promise<void>, check: (answers: Answer[]) => void): Promise<void> {
+  const stream = streamOfRequests(requests);
+  try {
+    await outage(stream.answers);
+    const answers = await stream.stop();
+    check(answers);
+    expect(answers.filter((a) => a.status === 0)).toEqual([]);
+    expect(api.exited).toBe(false);
+    expect(logRecords(api).filter((r) => 'raw' in r)).toEqual([]);
+  } catch (err) {
+    await stream.stop();
+    (err as Error).message += `\n----- API process -----\n${api.output.slice(-8_000)}`;
+    throw err;
+  }
+}
+
 describe('PostgreSQL stops while requests arrive', () => {
   let pg: OwnPostgres;
   let api: ApiProcess | undefined;
-  let auth = '';
   let wallId = 0;
   const admin = { email: 'admin@outage.example.com', password: 'outage-admin-password' };
 
@@ -118,45 +150,34 @@ describe('PostgreSQL stops while requests arrive', () => {
 
   it('answers every read, sign-in, hub opening and probe within seconds, 503 with Retry-After, and serves again once it is back', async () => {
     const base = `http://127.0.0.1:${api!.port}`;
-    const token = await ask('token', `${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) });
-    expect(token.status).toBe(200);
     const signIn = await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) });
-    auth = `Bearer ${((await signIn.json()) as { access_token: string }).access_token}`;
-    const requests = [
-      () => ask('healthz', `${base}/healthz`),
-      () => ask('readyz', `${base}/readyz`),
-      () => ask('walls', `${base}/api/v1/walls`, { headers: { authorization: auth } }),
-      () => ask('wall', `${base}/api/v1/walls/${wallId}`, { headers: { authorization: auth } }),
-      () => ask('sign-in', `${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) }),
-      () => ask('sse', `${base}/api/v1/events?wallId=${wallId}`, { headers: { authorization: auth } }),
-    ];
+    expect(signIn.status).toBe(200);
+    const auth = `Bearer ${((await signIn.json()) as { access_token: string }).access_token}`;
     const ok = (a: Answer) => a.status === 200;
     await waitFor(async () => (await ask('readyz', `${base}/readyz`)).status === 200, { timeoutMs: 20_000, what: 'the API to be ready' });
-    const stream = streamOfRequests(requests);
-    try {
-      await waitFor(() => stream.answers.filter(ok).length >= 12, { timeoutMs: 30_000, what: 'answers while PostgreSQL is up' });
-      const stoppedAt = performance.now();
-      await pg.stop();
-      await waitFor(() => stream.answers.some((a) => a.name === 'readyz' && a.at > stoppedAt && a.status === 503), { timeoutMs: 10_000, what: '/readyz to say not ready' });
-      // Long enough for a pool that retries connections, or a client that waits for one, to show.
-      await waitFor(() => stream.answers.filter((a) => a.at > stoppedAt + 6_000).length >= 6, { timeoutMs: 60_000, what: 'requests during the outage' });
-      const restartAt = performance.now();
-      await pg.start();
-      await waitFor(() => stream.answers.some((a) => a.name === 'walls' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'reads to work again' });
-      await waitFor(() => stream.answers.some((a) => a.name === 'readyz' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: '/readyz to say ready again' });
-      const answers = await stream.stop();
-      // During the outage: /healthz stays 200 (the process lives); everything else answers 503 at once.
-      expectHonest(answers, stoppedAt, restartAt, (a) => a.name === 'healthz' && a.status === 200);
-      expect(answers.filter((a) => a.at > stoppedAt + READYZ_MAY_LAG_MS && a.at < restartAt && a.name !== 'healthz').every((a) => a.status === 503)).toBe(true);
-      // Every request of the run was answered, none waited near the client's patience.
-      expect(answers.filter((a) => a.status === 0)).toEqual([]);
-      expect(api!.exited).toBe(false);
-      expect(logRecords(api!).filter((r) => 'raw' in r)).toEqual([]);
-    } catch (err) {
-      await stream.stop();
-      (err as Error).message += `\n----- API process -----\n${api!.output.slice(-8_000)}`;
-      throw err;
-    }
+    let stoppedAt = 0;
+    let restartAt = 0;
+    await throughOutage(
+      api!,
+      requestsOf(base, auth, wallId, admin),
+      async (answers) => {
+        await waitFor(() => answers.filter(ok).length >= 12, { timeoutMs: 30_000, what: 'answers while PostgreSQL is up' });
+        stoppedAt = performance.now();
+        await pg.stop();
+        await waitFor(() => answers.some((a) => a.name === 'readyz' && a.at > stoppedAt && a.status === 503), { timeoutMs: 10_000, what: '/readyz to say not ready' });
+        // Long enough for a pool that retries connections, or a client that waits for one, to show.
+        await waitFor(() => answers.filter((a) => a.at > stoppedAt + 6_000).length >= 6, { timeoutMs: 60_000, what: 'requests during the outage' });
+        restartAt = performance.now();
+        await pg.start();
+        await waitFor(() => answers.some((a) => a.name === 'walls' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'reads to work again' });
+        await waitFor(() => answers.some((a) => a.name === 'readyz' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: '/readyz to say ready again' });
+      },
+      (answers) => {
+        // During the outage: /healthz stays 200 (the process lives); everything else answers 503 at once.
+        expectHonest(answers, stoppedAt, restartAt, (a) => a.name === 'healthz' && a.status === 200);
+        expect(answers.filter((a) => a.at > stoppedAt + READYZ_MAY_LAG_MS && a.at < restartAt && a.name !== 'healthz').every((a) => a.status === 503)).toBe(true);
+      },
+    );
   });
 });
 
@@ -185,46 +206,36 @@ describe('Redis stops while requests arrive', () => {
     } finally {
       await pg.close();
     }
-    const signIn = () => ask('sign-in', `${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) });
     const first = await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: admin.email, password: admin.password }) });
     expect(first.status).toBe(200);
     const auth = `Bearer ${((await first.json()) as { access_token: string }).access_token}`;
-    const requests = [
-      () => ask('healthz', `${base}/healthz`),
-      () => ask('readyz', `${base}/readyz`),
-      () => ask('walls', `${base}/api/v1/walls`, { headers: { authorization: auth } }),
-      () => ask('wall', `${base}/api/v1/walls/${wallId}`, { headers: { authorization: auth } }),
-      signIn,
-      () => ask('sse', `${base}/api/v1/events?wallId=${wallId}`, { headers: { authorization: auth } }),
-    ];
     await waitFor(async () => (await ask('readyz', `${base}/readyz`)).status === 200, { timeoutMs: 20_000, what: 'the API to be ready' });
-    const stream = streamOfRequests(requests);
-    try {
-      await waitFor(() => stream.answers.filter((a) => a.status === 200).length >= 12, { timeoutMs: 30_000, what: 'answers while Redis is up' });
-      const killedAt = performance.now();
-      await redis.kill();
-      // Long enough for the reconnect delays of a client without a command timeout to grow past seconds.
-      await waitFor(() => stream.answers.filter((a) => a.at > killedAt + 8_000).length >= 6, { timeoutMs: 60_000, what: 'requests during the outage' });
-      const restartAt = performance.now();
-      await redis.start();
-      await waitFor(() => stream.answers.some((a) => a.name === 'sign-in' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'sign-ins to work again' });
-      await waitFor(() => stream.answers.some((a) => a.name === 'sse' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'hub streams to open again' });
-      await waitFor(() => stream.answers.some((a) => a.name === 'readyz' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: '/readyz to say ready again' });
-      const answers = await stream.stop();
-      // Reads and /healthz need no Redis: they stay 200 throughout.
-      const needsNoRedis = (a: Answer) => ['healthz', 'walls', 'wall'].includes(a.name);
-      expectHonest(answers, killedAt, restartAt, (a) => needsNoRedis(a) && a.status === 200);
-      expect(answers.filter((a) => needsNoRedis(a) && a.status !== 200)).toEqual([]);
-      for (const name of ['readyz', 'sign-in', 'sse']) {
-        expect(answers.some((a) => a.name === name && a.at > killedAt && a.at < restartAt && a.status === 503)).toBe(true);
-      }
-      expect(answers.filter((a) => a.status === 0)).toEqual([]);
-      expect(api!.exited).toBe(false);
-      expect(logRecords(api!).filter((r) => 'raw' in r)).toEqual([]);
-    } catch (err) {
-      await stream.stop();
-      (err as Error).message += `\n----- API process -----\n${api!.output.slice(-8_000)}`;
-      throw err;
-    }
+    let killedAt = 0;
+    let restartAt = 0;
+    // Reads and /healthz need no Redis: they stay 200 throughout.
+    const needsNoRedis = (a: Answer) => ['healthz', 'walls', 'wall'].includes(a.name);
+    await throughOutage(
+      api!,
+      requestsOf(base, auth, wallId, admin),
+      async (answers) => {
+        await waitFor(() => answers.filter((a) => a.status === 200).length >= 12, { timeoutMs: 30_000, what: 'answers while Redis is up' });
+        killedAt = performance.now();
+        await redis.kill();
+        // Long enough for the reconnect delays of a client without a command timeout to grow past seconds.
+        await waitFor(() => answers.filter((a) => a.at > killedAt + 8_000).length >= 6, { timeoutMs: 60_000, what: 'requests during the outage' });
+        restartAt = performance.now();
+        await redis.start();
+        await waitFor(() => answers.some((a) => a.name === 'sign-in' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'sign-ins to work again' });
+        await waitFor(() => answers.some((a) => a.name === 'sse' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: 'hub streams to open again' });
+        await waitFor(() => answers.some((a) => a.name === 'readyz' && a.at > restartAt && a.status === 200), { timeoutMs: 30_000, what: '/readyz to say ready again' });
+      },
+      (answers) => {
+        expectHonest(answers, killedAt, restartAt, (a) => needsNoRedis(a) && a.status === 200);
+        expect(answers.filter((a) => needsNoRedis(a) && a.status !== 200)).toEqual([]);
+        for (const name of ['readyz', 'sign-in', 'sse']) {
+          expect(answers.some((a) => a.name === name && a.at > killedAt && a.at < restartAt && a.status === 503)).toBe(true);
+        }
+      },
+    );
   });
 });
