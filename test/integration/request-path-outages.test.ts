@@ -131,7 +131,7 @@ describe('PostgreSQL stops while requests arrive', () => {
 
   beforeAll(async () => {
     pg = await startOwnPostgres();
-    const orm = await initOrm(pg.url(), 2);
+    const orm = await initOrm(pg.url, 2);
     try {
       await migrate(orm);
       const { clientId } = await createClient(orm.em.fork(), { name: 'Outage Co', team: 'outage', adminEmail: admin.email, adminPassword: admin.password, hashRounds: 4 });
@@ -141,7 +141,7 @@ describe('PostgreSQL stops while requests arrive', () => {
       await orm.close();
     }
     // An acquire timeout of 30 s: an answer that waited for the pool to give up would show.
-    api = await spawnApiProcess({ DATABASE_URL: pg.url(), DATABASE_ACQUIRE_TIMEOUT_MS: '30000' });
+    api = await spawnApiProcess({ DATABASE_URL: pg.url, DATABASE_ACQUIRE_TIMEOUT_MS: '30000' });
   });
   afterAll(async () => {
     if (api) await stopApiProcess(api);
@@ -163,7 +163,7 @@ describe('PostgreSQL stops while requests arrive', () => {
       async (answers) => {
         await waitFor(() => answers.filter(ok).length >= 12, { timeoutMs: 30_000, what: 'answers while PostgreSQL is up' });
         stoppedAt = performance.now();
-        await pg.stop();
+        await pg.kill();
         await waitFor(() => answers.some((a) => a.name === 'readyz' && a.at > stoppedAt && a.status === 503), { timeoutMs: 10_000, what: '/readyz to say not ready' });
         // Long enough for a pool that retries connections, or a client that waits for one, to show.
         await waitFor(() => answers.filter((a) => a.at > stoppedAt + 6_000).length >= 6, { timeoutMs: 60_000, what: 'requests during the outage' });

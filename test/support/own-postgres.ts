@@ -3,20 +3,17 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { closedPort } from './api-process';
+import { freePort, type OwnServer } from '../../fixtures/local-servers';
 import { waitFor } from './wait-for';
 
-/** A PostgreSQL server of the test's own (a throwaway cluster in a temporary directory), on a free port. */
-export interface OwnPostgres {
-  port: number;
-  /** A URL of this server for `database`. */
-  url(database?: string): string;
-  /** Stops the server at once, as a crash would (immediate shutdown: no checkpoint, clients cut off). */
-  stop(): Promise<void>;
-  /** Starts it again on the same port and data (crash recovery replays the WAL). */
-  start(): Promise<void>;
-  /** Stops it for good and removes its data. */
-  close(): Promise<void>;
+/**
+ * A PostgreSQL server of the test's own (a throwaway cluster in a temporary directory), on a free port.
+ * `url` names its `postgres` database; `kill()` is an immediate shutdown (no checkpoint, every client
+ * cut off at once, as in a crash) and `start()` recovers from the WAL.
+ */
+export interface OwnPostgres extends OwnServer {
+  /** The URL of another database of this server. */
+  urlOf(database: string): string;
 }
 
 /** The newest installed server binaries (Debian: /usr/lib/postgresql/<major>/bin), or PG_BIN. */
@@ -50,10 +47,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     stdio: 'ignore',
     ...(user ?? {}),
   });
-  const port = await closedPort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
   let exited = true;
-  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const url = urlOf('postgres');
   const start = async () => {
     exited = false;
     const server = spawn(
@@ -68,7 +66,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     await waitFor(
       async () => {
         if (exited) throw new Error('postgres exited at start');
-        const pg = new PgClient({ connectionString: url(), connectionTimeoutMillis: 1000 });
+        const pg = new PgClient({ connectionString: url, connectionTimeoutMillis: 1000 });
         try {
           await pg.connect();
           await pg.query('select 1');
@@ -82,7 +80,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       { timeoutMs: 30_000, intervalMs: 100, what: `the test's own PostgreSQL on port ${port}` },
     );
   };
-  const stop = async () => {
+  const kill = async () => {
     if (!child || exited) return;
     // SIGQUIT: immediate shutdown; the server's processes end at once and every client connection breaks.
     child.kill('SIGQUIT');
@@ -95,10 +93,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   return {
     port,
     url,
-    stop,
+    urlOf,
+    kill,
     start,
     async close() {
-      await stop().catch(() => undefined);
+      await kill().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
