@@ -167,6 +167,8 @@ export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
     DATABASE_URL: s.databaseUrl,
     REDIS_URL: s.redisUrl,
     QUEUE_PREFIX: s.queuePrefix,
+    // The light gateway's topics apart from any other deployment's on the same broker (its start sweeps the retained ones).
+    MQTT_TOPIC_PREFIX: s.queuePrefix,
     LOG_LEVEL: 'warn',
     SEED_DEMO: 'false',
     JWT_SECRET: 'bench-only-secret-not-for-production',
