@@ -78,7 +78,7 @@ const LISTEN_BACKLOG = 4096;
  * sockets. An idle keep-alive connection stays open 65 s, longer than the usual load balancer's 60 s, so
  * the balancer closes it first and never sends on a connection the API is closing.
  */
-export function applyConnectionLimits(server: Server): void {
+function applyConnectionLimits(server: Server): void {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;
