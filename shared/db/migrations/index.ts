@@ -9,6 +9,7 @@ import { Migration20261123040200_license_plates } from './Migration2026112304020
 import { Migration20261123060000_metrics_indexes } from './Migration20261123060000_metrics_indexes';
 import { Migration20261123080000_insights } from './Migration20261123080000_insights';
 import { Migration20261123100000_license_plate_documents } from './Migration20261123100000_license_plate_documents';
+import { Migration20261125100000_open_lines_by_warehouse } from './Migration20261125100000_open_lines_by_warehouse';
 import { Migration20261125400000_pending_items } from './Migration20261125400000_pending_items';
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 
@@ -24,6 +25,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123060000_metrics_indexes', class: Migration20261123060000_metrics_indexes },
   { name: 'Migration20261123080000_insights', class: Migration20261123080000_insights },
   { name: 'Migration20261123100000_license_plate_documents', class: Migration20261123100000_license_plate_documents },
+  { name: 'Migration20261125100000_open_lines_by_warehouse', class: Migration20261125100000_open_lines_by_warehouse },
   { name: 'Migration20261125400000_pending_items', class: Migration20261125400000_pending_items },
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
 ];

@@ -90,7 +90,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
     const inSlot = new Set(slotted.map((s) => s.order_id));
 
     const toUpdate: { id: number; qty: number; bins: string[] }[] = [];
-    const toInsert: { order_id: number; sku: string; qty: number; bins: string[] }[] = [];
+    const toInsert: { order_id: number; warehouse_id: number; sku: string; qty: number; bins: string[] }[] = [];
     const toDelete: { line: StoredLine; row: number }[] = [];
     const answers: AdminOrderDto[] = [];
 
@@ -136,7 +136,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
           toUpdate.push({ id: old.id, qty: line.qty, bins });
           answerLines.push({ sku, qty: line.qty, sortedQty: old.confirmed_qty, pendingQty: old.pending_qty, bins });
         } else {
-          toInsert.push({ order_id: r.id, sku, qty: line.qty, bins });
+          toInsert.push({ order_id: r.id, warehouse_id: r.warehouseId, sku, qty: line.qty, bins });
           answerLines.push({ sku, qty: line.qty, sortedQty: 0, pendingQty: 0, bins });
         }
       });
@@ -232,9 +232,10 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
     if (toInsert.length) {
       await sql(
         tx,
-        `insert into order_item (client_id, order_id, sku, qty, confirmed_qty, pending_qty, bins)
-         select ?, x.order_id, x.sku, x.qty, 0, 0, x.bins
-         from jsonb_to_recordset(?::jsonb) as x(order_id int, sku text, qty int, bins text[])`,
+        // The line carries its order's warehouse: the scan finds open lines by warehouse and sku.
+        `insert into order_item (client_id, order_id, warehouse_id, sku, qty, confirmed_qty, pending_qty, bins)
+         select ?, x.order_id, x.warehouse_id, x.sku, x.qty, 0, 0, x.bins
+         from jsonb_to_recordset(?::jsonb) as x(order_id int, warehouse_id int, sku text, qty int, bins text[])`,
         [clientId, json(toInsert)],
       );
     }
