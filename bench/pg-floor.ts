@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../shared/db/sql-pool';
-import { lockWall } from '../workers/sorting/queries/command.queries';
-import { scanRead, scanWrite } from '../workers/sorting/queries/scan.queries';
+import { applyWallChanges, reserveIds } from '../workers/sorting/queries/wall-write.queries';
 import type { FloorFixture } from './bench-seed';
 import { cpuMs } from './cpu-usage';
 import { explainNamed, type ExplainFigure } from './pg-insight';
 
 /**
- * The floor of a scan in PostgreSQL: the scan's own statements (workers/sorting/queries: lock the wall,
- * read session, product, candidate lines and slot, write reservation, item and record; begin and commit
- * around them), run sequentially on one connection, with none of the service's layers and no decisions.
- * Returns ms per transaction and the CPU ms per transaction of its PostgreSQL backend and of this
+ * The floor of a scan in PostgreSQL: what a wall's actor sends for a scan whose order is already in
+ * the wall (workers/sorting/queries: ONE fenced statement that reserves the unit on the line, creates
+ * the item, records the session's activity, the applied command and its outbox event), run
+ * sequentially on one connection in autocommit, with none of the service's layers and no decisions.
+ * Returns ms per statement and the CPU ms per statement of its PostgreSQL backend and of this
  * (client) process.
  */
 export async function measurePgFloor(
@@ -27,32 +27,38 @@ export async function measurePgFloor(
   const samples: number[] = [];
   const { rows } = await pg.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backend = rows[0].pid;
+  // What the actor holds in memory: the wall's version, the line's figures, ids taken ahead.
+  const { rows: [state] } = await pg.query<{ version: string; line_id: number; qty: number; confirmed_qty: number; pending_qty: number; order_id: number; slot_id: number; crc: string; product_id: number; sku: string }>(
+    `select w.version, oi.id as line_id, oi.qty, oi.confirmed_qty, oi.pending_qty, oi.order_id, sb.id as slot_id, sb.crc, p.id as product_id, p.sku
+       from wall w join sort_box sb on sb.wall_id = w.id join order_item oi on oi.client_id = sb.client_id and oi.order_id = sb.order_id
+       join product p on p.client_id = oi.client_id and p.sku = oi.sku
+      where w.id = $1 limit 1`,
+    [f.wallId],
+  );
+  const [{ item_ids }] = await reserveIds(db, { items: n, sessions: 0 });
+  let version = Number(state.version);
+  let pending = state.pending_qty;
   const pgBefore = cpuMs(backend) ?? NaN;
   const clientBefore = process.cpuUsage();
   try {
     for (let i = 0; i < n; i++) {
       const t0 = performance.now();
-      await pg.query('begin');
-      try {
-        const commandId = randomUUID();
-        const [wall] = await lockWall(db, { commandId, wallId: f.wallId, clientId: f.clientId });
-        const [read] = await scanRead(db, {
-          clientId: f.clientId, wallId: f.wallId, warehouseId: wall.warehouse_id, token: f.sessionToken, code: f.barcode.toUpperCase(), idempotencyKey: null,
-        });
-        const line = read.candidates[0];
-        const now = new Date();
-        await scanWrite(db, {
-          events: '[]', commandId, clientId: f.clientId, wallId: f.wallId, command: 'item.scan', partition: 0, jobId: i, result: '{}', now,
-          orderItemId: line.order_item_id, qty: line.qty, confirmedQty: line.confirmed_qty, pendingQty: line.pending_qty, orderId: line.order_id,
-          slotId: line.slot_id!, crc: line.slot_crc!, assignSlot: false, slotStatus: 'Sorting', sessionId: f.sessionId, expiresAt: now,
-          itemId: read.item_id, productId: read.product_id!, sku: read.sku!, barcode: f.barcode, barcodeInputMethod: 'Scanned',
-          userId: f.userId, color: read.color, idempotencyKey: null, requestHash: '',
-        });
-        await pg.query('commit');
-      } catch (err) {
-        await pg.query('rollback');
-        throw err;
-      }
+      const now = new Date();
+      const item = {
+        id: item_ids![i], sortBoxId: state.slot_id, crc: state.crc, orderId: state.order_id, orderItemId: state.line_id, productId: state.product_id,
+        sku: state.sku, barcode: f.barcode, barcodeInputMethod: 'Scanned', userId: f.userId, sessionId: f.sessionId, color: 'Red', units: 1,
+        confirmedUnits: 0, status: 'PendingConfirmation', createdAt: now, confirmedAt: null, cancelledAt: null,
+      };
+      await applyWallChanges(db, {
+        clientId: f.clientId, wallId: f.wallId, expectedVersion: version, nextVersion: version + 1, wall: null,
+        lines: JSON.stringify([{ id: state.line_id, qty: state.qty, confirmedQty: state.confirmed_qty, pendingQty: pending, newConfirmedQty: state.confirmed_qty, newPendingQty: pending + 1 }]),
+        lineCount: 1, slotsVacated: '[]', slotsOccupied: '[]', slotsInserted: '[]', slotsDeleted: [],
+        sessionsUpdated: JSON.stringify([{ id: f.sessionId, status: 'Connected', lastActivityAt: now, expiresAt: now }]), sessionsInserted: '[]',
+        itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: '[]',
+        commandId: randomUUID(), command: 'item.scan', partition: 0, jobId: i, result: '{}', now, idempotency: null, itemIdRefill: 0, sessionIdRefill: 0,
+      });
+      version++;
+      pending++;
       samples.push(performance.now() - t0);
     }
     const client = process.cpuUsage(clientBefore);

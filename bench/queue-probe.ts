@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { createRedisConnection, type RedisConnection as Redis } from '../shared/redis/connection';
-import { commandQueueName } from '../shared/queue/partitioning';
+import { commandQueueName } from '../shared/commands/partitioning';
 import { COMMAND_WORKER_TUNING, jobOptions } from '../shared/queue/jobs';
 import type { QueueSettings } from '../shared/queue/queue-module';
 

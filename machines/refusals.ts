@@ -24,7 +24,13 @@ export interface RefusalFacts {
   /** The sort box item a confirm, cancel or swap names. */
   item?: { id: number; orderId: number; sku?: string; crc?: string; confirmedAt?: Date | string | null };
   /** The slot concerned (the item's, or the one asked to take an order); null: the item's slot was detached since. */
-  slot?: { position: number; crc: string; orderId?: number | null } | null;
+  slot?: { position: number; crc: string; orderId?: number | null; status?: string } | null;
+  /** The wall concerned (a slot's detachment, a wall edit). */
+  wall?: { name: string };
+  /** Scans awaiting confirmation in the slot (a refused detachment). */
+  pendingItems?: number;
+  /** The slots holding orders (a refused change of the wall's warehouse), by position. */
+  occupied?: { crc: string; orderId: number | null }[];
   /** The session concerned. */
   session?: { endReason?: SessionEndReason | null; endedAt?: Date | string | null };
   /** Units of the item's order in its slot besides it (a refused swap). */
@@ -75,8 +81,19 @@ const WORDS: { [C in RefusalCode | typeof INVALID_TRANSITION]: Words } = {
     if (!item || !slot || earlierUnits === undefined) return undefined;
     return `${slotName(slot)} already holds ${count(earlierUnits, 'earlier unit')} of order ${item.orderId}; only the first product of a slot can be moved.`;
   },
-  'slot-not-empty': (r, { slot }) => {
-    if (r.event !== 'ASSIGN' || !slot) return undefined;
+  'slot-not-empty': (r, { slot, wall, pendingItems, occupied }) => {
+    if (r.event === 'RETARGET' && wall && occupied) {
+      const list = occupied.slice(0, 5).map((o) => `${o.crc} (order ${o.orderId})`).join(', ');
+      return `Wall '${wall.name}' has ${count(occupied.length, 'slot')} holding orders: ${list}${occupied.length > 5 ? ', ...' : ''}. Release them before changing the wall's warehouse.`;
+    }
+    if (!slot) return undefined;
+    if (r.event === 'DETACH' && wall) {
+      if (r.state !== 'Empty') {
+        return `Slot ${slot.crc} (position ${slot.position}) of wall '${wall.name}' is ${r.state} with order ${slot.orderId}; release it (POST /sort-boxes/B-${slot.crc}/release) before detaching it.`;
+      }
+      return `Slot ${slot.crc} of wall '${wall.name}' has ${count(pendingItems ?? 0, 'scan')} waiting for confirmation; confirm or cancel them before detaching it.`;
+    }
+    if (r.event !== 'ASSIGN') return undefined;
     return `${slotName(slot)} holds order ${slot.orderId ?? '?'}; choose an empty slot.`;
   },
   'slot-not-complete': (r, { slot }) => {

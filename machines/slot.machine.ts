@@ -22,8 +22,10 @@ export type SlotEvent =
   | { type: 'COMPLETE' }
   /** The shipper took the order out; force (Manager/Admin) empties a slot that is not Complete. */
   | { type: 'RELEASE'; force: boolean }
-  /** Removing the slot from its wall. */
-  | { type: 'DETACH' };
+  /** Removing the slot from its wall; `pendingItems`: scans awaiting confirmation that name the slot. */
+  | { type: 'DETACH'; pendingItems: number }
+  /** The wall's warehouse changes: the orders a slot holds would no longer be the wall's to sort. */
+  | { type: 'RETARGET' };
 
 const notEmpty = (detail: string) => ({ actions: { type: 'refuse', params: { code: 'slot-not-empty', detail } } }) as const;
 const released = { target: 'Empty', actions: { type: 'emit', params: { event: 'sort-box.released' } } } as const;
@@ -48,6 +50,7 @@ export const slotMachine = setup({
   },
   guards: {
     forced: ({ event }) => event.type === 'RELEASE' && event.force,
+    noPendingItems: ({ event }) => event.type === 'DETACH' && event.pendingItems === 0,
   },
 }).createMachine({
   id: 'slot',
@@ -58,7 +61,9 @@ export const slotMachine = setup({
       on: {
         ASSIGN: { target: 'Sorting' },
         RELEASE: releaseIfForced,
-        DETACH: {},
+        // A pending scan must not lose its slot; finished scans keep their history.
+        DETACH: [{ guard: 'noPendingItems' }, notEmpty('The slot has scans waiting for confirmation; confirm or cancel them first.')],
+        RETARGET: {},
       },
     },
     Sorting: {
@@ -68,6 +73,7 @@ export const slotMachine = setup({
         COMPLETE: { target: 'Complete', actions: { type: 'emit', params: { event: 'sort-box.completed' } } },
         RELEASE: releaseIfForced,
         DETACH: notEmpty('The slot holds an order being sorted; release it first.'),
+        RETARGET: notEmpty('The slot holds an order being sorted; release it first.'),
       },
     },
     Complete: {
@@ -75,6 +81,7 @@ export const slotMachine = setup({
         ASSIGN: notEmpty('The slot holds a completed order waiting for the shipper.'),
         RELEASE: released,
         DETACH: notEmpty('The slot holds a completed order; release it first.'),
+        RETARGET: notEmpty('The slot holds a completed order; release it first.'),
       },
     },
   },

@@ -2,7 +2,7 @@ import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
-import type { CommandBus } from '../../shared/queue/command-bus';
+import type { CommandClient } from '../../shared/commands/command-client';
 import type { LabelRenderer } from '../../workers/labels/render-pool';
 import type { QueueInspection } from '../../shared/queue/queue-registry';
 import type { WallEventsHub } from './events/wall-events.hub';
@@ -16,8 +16,8 @@ export interface ApiDeps {
   rateLimiter: FailureRateLimiter;
   /** Each token's employee as it stands now (active, roles, credentials version), cached a few seconds. */
   access: EmployeeAccess;
-  /** Sends a workflow command to its wall's ordered queue and waits for the worker's answer. */
-  commands: CommandBus;
+  /** Sends a command to its wall's ordered queue and waits for the answer of the partition's holder (one admission policy). */
+  commands: CommandClient;
   /** Every BullMQ queue of the deployment, for the dashboard and the queue metrics. */
   queues: QueueInspection;
   /** Live wall events for hub connections (SSE, WebSocket). */

@@ -3,11 +3,11 @@ import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
-import { createCommandBus } from '../../shared/queue/queue-module';
+import { createCommandClient } from '../../shared/commands/command-client';
+import { Admission } from '../../shared/commands/admission';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
-import { instrumentCommandBus, setOperationalSources, trackWallListeners } from './http/metrics';
+import { setOperationalSources, trackWallListeners } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
-import { SheddingCommandBus } from './commands/overload-shedder';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
@@ -20,13 +20,8 @@ import { EmployeeAccess } from './http/employee-access';
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
   // Until answers are measured, 100 per second stands in; 16 commands waiting are always admitted.
-  const commands = instrumentCommandBus(
-    new SheddingCommandBus(createCommandBus(runtime.queueSettings, log), {
-      maxWaitMs: config.COMMAND_MAX_WAIT_MS,
-      minInFlight: 16,
-      initialRatePerSecond: 100,
-    }),
-  );
+  const admission = new Admission({ maxWaitMs: config.COMMAND_MAX_WAIT_MS, maxInFlight: config.COMMAND_MAX_IN_FLIGHT, minInFlight: 16, initialRatePerSecond: 100 });
+  const commands = createCommandClient(runtime.queueSettings, log, admission);
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);
   runtime.onClose('queue inspection', () => queues.close());

@@ -61,10 +61,15 @@ export const configSchema = z.object({
   QUEUE_PREFIX: z.string().min(1).regex(/^[^{}]+$/, 'must not contain { or }').default('sorting'),
   QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
-  COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
-  // Overload shedding (services/api/commands/overload-shedder.ts): the longest a command may
-  // expect to wait, at the rate answers arrive, before the API answers 503 at once instead.
+  // The command client's one admission policy (shared/commands/admission.ts): the longest a command
+  // may expect to wait, at the rate answers arrive, before the API answers 503 at once instead; and
+  // never more commands waiting than COMMAND_MAX_IN_FLIGHT, whatever the rate.
   COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000),
+  COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
+  // How long a sorting process's hold on a command partition lasts without being extended (it extends
+  // every fifth of it): a process that dies leaves its walls to the others after at most this long
+  // (shared/commands/partition-leases.ts).
+  SORTING_LEASE_TTL_MS: z.coerce.number().int().min(500).default(10_000),
   // `npm start` (the supervisor): processes per role. 0 sorting workers = one per core.
   SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),

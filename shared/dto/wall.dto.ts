@@ -50,7 +50,10 @@ export const wallDetailDto = wallDto.extend({
 export type WallDetailDto = z.infer<typeof wallDetailDto>;
 
 /** The one mapper of the Wall record. */
-export function toWallDto(w: IWall, counts: WallCounts): WallDto {
+export function toWallDto(
+  w: Pick<IWall, 'id' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow' | 'flowDirection' | 'segmentRows' | 'segmentColumns' | 'createdAt'>,
+  counts: WallCounts,
+): WallDto {
   return {
     id: w.id,
     name: w.name,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ErrorCode } from '../errors/error-codes';
-import type { CommandName } from '../queue/commands';
+import type { CommandName } from '../commands/commands';
 
 /** The internal event type of a refused workflow command (docs/architecture.md "Refused commands"). */
 export const COMMAND_REFUSED = 'command.refused';

@@ -3,9 +3,8 @@ import type { EventType } from './event-types';
 
 /**
  * One outbox event as every writer stores it (docs/api.md §8): a fresh event id, the change's client
- * and wall, its time and data. The ORM writes it as an OutboxEvent entity; the sorting worker sends a
- * command's batch of them as JSON with the command's last write (recordCtes in
- * workers/sorting/queries/command.queries.ts).
+ * and wall, its time and data. The ORM writes it as an OutboxEvent entity; a wall's actor sends a
+ * command's batch of them as JSON with the command's one write (workers/sorting/queries/wall-write.queries.ts).
  */
 export interface NewOutboxEvent {
   eventId: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName } from './commands';
-import type { CommandJobData } from './command-job';
+import { COMMAND_NAMES, COMMAND_SCHEMAS, type CommandName } from '../commands/commands';
+import type { CommandJobData } from '../commands/command-job';
 
 /**
  * The job module's definitions: every queue, every job name, its payload schema and its options.

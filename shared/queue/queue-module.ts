@@ -1,41 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Job, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection';
-import { AppError } from '../errors/app-error';
-import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';
-import type { CommandBus } from './command-bus';
-import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
-import { COMMAND_SCHEMAS, type CommandName, type CommandPayloads, type CommandResults } from './commands';
+import type { CommandJobData, CommandOutcome, CommandReply } from '../commands/command-job';
+import { commandQueueName } from '../commands/partitioning';
 import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
-import { assertJobHandlers, queueConnection, type FailureRecorder } from './job-queue';
-import { commandQueueName, partitionOf } from './partitioning';
+import { queueConnection } from './job-queue';
+
+/**
+ * The command transport: the BullMQ side of the command module (shared/commands), so that shared/queue
+ * stays the service's only bullmq importer. What a command is, who may send it, how a process holds a
+ * partition and answers it are in shared/commands; here only how a command job is added, taken back,
+ * looked up, and taken by the worker of one partition, and how its answer travels (Redis pub/sub).
+ *
+ * Commands are never retried by BullMQ: a retry would run after later commands of the same wall. A
+ * crashed holder's job is handed out again after a few seconds (short lock and stalled interval,
+ * COMMAND_WORKER_TUNING); the next holder finds it in applied_command and answers the same.
+ */
 
 export interface QueueSettings {
   redisUrl: string;
   prefix: string;
   partitions: number;
   commandTimeoutMs: number;
-  /** Commands one API process waits for at most; beyond, 503 at once instead of a growing backlog. */
-  maxInFlight?: number;
   /** First wait before a failed webhook delivery is retried (jobs.ts failure policy). */
   webhookRetryBaseMs?: number;
 }
 
 /**
- * The command side of the job module (jobs.ts holds the definitions, job-queue.ts the other queues).
- * Commands are never retried by BullMQ: a retry would run after later commands of the same wall. A
- * client that got no answer retries with the same Idempotency-Key instead. A crashed worker's job is
- * handed out again after a few seconds (short lock and stalled interval, COMMAND_WORKER_TUNING); the
- * worker then finds it in applied_command and answers the same.
- */
-
-/**
  * Takes a job back only if it is still waiting: removed from the wait list in the same atomic step
  * that checks it, so a worker cannot have started it. BullMQ's job.remove() is not enough: it also
  * removes a job that a worker is running whose lock expired (a paused or stalled worker), and that
- * worker may still commit it (issue: "never say nothing was changed when it was").
+ * worker may still commit it: never say "nothing was changed" when it was.
  */
 const WITHDRAW_IF_WAITING = `
 local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
@@ -45,32 +42,57 @@ if removed == 0 then return 0 end
 redis.call('DEL', KEYS[4], KEYS[5])
 return 1`;
 
-async function withdrawIfWaiting(redis: Redis, queue: Queue, jobId: string): Promise<boolean> {
-  const keys = [queue.toKey('wait'), queue.toKey('paused'), queue.toKey('prioritized'), queue.toKey(jobId), queue.toKey(`${jobId}:logs`)];
-  return (await redis.eval(WITHDRAW_IF_WAITING, keys.length, ...keys, jobId)) === 1;
+/** Where the connection to Redis stands, as the command client needs to know it to answer fast. */
+export type LinkState = 'connecting' | 'ready' | 'down';
+
+function linkOf(conn: Redis, onChange: (state: LinkState) => void): () => LinkState {
+  let state: LinkState = 'connecting';
+  const set = (s: LinkState) => {
+    if (state === s) return;
+    state = s;
+    onChange(s);
+  };
+  conn.on('ready', () => set('ready'));
+  // 'close': the socket is gone (a server stopped, a network cut); ioredis reconnects by itself.
+  conn.on('close', () => set('down'));
+  conn.on('end', () => set('down'));
+  return () => state;
 }
 
-export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
-  assertJobHandlers('commands', handlers);
-}
-
-class RedisCommandBus implements CommandBus {
+/**
+ * The producer side: adds command jobs to their partition queues and receives their answers on this
+ * process's own reply channel (faster than QueueEvents). `onLink` hears when the reply channel's
+ * connection is lost and when it is back.
+ */
+export class CommandProducer {
+  readonly replyChannel: string;
   private readonly queues = new Map<number, Queue>();
-  private readonly pending = new Map<string, { resolve: (o: CommandOutcome) => void; timer: NodeJS.Timeout }>();
-  private readonly replyChannel: string;
   private readonly producer: Redis;
   private readonly subscriber: Redis;
-  private ready: Promise<unknown>;
+  private subscribed: Promise<unknown>;
+  private readonly producerLink: () => LinkState;
+  private readonly replyLink: () => LinkState;
 
   constructor(
     private readonly settings: QueueSettings,
     private readonly log: Logger,
+    handlers: { reply(reply: CommandReply): void; replyLink(state: LinkState): void },
   ) {
     this.replyChannel = `${settings.prefix}:replies:${randomUUID()}`;
     this.producer = queueConnection(settings.redisUrl, false, log, 'command producer');
     this.subscriber = queueConnection(settings.redisUrl, false, log, 'command replies');
-    this.subscriber.on('message', (_channel: string, message: string) => this.onReply(message));
-    this.ready = this.subscribe();
+    this.producerLink = linkOf(this.producer, () => undefined);
+    this.replyLink = linkOf(this.subscriber, handlers.replyLink);
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      let reply: CommandReply;
+      try {
+        reply = JSON.parse(message) as CommandReply;
+      } catch {
+        return;
+      }
+      handlers.reply(reply);
+    });
+    this.subscribed = this.subscribe();
   }
 
   /** The reply channel's SUBSCRIBE. If Redis was down it failed; the next command tries again. */
@@ -80,19 +102,18 @@ class RedisCommandBus implements CommandBus {
     return attempt;
   }
 
-  private async ensureSubscribed(): Promise<void> {
+  /** Whether Redis is known to be unreachable now (a lost connection not back yet): commands answer 503 at once. */
+  unreachable(): boolean {
+    return this.producerLink() === 'down' || this.replyLink() === 'down';
+  }
+
+  /** Resolves once the reply channel is subscribed; rejects when Redis cannot be reached. */
+  async ensureSubscribed(): Promise<void> {
     try {
-      await this.ready;
+      await this.subscribed;
     } catch {
-      this.ready = this.subscribe();
-      try {
-        await this.ready;
-      } catch (err) {
-        this.log.warn({ err }, 'could not subscribe to the command reply channel');
-        throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
-          headers: { 'Retry-After': '5' },
-        });
-      }
+      this.subscribed = this.subscribe();
+      await this.subscribed;
     }
   }
 
@@ -106,162 +127,109 @@ class RedisCommandBus implements CommandBus {
     return q;
   }
 
-  private onReply(message: string): void {
-    let reply: CommandReply;
-    try {
-      reply = JSON.parse(message) as CommandReply;
-    } catch {
-      return;
-    }
-    const waiter = this.pending.get(reply.commandId);
-    if (!waiter) return;
-    clearTimeout(waiter.timer);
-    this.pending.delete(reply.commandId);
-    waiter.resolve(reply.outcome);
+  /** Adds the job to its partition's queue; answers its job id. */
+  async add(partition: number, data: CommandJobData): Promise<string> {
+    const job = await this.queue(partition).add(data.name, data, jobOptions(data.name, data as never));
+    return job.id!;
   }
 
-  async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
-    await this.ensureSubscribed();
-    if (this.pending.size >= (this.settings.maxInFlight ?? Infinity)) {
-      throw new AppError('service-unavailable', `The sorting service is at capacity (${this.pending.size} commands waiting); nothing was changed. Retry in a moment.`, {
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    // The compiler checks the payload here; the worker parses it with its schema when it takes the job.
-    const payload = data;
-    const partition = partitionOf(payload.wallId, this.settings.partitions);
-    const commandId = randomUUID();
-    const jobData: CommandJobData<N> = { commandId, name, payload, replyTo: this.replyChannel, enqueuedAt: Date.now() };
+  /** Takes the job back if no worker has started it (see WITHDRAW_IF_WAITING). */
+  async withdrawIfWaiting(partition: number, jobId: string): Promise<boolean> {
     const queue = this.queue(partition);
-    const outcome = new Promise<CommandOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(commandId);
-        resolve({ ok: false, problem: { code: 'command-timeout', detail: '' } });
-      }, this.settings.commandTimeoutMs);
-      this.pending.set(commandId, { resolve, timer });
-    });
-    let job: Job;
-    try {
-      job = await queue.add(name, jobData, jobOptions(name, jobData as never));
-    } catch (err) {
-      const waiter = this.pending.get(commandId);
-      if (waiter) clearTimeout(waiter.timer);
-      this.pending.delete(commandId);
-      this.log.error({ err, command: name }, 'could not enqueue command');
-      throw new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
-        headers: { 'Retry-After': '5' },
-      });
-    }
-    const result = await outcome;
-    if (result.ok) return result.value as CommandResults[N];
-    if (result.problem.code === 'command-timeout') {
-      // If no worker took it yet, take it back: then the caller knows for sure nothing happened.
-      // Anything else (started, finished, Redis unreachable): the outcome is unknown, so 504.
-      const withdrawn = await withdrawIfWaiting(this.producer, queue, job.id!).catch((err: unknown) => {
-        this.log.warn({ err, command: name, commandId }, 'could not withdraw a timed-out command');
-        return false;
-      });
-      throw withdrawn
-        ? new AppError('service-unavailable', `No sorting worker answered within ${this.settings.commandTimeoutMs} ms; the command was withdrawn and nothing was changed. Retry in a moment.`, {
-            headers: { 'Retry-After': '1' },
-          })
-        : new AppError('command-timeout', `The command did not finish within ${this.settings.commandTimeoutMs} ms and may still be applied. Retry with the same Idempotency-Key to get its outcome.`);
-    }
-    throw AppError.fromProblem(result.problem);
+    const keys = [queue.toKey('wait'), queue.toKey('paused'), queue.toKey('prioritized'), queue.toKey(jobId), queue.toKey(`${jobId}:logs`)];
+    return (await this.producer.eval(WITHDRAW_IF_WAITING, keys.length, ...keys, jobId)) === 1;
+  }
+
+  /**
+   * The outcome a finished job returned (the worker returns its answer, kept an hour with the job),
+   * or null while it is not finished: an answer whose reply was lost can still be read.
+   */
+  async finishedOutcome(partition: number, jobId: string): Promise<CommandOutcome | null> {
+    const job = await Job.fromId(this.queue(partition), jobId);
+    if (!job?.finishedOn || job.returnvalue === null || job.returnvalue === undefined) return null;
+    return job.returnvalue as CommandOutcome;
   }
 
   async close(): Promise<void> {
-    for (const w of this.pending.values()) clearTimeout(w.timer);
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.subscriber.disconnect();
     await this.producer.quit().catch(() => undefined);
   }
 }
 
-export interface RunningWorkers {
-  close(): Promise<void>;
+/** Publishes a command's answer on the reply channel of the process waiting for it. */
+export class ReplyPublisher {
+  private readonly conn: Redis;
+
+  constructor(redisUrl: string, log: Logger) {
+    this.conn = queueConnection(redisUrl, false, log, 'command answers');
+  }
+
+  async publish(channel: string, reply: CommandReply): Promise<void> {
+    await this.conn.publish(channel, JSON.stringify(reply));
+  }
+
+  close(): void {
+    this.conn.disconnect();
+  }
 }
 
-export function createCommandBus(settings: QueueSettings, log: Logger): CommandBus {
-  return new RedisCommandBus(settings, log);
+/** A command job as the worker of a partition hands it over. */
+export interface PartitionJob {
+  id: string;
+  data: CommandJobData;
+  /** Started before: a stalled job handed out again. */
+  redelivered: boolean;
+}
+
+export interface PartitionWorker {
+  /** Sets the partition's global concurrency to 1 again (an emptied Redis forgets it). */
+  assertConcurrency(): Promise<void>;
+  /** Stops taking jobs; waits for the job in hand unless `force`. */
+  close(force?: boolean): Promise<void>;
 }
 
 /**
- * Starts one BullMQ worker per partition queue. Several processes may do this: each queue's global
- * concurrency of 1 still lets only one command of a partition run at a time, in arrival order.
+ * The BullMQ worker of one partition queue, run only by the process holding the partition
+ * (shared/commands/partition-host.ts). Concurrency 1 here and global concurrency 1 on the queue: a
+ * second guard during a hand-over, when the old holder still finishes its job.
  */
-export async function startCommandWorkers(
-  settings: QueueSettings,
-  handlers: Partial<CommandHandlers>,
+export async function startPartitionWorker(
+  settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,
+  partition: number,
+  processJob: (job: PartitionJob) => Promise<CommandOutcome>,
   log: Logger,
-  recordFailure?: FailureRecorder,
-): Promise<RunningWorkers> {
-  assertHandlers(handlers);
-  const publisher = queueConnection(settings.redisUrl, false, log, 'command answers');
-  const admin = queueConnection(settings.redisUrl, false, log, 'command admin');
-  const workers: Worker[] = [];
-  const workerConnections: Redis[] = [];
-  for (let partition = 0; partition < settings.partitions; partition++) {
-    const name = commandQueueName(partition);
-    const q = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
-    await q.setGlobalConcurrency(1);
-    await q.close();
-    const workerConnection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
-    workerConnections.push(workerConnection);
-    const worker = new Worker(
-      name,
-      async (job: Job<CommandJobData>) => {
-        const { commandId, name: cmd, replyTo } = job.data;
-        let outcome: CommandOutcome;
-        const schema = COMMAND_SCHEMAS[cmd];
-        const parsed = schema?.safeParse(job.data.payload);
-        if (!schema || !parsed?.success) {
-          outcome = { ok: false, problem: { code: 'validation-failed', detail: `Malformed command '${String(cmd)}'.` } };
-        } else {
-          try {
-            const handler = handlers[cmd] as (p: unknown, info: unknown) => Promise<CommandOutcome>;
-            outcome = await handler(parsed.data, { commandId, partition, jobId: Number(job.id) });
-          } catch (err) {
-            if (isDependencyOutage(err)) {
-              // PostgreSQL (or Redis) down or restarting: the caller gets a 503 and retries, not a 500.
-              log.warn({ err, command: cmd, commandId, jobId: job.id }, 'command failed: a dependency is unavailable');
-              outcome = {
-                ok: false,
-                problem: {
-                  code: 'service-unavailable',
-                  detail: 'The database was unavailable while the command ran. Retry in a few seconds with the same Idempotency-Key: a command is never applied twice.',
-                },
-              };
-            } else {
-              log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
-              // Commands are never retried (ordering): this answer is final, so it is recorded like any final failure.
-              await recordFailure?.({ queue: name, jobName: cmd, jobId: String(job.id), data: job.data, error: (err as Error)?.message ?? String(err), attempts: 1 })
-                .catch((e) => log.error({ err: e, jobId: job.id }, 'could not record a failed job in PostgreSQL'));
-              outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
-            }
-          }
-        }
-        if (replyTo) {
-          const reply: CommandReply = { commandId, outcome };
-          await publisher.publish(replyTo, JSON.stringify(reply));
-        }
-        return outcome;
-      },
-      // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
-      { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...COMMAND_WORKER_TUNING },
-    );
-    worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
-    worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
-    workers.push(worker);
+): Promise<PartitionWorker> {
+  const name = commandQueueName(partition);
+  const admin = queueConnection(settings.redisUrl, false, log, `command admin ${partition}`);
+  const queue = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
+  queue.on('error', (err) => log.warn({ err, queue: name }, 'command queue error'));
+  const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
+  const close = async (force = false) => {
+    await worker.close(force);
+    connection.disconnect();
+    await queue.close().catch(() => undefined);
+    admin.disconnect();
+  };
+  const worker = new Worker(
+    name,
+    (job: Job<CommandJobData>) => processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
+    // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
+    { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...COMMAND_WORKER_TUNING },
+  );
+  worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
+  worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
+  try {
+    await queue.setGlobalConcurrency(1);
+    await worker.waitUntilReady();
+  } catch (err) {
+    await close(true).catch(() => undefined);
+    throw err;
   }
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
-  log.info({ partitions: settings.partitions }, 'command workers started');
   return {
-    async close() {
-      await Promise.all(workers.map((w) => w.close()));
-      for (const c of workerConnections) c.disconnect();
-      publisher.disconnect();
-      admin.disconnect();
+    assertConcurrency: async () => {
+      await queue.setGlobalConcurrency(1);
     },
+    close,
   };
 }

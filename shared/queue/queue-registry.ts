@@ -1,7 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import { QUEUES, type JobQueueKind } from './jobs';
-import { commandQueueName } from './partitioning';
+import { commandQueueName } from '../commands/partitioning';
 import type { QueueSettings } from './queue-module';
 
 /** What operators look at: job counts per state, as BullMQ keeps them. */

@@ -71,7 +71,6 @@ export async function createRuntime(
       prefix: config.QUEUE_PREFIX,
       partitions: config.QUEUE_PARTITIONS,
       commandTimeoutMs: config.COMMAND_TIMEOUT_MS,
-      maxInFlight: config.COMMAND_MAX_IN_FLIGHT,
       webhookRetryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     },
     onClose(name, fn) {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
-import { sortingDeps } from '../../workers/sorting/sorting.worker';
+import { actorDeps } from '../../workers/sorting/sorting.worker';
+import { WallActors } from '../../workers/sorting/actor/wall-actor';
 import { commandRefusedEventId } from '../../shared/events/command-refused';
 import { newTenant, useTestApi, waitFor, type Tenant } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
@@ -156,7 +157,7 @@ describe('audit logs: the pipeline records every event and every refused command
       expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'crc', in: 'path' })]);
     });
     it('records a refusal once although its command ran twice (deterministic event id)', async () => {
-      const handlers = sortingHandlers({ ...sortingDeps(api.runtime), sessionIdleTimeoutMs: 60_000 });
+      const handlers = sortingHandlers(new WallActors({ ...actorDeps(api.runtime), sessionIdleTimeoutMs: 60_000 }, api.runtime.config.QUEUE_PARTITIONS));
       const commandId = randomUUID();
       const { body: session } = await connect(api, floor, (await floor.sorter(2)).auth);
       const payload = {

@@ -85,14 +85,15 @@ describe('events never carry a session token', () => {
     expect(first.status).toBe(200);
     const item = await scan(api, a.auth, first.body.token, 'SKU-A');
     expect(item.status).toBe(200);
-    // Connecting again replaces the first session (session.ended, Replaced), then the second is stopped.
+    // Connecting again replaces the first session (session.ended, Replaced; the pending scan passes to the
+    // second), then the second is stopped, which cancels the scan (docs/api.md §6).
     const second = await connect(api, floor, a.auth);
     expect(second.status).toBe(200);
     const stopped = await request(api.app).delete(`/api/v1/walls/${floor.wallId}/sessions/${second.body.token}`).set('Authorization', a.auth);
     expect(stopped.status).toBe(200);
     const tokens = [first.body.token as string, second.body.token as string];
 
-    const types = ['session.started', 'sort-box-item.created', 'session.ended', 'session.started', 'session.ended'];
+    const types = ['session.started', 'sort-box-item.created', 'session.ended', 'session.started', 'session.ended', 'sort-box-item.cancelled'];
     await waitFor(() => wsRaw.length >= types.length && watch.sse().split('\ndata: ').length - 1 >= types.length && hookBodies.length >= types.length, {
       timeoutMs: 20_000,
       what: 'every event on the three channels',

@@ -9,7 +9,7 @@ const COLLIDING = ['dummy-29685295', 'dummy-32060020'] as const;
 const COLLIDING_CRC = 'B602189F';
 
 describe('slots (sort boxes)', () => {
-  const api = useTestApi();
+  const api = useTestApi({ workers: ['sorting'] });
 
   const em = () => api.runtime.orm.em.fork();
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { OutboxEvent, SorterSession, type Role } from '../../shared/db/entities';
-import { addOrders, addSlots, addWarehouse, putOrderInSlot } from '../support/fixtures';
+import { addOrders, addSlots, addWarehouse, bumpWallVersion, putOrderInSlot } from '../support/fixtures';
 import { newTenant, signedInEmployee, useTestApi, type Tenant } from '../support/test-api';
 
 describe('walls', () => {
-  const api = useTestApi();
+  const api = useTestApi({ workers: ['sorting'] });
 
   const em = () => api.runtime.orm.em.fork();
 
@@ -26,6 +26,7 @@ describe('walls', () => {
       expiresAt: new Date(Date.now() + 8 * 3600_000),
     });
     await fork.flush();
+    await bumpWallVersion(fork, wallId);
     return s;
   }
 

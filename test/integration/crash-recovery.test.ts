@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
-import { sortingDeps } from '../../workers/sorting/sorting.worker';
-import type { CommandHandlers, CommandJobInfo } from '../../shared/queue/command-job';
-import type { CommandPayloads } from '../../shared/queue/commands';
-import { partitionOf } from '../../shared/queue/partitioning';
+import { actorDeps } from '../../workers/sorting/sorting.worker';
+import { WallActors } from '../../workers/sorting/actor/wall-actor';
+import type { CommandHandlers, CommandJobInfo } from '../../shared/commands/command-job';
+import type { CommandPayloads } from '../../shared/commands/commands';
+import { partitionOf } from '../../shared/commands/partitioning';
 import { startTestApi, type TestApi } from '../support/test-api';
 import { buildFloor, connect, type Floor } from '../support/sorting-floor';
 import { counts, runWorkerCrashScenario } from '../support/crash-scenario';
@@ -46,7 +47,7 @@ describe('crash recovery: a command delivered twice (same command id) takes effe
   beforeAll(async () => {
     // In-process workers only to connect the sorter; the commands under test call the handlers directly.
     api = await startTestApi({ workers: ['sorting'] });
-    handlers = sortingHandlers(sortingDeps(api.runtime));
+    handlers = sortingHandlers(new WallActors(actorDeps(api.runtime), api.runtime.config.QUEUE_PARTITIONS));
   });
   afterAll(async () => {
     await api?.close();

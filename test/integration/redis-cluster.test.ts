@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
-import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
+import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
 import { queueName } from '../../shared/queue/job-queue';
 
 const WEBHOOK_QUEUE = queueName('webhooks');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
-import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
+import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
 import { createRedisConnection } from '../../shared/redis/connection';
 import { waitFor, type TestApi } from './test-api';
 import { buildFloor, connect, scan, type Floor } from './sorting-floor';
@@ -40,7 +40,7 @@ export async function sorterConnected(api: TestApi, worker: WorkerProcess, qty: 
 
 /**
  * Sends a scan while `pg` holds the wall row, so the worker takes the scan's job and then waits inside
- * the command; gives the pending answer (wrapped: an async function would wait for it) once the worker
+ * the command (its write waits at the fence); gives the pending answer (wrapped: an async function would wait for it) once the worker
  * is seen waiting. `pg` stays in its transaction: the caller kills or pauses the worker, then rolls it back.
  */
 export async function scanHeldInsideCommand<T>(api: TestApi, pg: PgClient, wallId: number, send: () => Promise<T>): Promise<{ answer: Promise<T> }> {
@@ -55,7 +55,8 @@ export async function scanHeldInsideCommand<T>(api: TestApi, pg: PgClient, wallI
         `select pid, state, wait_event_type, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
       );
       activity = rows;
-      return rows.some((r) => r.wait_event_type === 'Lock' && /\bwall\b[\s\S]*for update/i.test(r.query));
+      // The command's one write waits at its fence: the update of the wall row's version.
+      return rows.some((r) => r.wait_event_type === 'Lock' && r.query.includes('apply-wall-changes'));
     },
     { timeoutMs: 20_000, what: 'the worker to wait for the wall inside the scan command' },
   ).catch((err: Error) => {

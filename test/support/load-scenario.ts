@@ -3,10 +3,11 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import { Employee } from '../../shared/db/entities';
 import { hashSecret } from '../../shared/auth/password';
-import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
+import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
 import { createRedisConnection } from '../../shared/redis/connection';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, type OrderInput } from './fixtures';
-import { newTenant, signIn, uniqueSuffix, type Tenant, type TestApi } from './test-api';
+import { newTenant, signIn, uniqueSuffix, waitFor, type Tenant, type TestApi } from './test-api';
+import { leaseKey } from '../../shared/commands/partition-leases';
 import { seededRandom } from '../../shared/domain/prng';
 
 /*
@@ -85,15 +86,21 @@ async function buildLoadFloor(api: TestApi, rng: () => number, partitions: numbe
   await addOrders(em, clientId, orders);
 
   // Walls on distinct partitions, so that their commands really run in parallel and race for the
-  // same orders. A wall that hashes onto a taken partition stays without slots and is never used.
+  // same orders, and on partitions of both worker processes (each holds its share: leases), so both
+  // apply commands. A wall that hashes onto a taken partition stays without slots and is never used.
+  const holderOf = await partitionHolders(api, partitions);
   const wallIds: number[] = [];
   const taken = new Set<number>();
+  const holders = new Set<string>();
   for (let attempt = 0; wallIds.length < WALLS; attempt++) {
-    if (attempt > 40) throw new Error('could not place three walls on distinct partitions');
+    if (attempt > 60) throw new Error('could not place three walls on distinct partitions of both worker processes');
     const wall = await addWall(em, clientId, { name: `Wall ${uniqueSuffix()}`, warehouseId: wh.id, maxSorters: SORTERS_PER_WALL });
     const partition = partitionOf(wall.id, partitions);
     if (taken.has(partition)) continue;
+    const holder = holderOf.get(partition)!;
+    if (wallIds.length === WALLS - 1 && holders.size === 1 && holders.has(holder)) continue;
     taken.add(partition);
+    holders.add(holder);
     wallIds.push(wall.id);
     await addSlots(em, clientId, wall.id, SLOTS_PER_WALL);
   }
@@ -113,6 +120,33 @@ async function buildLoadFloor(api: TestApi, rng: () => number, partitions: numbe
     employees.map(async ({ emp, email, wallId }) => ({ auth: `Bearer ${await signIn(api.app, email, 'password-1')}`, userId: emp.id, wallId })),
   );
   return { tenant, wallIds, sorters, totalDemand, lineCount: orders.reduce((n, o) => n + o.items.length, 0) };
+}
+
+/**
+ * Which process holds each command partition (the lease's holder: `<host>:<pid>:<nonce>`), once the two
+ * sorting processes have shared them out evenly.
+ */
+async function partitionHolders(api: TestApi, partitions: number): Promise<Map<number, string>> {
+  const redis = createRedisConnection(api.runtime.config.REDIS_URL, { redisOptions: { maxRetriesPerRequest: 2 } });
+  try {
+    return await waitFor(
+      async () => {
+        const holders = new Map<number, string>();
+        // One command per key, not one pipeline: on a cluster a pipeline may only touch one slot.
+        for (let p = 0; p < partitions; p++) {
+          const token = await redis.get(leaseKey(api.runtime.config.QUEUE_PREFIX, p));
+          if (token) holders.set(p, token);
+        }
+        const counts = new Map<string, number>();
+        for (const t of holders.values()) counts.set(t, (counts.get(t) ?? 0) + 1);
+        const even = holders.size === partitions && counts.size === 2 && [...counts.values()].every((n) => n === Math.ceil(partitions / 2) || n === Math.floor(partitions / 2));
+        return even ? holders : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the two sorting processes to share the partitions' },
+    );
+  } finally {
+    redis.disconnect();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -155,21 +155,25 @@ describe('slot machine', () => {
     ['Empty', { type: 'COMPLETE' }, { refused: INVALID_TRANSITION }],
     ['Empty', { type: 'RELEASE', force: false }, { refused: 'slot-not-complete' }],
     ['Empty', { type: 'RELEASE', force: true }, { to: 'Empty', emits: ['sort-box.released'] }],
-    ['Empty', { type: 'DETACH' }, { to: 'Empty' }],
+    ['Empty', { type: 'DETACH', pendingItems: 0 }, { to: 'Empty' }],
+    ['Empty', { type: 'DETACH', pendingItems: 1 }, { refused: 'slot-not-empty' }],
+    ['Empty', { type: 'RETARGET' }, { to: 'Empty' }],
 
     ['Sorting', { type: 'ASSIGN' }, { refused: 'slot-not-empty' }],
     ['Sorting', { type: 'VACATE' }, { to: 'Empty' }],
     ['Sorting', { type: 'COMPLETE' }, { to: 'Complete', emits: ['sort-box.completed'] }],
     ['Sorting', { type: 'RELEASE', force: false }, { refused: 'slot-not-complete' }],
     ['Sorting', { type: 'RELEASE', force: true }, { to: 'Empty', emits: ['sort-box.released'] }],
-    ['Sorting', { type: 'DETACH' }, { refused: 'slot-not-empty' }],
+    ['Sorting', { type: 'DETACH', pendingItems: 0 }, { refused: 'slot-not-empty' }],
+    ['Sorting', { type: 'RETARGET' }, { refused: 'slot-not-empty' }],
 
     ['Complete', { type: 'ASSIGN' }, { refused: 'slot-not-empty' }],
     ['Complete', { type: 'VACATE' }, { refused: INVALID_TRANSITION }],
     ['Complete', { type: 'COMPLETE' }, { refused: INVALID_TRANSITION }],
     ['Complete', { type: 'RELEASE', force: false }, { to: 'Empty', emits: ['sort-box.released'] }],
     ['Complete', { type: 'RELEASE', force: true }, { to: 'Empty', emits: ['sort-box.released'] }],
-    ['Complete', { type: 'DETACH' }, { refused: 'slot-not-empty' }],
+    ['Complete', { type: 'DETACH', pendingItems: 0 }, { refused: 'slot-not-empty' }],
+    ['Complete', { type: 'RETARGET' }, { refused: 'slot-not-empty' }],
   ];
 
   it.each(table)('%s + %j', (state, event, expected) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { commandQueueName, partitionOf } from '../../shared/queue/partitioning';
-import { assertHandlers } from '../../shared/queue/queue-module';
-import { COMMAND_NAMES } from '../../shared/queue/commands';
+import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
+import { assertHandlers } from '../../shared/commands/partition-host';
+import { COMMAND_NAMES } from '../../shared/commands/commands';
 import { loadConfig } from '../../shared/config/config';
 
 describe('wall partitioning', () => {

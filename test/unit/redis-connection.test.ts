@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { loadConfig } from '../../shared/config/config';
-import { commandQueueName } from '../../shared/queue/partitioning';
+import { commandQueueName } from '../../shared/commands/partitioning';
 import { queueNames } from '../../shared/queue/queue-registry';
 import { createRedisConnection, parseRedisUrl } from '../../shared/redis/connection';
 

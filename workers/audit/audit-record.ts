@@ -3,7 +3,7 @@ import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
 import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
-import type { CommandName } from '../../shared/queue/commands';
+import type { CommandName } from '../../shared/commands/commands';
 
 /** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
 export interface AuditRecord extends AuditLogColumns {
@@ -33,6 +33,10 @@ const COMMAND_KIND: Record<CommandName, AuditKind> = {
   'item.cancel': 'sort-box-item',
   'item.swap': 'sort-box-item',
   'slot.release': 'sort-box',
+  // A refused wall edit or slot attachment is about the wall, like the wall.updated event it would have written.
+  'wall.update': 'wall',
+  'slots.attach': 'wall',
+  'slot.detach': 'wall',
 };
 
 /** The kind of record an event type makes: which of the typed listings shows it. */

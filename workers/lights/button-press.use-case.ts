@@ -1,7 +1,7 @@
 import type { SqlDatabase } from '../../shared/db/named-sql';
 import { sorterBarcode } from '../../shared/domain/barcodes';
 import { AppError } from '../../shared/errors/app-error';
-import type { CommandBus } from '../../shared/queue/command-bus';
+import type { CommandClient } from '../../shared/commands/command-client';
 import { writeGatewayEvents } from './controllers';
 import type { LightsEngine } from './lights-engine';
 import { slotForButton } from './lights.queries';
@@ -9,7 +9,7 @@ import type { ButtonPress } from './mqtt/mqtt-driver';
 
 export interface ButtonDeps {
   db: SqlDatabase;
-  commands: CommandBus;
+  commands: CommandClient;
   engine: LightsEngine;
 }
 

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { startEventConsumer } from '../../shared/queue/event-batch';
-import { createCommandBus } from '../../shared/queue/queue-module';
+import { createCommandClient } from '../../shared/commands/command-client';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
@@ -21,7 +21,7 @@ const RESYNC_RETRY_MS = 2_000;
 export async function startLightsWorker(runtime: Runtime): Promise<void> {
   const { config, log, ormSql } = runtime;
   const engine = new LightsEngine(ormSql, log);
-  const commands = createCommandBus(runtime.queueSettings, log);
+  const commands = createCommandClient(runtime.queueSettings, log);
   const controllers = new ControllerRegistry(ormSql, log, config.LIGHTS_CONTROLLER_TIMEOUT_MS);
   await controllers.start();
   // A controller may deliver a press twice (MQTT QoS 1 after a reconnect): its id is remembered a while.

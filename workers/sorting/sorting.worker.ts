@@ -1,17 +1,25 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { startCommandWorkers } from '../../shared/queue/queue-module';
+import { startPartitionHost } from '../../shared/commands/partition-host';
 import { sortingHandlers } from './sorting.handlers';
-import type { SortingDeps } from './wall-command';
+import { WallActors, type ActorDeps } from './actor/wall-actor';
 
-/** What the sorting use-cases need from a process: the plain-SQL pool, the logger, the idle timeout. */
-export function sortingDeps(runtime: Runtime): SortingDeps {
+/** What the wall actors need from a process: the plain-SQL pool, the logger, the idle timeout. */
+export function actorDeps(runtime: Runtime): ActorDeps {
   return { db: runtime.sqlPool(), log: runtime.log, sessionIdleTimeoutMs: runtime.config.SESSION_IDLE_TIMEOUT_MS };
 }
 
-/** Worker kind `sorting`: applies the workflow commands of every wall partition, in order. */
+/**
+ * Worker kind `sorting`: holds a fair share of the wall partitions (shared/commands/partition-leases.ts)
+ * and runs their commands through the wall actors, one at a time per partition, in arrival order.
+ */
 export async function startSortingWorker(runtime: Runtime): Promise<void> {
-  const handlers = sortingHandlers(sortingDeps(runtime));
-  const running = await startCommandWorkers(runtime.queueSettings, handlers, runtime.log, failedJobRecorder(() => runtime.orm.em.fork()));
-  runtime.onClose('sorting workers', () => running.close());
+  const actors = new WallActors(actorDeps(runtime), runtime.config.QUEUE_PARTITIONS);
+  const host = await startPartitionHost(runtime.queueSettings, sortingHandlers(actors), {
+    log: runtime.log,
+    leaseTtlMs: runtime.config.SORTING_LEASE_TTL_MS,
+    recordFailure: failedJobRecorder(() => runtime.orm.em.fork()),
+    dropped: (partition) => actors.dropPartition(partition),
+  });
+  runtime.onClose('sorting workers', () => host.close());
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CommandBus } from '../../shared/queue/command-bus';
+import type { CommandClient } from '../../shared/commands/command-client';
 import type { Logger } from '../../shared/logging/logger';
 
 const BATCH = 500;
@@ -12,7 +12,7 @@ const ABANDONED_DELIVERY = "interval '10 minutes'";
  * attempts whose outcome was never recorded as failed, so the delivery history never shows one
  * `pending` forever (the last attempt of a delivery has no next attempt to do it).
  */
-export async function sweepOnce(em: EntityManager, commands: CommandBus, log: Logger): Promise<{ expired: number }> {
+export async function sweepOnce(em: EntityManager, commands: CommandClient, log: Logger): Promise<{ expired: number }> {
   const due = await em.execute<{ id: number; client_id: number; wall_id: number }[]>(
     `select id, client_id, wall_id from sorter_session where status = 'Connected' and expires_at <= now() order by expires_at limit ${BATCH}`,
   );

@@ -1,7 +1,7 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { createJobQueue, startJobWorker } from '../../shared/queue/job-queue';
-import { createCommandBus } from '../../shared/queue/queue-module';
+import { createCommandClient } from '../../shared/commands/command-client';
 import { sweepOnce } from './sweep.use-case';
 
 /**
@@ -13,7 +13,7 @@ import { sweepOnce } from './sweep.use-case';
  */
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const { config, log, orm } = runtime;
-  const commands = createCommandBus(runtime.queueSettings, log);
+  const commands = createCommandClient(runtime.queueSettings, log);
   const jobs = createJobQueue(runtime.queueSettings, log);
   await jobs.upsertSchedulers({ sessionSweepMs: config.SESSION_SWEEP_INTERVAL_MS });
   const worker = await startJobWorker(

@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
 import client from 'prom-client';
-import { AppError } from '../../../shared/errors/app-error';
 import { redactUrl } from '../../../shared/logging/redact';
-import type { CommandBus } from '../../../shared/queue/command-bus';
+import { COMMAND_METRICS } from '../../../shared/commands/command-metrics';
 
 /** One registry per process; /metrics serves it. */
 export const metricsRegistry = new client.Registry();
@@ -46,33 +45,9 @@ export function trackWallListeners(count: () => number): () => void {
   return () => wallListenerSources.delete(count);
 }
 
-/* ---- Commands: from the API's point of view (queue wait + worker), per command and outcome ---- */
+/* ---- Commands: the command client's own metrics (shared/commands/command-metrics.ts) ---- */
 
-const commandDuration = new client.Histogram({
-  name: 'command_duration_seconds',
-  help: 'Workflow command latency seen by the API (enqueue to answer), by command and outcome (ok or the refusal code)',
-  labelNames: ['command', 'outcome'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
-});
-
-/** The same bus, timing each command. */
-export function instrumentCommandBus(bus: CommandBus): CommandBus {
-  return {
-    async execute(name, data) {
-      const end = commandDuration.startTimer({ command: name });
-      try {
-        const result = await bus.execute(name, data);
-        end({ outcome: 'ok' });
-        return result;
-      } catch (err) {
-        end({ outcome: err instanceof AppError ? err.code : 'internal-error' });
-        throw err;
-      }
-    },
-    close: () => bus.close(),
-  };
-}
+for (const metric of COMMAND_METRICS) metricsRegistry.registerMetric(metric);
 
 /* ---- Hub connections ---- */
 

@@ -4,8 +4,7 @@ import { COMMAND_ERRORS } from '../http/request-headers';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, queryBool, slotCrcParam } from '../http/validation';
 import { releaseSortBox } from '../use-cases/sorting/release-sort-box.use-case';
-import { attachSortBoxes } from '../use-cases/walls/attach-sort-boxes.use-case';
-import { detachSortBox } from '../use-cases/walls/detach-sort-box.use-case';
+import { attachSortBoxes, detachSortBox } from '../use-cases/walls/edit-wall.use-case';
 
 const MAX_SERIALS = 1000;
 
@@ -46,8 +45,8 @@ export const sortBoxesRoutes: RouteDef[] = [
     params: z.object({ id: idParam.describe('Wall id') }),
     body: attachBody,
     response: z.array(sortBoxDto),
-    errors: ['not-found', 'serial-attached-elsewhere', 'crc-collision'],
-    handler: ({ em, auth, params, body }) => attachSortBoxes(em, auth.clientId, params.id, body.serialNumbers),
+    errors: ['not-found', 'serial-attached-elsewhere', 'crc-collision', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, body }) => attachSortBoxes(em, deps.commands, auth, params.id, body.serialNumbers),
   }),
   defineRoute({
     method: 'delete',
@@ -61,8 +60,8 @@ export const sortBoxesRoutes: RouteDef[] = [
     access: ['Manager'],
     params: z.object({ id: idParam.describe('Wall id'), crc: slotParam }),
     response: sortBoxDto,
-    errors: ['not-found', 'slot-not-empty'],
-    handler: ({ em, auth, params }) => detachSortBox(em, auth.clientId, params.id, params.crc),
+    errors: ['not-found', 'slot-not-empty', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params }) => detachSortBox(em, deps.commands, auth, params.id, params.crc),
   }),
   defineRoute({
     method: 'post',

@@ -4,10 +4,11 @@ import { isManager } from '../../../shared/auth/roles';
 import { FLOW_DIRECTIONS } from '../../../shared/domain/display-layout';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
+import { COMMAND_ERRORS } from '../http/request-headers';
 import { createWall } from '../use-cases/walls/create-wall.use-case';
 import { getWall, listPendingItems } from '../use-cases/walls/get-wall.use-case';
 import { listWalls } from '../use-cases/walls/list-walls.use-case';
-import { updateWall } from '../use-cases/walls/update-wall.use-case';
+import { updateWall } from '../use-cases/walls/edit-wall.use-case';
 import { wallDetailDto, wallDto } from '../../../shared/dto/wall.dto';
 import { pendingItemDto } from '../../../shared/dto/sorting.dto';
 
@@ -125,7 +126,7 @@ export const wallsRoutes: RouteDef[] = [
     params: wallParams,
     body: updateWallBody,
     response: wallDto,
-    errors: ['not-found', 'wall-name-taken', 'slot-not-empty'],
-    handler: ({ em, auth, params, body }) => updateWall(em, auth.clientId, params.id, body),
+    errors: ['not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, body }) => updateWall(em, deps.commands, auth, params.id, body),
   }),
 ];

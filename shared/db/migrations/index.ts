@@ -10,6 +10,7 @@ import { Migration20261123060000_metrics_indexes } from './Migration202611230600
 import { Migration20261123080000_insights } from './Migration20261123080000_insights';
 import { Migration20261123100000_license_plate_documents } from './Migration20261123100000_license_plate_documents';
 import { Migration20261125100000_open_lines_by_warehouse } from './Migration20261125100000_open_lines_by_warehouse';
+import { Migration20261125110000_wall_actor } from './Migration20261125110000_wall_actor';
 import { Migration20261125400000_pending_items } from './Migration20261125400000_pending_items';
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 
@@ -26,6 +27,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123080000_insights', class: Migration20261123080000_insights },
   { name: 'Migration20261123100000_license_plate_documents', class: Migration20261123100000_license_plate_documents },
   { name: 'Migration20261125100000_open_lines_by_warehouse', class: Migration20261125100000_open_lines_by_warehouse },
+  { name: 'Migration20261125110000_wall_actor', class: Migration20261125110000_wall_actor },
   { name: 'Migration20261125400000_pending_items', class: Migration20261125400000_pending_items },
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
 ];

@@ -1,51 +1,60 @@
-import type { ISortBox } from '../../../shared/db/entities';
-import type { CommandPayloads } from '../../../shared/queue/commands';
+import type { CommandPayloads } from '../../../shared/commands/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { itemForActor, type SlotFacts } from '../item-access';
-import { sessionExpiresAt } from '../session-access';
-import { cancelWrite, itemRead } from '../queries/item.queries';
-import type { WallCommandContext } from '../wall-command';
+import { itemOfCommand } from '../item-access';
+import { touchCaller } from '../session-access';
+import type { CommandContext } from '../actor/wall-actor';
+import type { ItemRow, SlotRow } from '../actor/wall-state';
 
 /**
  * PATCH /sort-box-items/{id}/cancel (docs/api.md §7; the PIN is checked by the API before enqueueing).
  * The reserved unit goes back to the order line; a slot left with nothing of its order is Empty again.
- * One read (itemRead, the line locked) and one write with the command's record (cancelWrite).
  */
-export async function cancelItem(ctx: WallCommandContext, cmd: CommandPayloads['item.cancel'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
-  const { db, now, emit } = ctx;
-  const [row] = await itemRead(db, { itemId: cmd.itemId, clientId: cmd.clientId, wallId: cmd.wallId, sessionToken: null, targetCrc: null });
-  const { item, slot, line } = itemForActor(row, cmd);
-  const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'CANCEL' }, { item, slot });
-  item.status = 'Cancelled';
-  item.cancelledAt = now;
-  // The line is locked: its figures after the write are known now.
-  const after = { ...line, pendingQty: line.pendingQty - item.units };
-  const vacateSlot = vacateIfUnused(slot, item.orderId, row.others_in_slot);
-  const dto = toItemDto(item, slot, after);
-  for (const e of d.emits) emit(e, { item: dto, sortBox: toSortBoxDto(slot), ...(cmd.reason ? { reason: cmd.reason } : {}) });
-  await cancelWrite(db, {
-    ...ctx.record(dto),
-    itemId: item.id, status: item.status, itemUnits: item.units, orderItemId: item.orderItemId,
-    userId: cmd.userId, expiresAt: sessionExpiresAt(now, idleTimeoutMs), slotId: slot.id, vacateSlot, slotStatus: slot.status,
-  });
+export async function cancelItem(ctx: CommandContext, cmd: CommandPayloads['item.cancel']): Promise<SortBoxItemDto> {
+  const { item, slot } = await itemOfCommand(ctx, cmd);
+  decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'CANCEL' }, { item, slot });
+  // A reason when it was not the sorter's own cancel (the slot's short button on a light device).
+  const dto = cancelPendingItem(ctx, item, cmd.reason);
+  touchCaller(ctx, cmd.userId);
   return dto;
 }
 
 /**
- * A slot whose order has no other live item in it (none pending, none confirmed) goes back to Empty:
- * changes `slot` as the slot machine says; true when the slot is to be written.
+ * Cancels a pending item within the command: its unit goes back to its line, its slot is vacated when
+ * the order has nothing else in it (no other pending or confirmed item), and `sort-box-item.cancelled`
+ * says so, with `reason` when it was not the sorter's own cancel (docs/api.md §8). Answers the item.
  */
-function vacateIfUnused(slot: SlotFacts, orderId: number, othersInSlot: number): boolean {
-  if (slot.status !== 'Sorting' || slot.orderId !== orderId) return false;
-  if (othersInSlot > 0) return false;
+export function cancelPendingItem(ctx: CommandContext, pending: ItemRow, reason?: 'session-ended' | 'short-button'): SortBoxItemDto {
+  const { changes, now } = ctx;
+  const d = decideOrRefuse(sortBoxItemMachine, pending.status, {}, { type: 'CANCEL' }, { item: pending });
+  const item: ItemRow = { ...pending, status: d.value as ItemRow['status'], cancelledAt: now };
+  changes.setItem(item);
+  const line = changes.line(item.orderItemId);
+  if (!line) throw new Error(`item ${item.id}: its order line is not held by the wall`);
+  const after = { ...line, pendingQty: line.pendingQty - item.units };
+  changes.setLine(after);
+  let slot = item.sortBoxId === null ? undefined : changes.slot(item.sortBoxId);
+  if (!slot) throw new Error(`item ${item.id}: its slot is not held by the wall`);
+  slot = vacateIfUnused(ctx, slot, item.orderId);
+  const dto = toItemDto(item, slot, after);
+  for (const e of d.emits) changes.emit(e, { item: dto, sortBox: toSortBoxDto(slot), ...(reason ? { reason } : {}) });
+  return dto;
+}
+
+/** A slot whose order has no live item left in it (none pending, none confirmed) goes back to Empty, as the slot machine says. */
+function vacateIfUnused(ctx: CommandContext, slot: SlotRow, orderId: number): SlotRow {
+  if (slot.status !== 'Sorting' || slot.orderId !== orderId) return slot;
+  const live = [...ctx.state.liveItems(slot.id, orderId), ...ctx.changes.newItems]
+    .map((i) => ctx.changes.item(i.id)!)
+    .filter((i) => i.sortBoxId === slot.id && i.orderId === orderId && i.status !== 'Cancelled');
+  if (live.length > 0) return slot;
   const d = decide(slotMachine, slot.status, {}, { type: 'VACATE' });
-  if (!d.ok) return false;
-  slot.status = d.value as ISortBox['status'];
-  slot.orderId = null;
-  return true;
+  if (!d.ok) return slot;
+  const vacated: SlotRow = { ...slot, status: d.value as SlotRow['status'], orderId: null, assignedAt: null };
+  ctx.changes.setSlot(vacated);
+  return vacated;
 }

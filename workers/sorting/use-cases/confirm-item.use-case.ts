@@ -1,18 +1,16 @@
 import { AppError } from '../../../shared/errors/app-error';
 import { parseSlotBarcode } from '../../../shared/domain/barcodes';
-import type { CommandPayloads } from '../../../shared/queue/commands';
+import type { CommandPayloads } from '../../../shared/commands/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
-import type { ISortBoxItem } from '../../../shared/db/entities';
-import type { SlotStatus } from '../../../shared/domain/slot-choice';
 import { decide } from '../../../machines/decide';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { decideOrRefuse, type RefusalFacts } from '../../../machines/refusals';
 import { slotMachine } from '../../../machines/slot.machine';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { sessionExpiresAt } from '../session-access';
-import { itemForActor } from '../item-access';
-import type { WallCommandContext } from '../wall-command';
-import { confirmWrite, itemRead } from '../queries/item.queries';
+import { touchCaller } from '../session-access';
+import { itemOfCommand } from '../item-access';
+import type { CommandContext } from '../actor/wall-actor';
+import type { ItemRow, SlotRow } from '../actor/wall-state';
 
 /** Checks the scanned slot barcode, if one was sent, against the item's own slot. */
 function assertRightSlot(barcode: string | null, slot: { crc: string; position: number }): void {
@@ -32,47 +30,43 @@ function assertRightSlot(barcode: string | null, slot: { crc: string; position: 
 /**
  * PATCH /sort-box-items/{id}/confirm (docs/api.md §7). Units may not exceed what the order line still
  * needs beyond other pending scans; when every unit of the order is confirmed the slot is Complete.
- * With the scan, the floor's busiest command: one read (itemRead, the line locked) and one write with
- * the command's record (confirmWrite).
+ * With the scan, the floor's busiest command: decided in the wall's memory, no read.
  */
-export async function confirmItem(ctx: WallCommandContext, cmd: CommandPayloads['item.confirm'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
-  const { db, now, emit, note } = ctx;
-  const [row] = await itemRead(db, { itemId: cmd.itemId, clientId: cmd.clientId, wallId: cmd.wallId, sessionToken: null, targetCrc: null });
-  if (row.id !== null) note({ orderId: row.order_id, crc: row.crc });
+export async function confirmItem(ctx: CommandContext, cmd: CommandPayloads['item.confirm']): Promise<SortBoxItemDto> {
+  const { state, changes, now, note } = ctx;
   // A finished item whose slot was detached since is refused here, with the words of its state.
-  const { item: found, slot, line } = itemForActor(row, cmd);
-  const remainingUnits = line.qty - line.confirmedQty - (line.pendingQty - found.units);
+  const { item: found, slot, line } = await itemOfCommand(ctx, cmd, (i, crc) => note({ orderId: i.orderId, crc }));
+  // A finished item of an order the wall no longer holds: its machine refuses whatever the figures.
+  const remainingUnits = line ? line.qty - line.confirmedQty - (line.pendingQty - found.units) : 0;
   const facts: RefusalFacts = {
-    item: { id: found.id, orderId: found.orderId, sku: found.sku, crc: row.item_crc, confirmedAt: found.confirmedAt },
+    item: { id: found.id, orderId: found.orderId, sku: found.sku, crc: found.crc, confirmedAt: found.confirmedAt },
     units: cmd.units,
     remainingUnits,
     slot,
   };
   if (found.status === 'PendingConfirmation') assertRightSlot(cmd.barcode, slot);
   const d = decideOrRefuse(sortBoxItemMachine, found.status, {}, { type: 'CONFIRM', units: cmd.units, remainingUnits }, facts);
+  if (!line) throw new Error(`item ${found.id}: confirmed from ${found.status} without its order line`);
 
-  // The line is locked: its figures after the write are known now.
-  const after = { qty: line.qty, confirmedQty: line.confirmedQty + cmd.units, pendingQty: line.pendingQty - found.units };
-  const orderOpen = after.confirmedQty < after.qty || row.other_lines_open;
-  const item = { ...found, status: d.value as ISortBoxItem['status'], units: cmd.units, confirmedUnits: cmd.units, confirmedAt: now };
+  const after = { ...line, confirmedQty: line.confirmedQty + cmd.units, pendingQty: line.pendingQty - found.units };
+  changes.setLine(after);
+  const order = state.orders.get(found.orderId);
+  const otherLinesOpen = (order?.lines ?? []).some((l) => l.id !== line.id && l.confirmedQty < l.qty);
+  const orderOpen = after.confirmedQty < after.qty || otherLinesOpen;
+  const item: ItemRow = { ...found, status: d.value as ItemRow['status'], units: cmd.units, confirmedUnits: cmd.units, confirmedAt: now };
+  changes.setItem(item);
+  touchCaller(ctx, cmd.userId);
   const dto = toItemDto(item, slot, after);
   // The same SortBox record as everywhere else (one mapper): events must not drop fields.
-  const sortBox = () => toSortBoxDto({ ...slot, orderId: found.orderId });
-  for (const e of d.emits) emit(e, { item: dto, sortBox: sortBox() });
+  for (const e of d.emits) changes.emit(e, { item: dto, sortBox: toSortBoxDto({ ...slot, orderId: found.orderId }) });
 
-  let completeSlot = false;
   if (!orderOpen && slot.status === 'Sorting') {
     const s = decide(slotMachine, slot.status, {}, { type: 'COMPLETE' });
     if (s.ok) {
-      completeSlot = true;
-      slot.status = s.value as SlotStatus;
-      for (const e of s.emits) emit(e, { sortBox: sortBox(), orderId: found.orderId });
+      const complete: SlotRow = { ...slot, status: s.value as SlotRow['status'] };
+      changes.setSlot(complete);
+      for (const e of s.emits) changes.emit(e, { sortBox: toSortBoxDto({ ...complete, orderId: found.orderId }), orderId: found.orderId });
     }
   }
-  await confirmWrite(db, {
-    ...ctx.record(dto),
-    itemId: item.id, status: item.status, units: cmd.units, itemUnits: found.units, orderItemId: found.orderItemId,
-    userId: cmd.userId, expiresAt: sessionExpiresAt(now, idleTimeoutMs), slotId: slot.id, completeSlot, slotStatus: slot.status,
-  });
   return dto;
 }

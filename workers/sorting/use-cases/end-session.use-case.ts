@@ -1,73 +1,62 @@
 import { AppError } from '../../../shared/errors/app-error';
-import type { CommandPayloads } from '../../../shared/queue/commands';
+import type { CommandPayloads } from '../../../shared/commands/commands';
 import type { SessionDto } from '../../../shared/dto/sorting.dto';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { sessionMachine, type SessionEvent } from '../../../machines/session.machine';
 import { toSessionDto, toSessionEventDto } from '../../../shared/dto/sorting.mappers';
 import { isOwnerOrManager } from '../../../shared/auth/roles';
-import { sessionExpiresAt, unknownSessionToken } from '../session-access';
-import type { WallCommandContext } from '../wall-command';
-import type { SessionRecord } from '../queries/session.queries';
-import { sessionById, sessionByToken, sessionWrite } from '../queries/session.queries';
+import { sessionExpiresAt, sessionOfToken } from '../session-access';
+import type { CommandContext } from '../actor/wall-actor';
+import type { SessionRow } from '../actor/wall-state';
+import { cancelPendingItem } from './cancel-item.use-case';
 
-/** The session a token names on this wall, or 404: tokens of other walls or clients do not exist here. */
-async function sessionOfToken(ctx: WallCommandContext, clientId: number, token: string): Promise<SessionRecord> {
-  const [session] = await sessionByToken(ctx.db, { token, clientId, wallId: ctx.wall.id });
-  if (!session) throw unknownSessionToken();
-  return session;
-}
-
-/** Applies a session event through the machine and writes the result with the command's record. */
-async function applySessionEvent(ctx: WallCommandContext, session: SessionRecord, event: SessionEvent, idleTimeoutMs: number): Promise<SessionDto> {
+/**
+ * Applies a session event through the machine. A session that ends (Stopped, Expired, Disconnected)
+ * cancels its pending scans, so no slot stays lit for nobody (docs/api.md §6, "Pending scans when a
+ * session ends"); a replaced one hands them over instead (start-session.use-case.ts).
+ */
+function applySessionEvent(ctx: CommandContext, session: SessionRow, event: SessionEvent): SessionDto {
+  const { changes, now } = ctx;
   const d = decideOrRefuse(sessionMachine, session.status, { endReason: session.endReason ?? null }, event, { session });
+  let next: SessionRow = session;
   if (d.value === 'Ended') {
-    session.status = 'Ended';
-    session.endReason = d.context.endReason;
-    session.endedAt = ctx.now;
+    next = { ...session, status: 'Ended', endReason: d.context.endReason, endedAt: now };
   } else if (event.type === 'RENEW') {
-    session.lastActivityAt = ctx.now;
-    session.expiresAt = sessionExpiresAt(ctx.now, idleTimeoutMs);
+    next = { ...session, lastActivityAt: now, expiresAt: sessionExpiresAt(now, ctx.idleTimeoutMs) };
   }
-  for (const e of d.emits) ctx.emit(e, { session: toSessionEventDto(session) });
-  const dto = toSessionDto(session);
-  await sessionWrite(ctx.db, {
-    ...ctx.record(dto),
-    sessionId: session.id,
-    status: session.status,
-    endReason: session.endReason,
-    endedAt: session.endedAt,
-    lastActivityAt: session.lastActivityAt,
-    expiresAt: session.expiresAt,
-  });
-  return dto;
+  changes.setSession(next);
+  for (const e of d.emits) changes.emit(e, { session: toSessionEventDto(next) });
+  if (next.status === 'Ended') {
+    for (const item of ctx.state.pendingItems((i) => i.sessionId === session.id)) cancelPendingItem(ctx, item, 'session-ended');
+  }
+  return toSessionDto(next);
 }
 
 /** PUT /walls/{id}/sessions/{token}: moves expiresAt to now + the idle timeout. */
-export async function renewSession(ctx: WallCommandContext, cmd: CommandPayloads['session.renew'], idleTimeoutMs: number): Promise<SessionDto> {
-  const session = await sessionOfToken(ctx, cmd.clientId, cmd.token);
+export async function renewSession(ctx: CommandContext, cmd: CommandPayloads['session.renew']): Promise<SessionDto> {
+  const session = await sessionOfToken(ctx, cmd.token);
   if (!isOwnerOrManager(session.userId, cmd)) {
     throw new AppError('forbidden', 'Only the sorter who owns a session, or a Manager, may renew it.');
   }
-  return applySessionEvent(ctx, session, { type: 'RENEW' }, idleTimeoutMs);
+  return applySessionEvent(ctx, session, { type: 'RENEW' });
 }
 
 /**
  * DELETE /walls/{id}/sessions/{token}: the owner stops it (Stopped); a Manager or Admin ending
- * someone else's session disconnects it (Disconnected). Pending scans stay pending: another sorter
- * or a Manager can still confirm or cancel them.
+ * someone else's session disconnects it (Disconnected). Its pending scans are cancelled.
  */
-export async function stopSession(ctx: WallCommandContext, cmd: CommandPayloads['session.stop'], idleTimeoutMs: number): Promise<SessionDto> {
-  const session = await sessionOfToken(ctx, cmd.clientId, cmd.token);
+export async function stopSession(ctx: CommandContext, cmd: CommandPayloads['session.stop']): Promise<SessionDto> {
+  const session = await sessionOfToken(ctx, cmd.token);
   const own = session.userId === cmd.userId;
   if (!isOwnerOrManager(session.userId, cmd)) {
-    throw new AppError('forbidden', "Only the sorter who owns a session, or a Manager, may end it.");
+    throw new AppError('forbidden', 'Only the sorter who owns a session, or a Manager, may end it.');
   }
-  return applySessionEvent(ctx, session, { type: own ? 'STOP' : 'DISCONNECT' }, idleTimeoutMs);
+  return applySessionEvent(ctx, session, { type: own ? 'STOP' : 'DISCONNECT' });
 }
 
-/** The idle sweep's command: ends a session whose expiry passed (re-checked under the wall lock). */
-export async function expireSession(ctx: WallCommandContext, cmd: CommandPayloads['session.expire'], idleTimeoutMs: number): Promise<SessionDto | null> {
-  const [session] = await sessionById(ctx.db, { sessionId: cmd.sessionId, clientId: cmd.clientId, wallId: ctx.wall.id });
-  if (!session || session.status !== 'Connected' || session.expiresAt.getTime() > ctx.now.getTime()) return null;
-  return applySessionEvent(ctx, session, { type: 'EXPIRE' }, idleTimeoutMs);
+/** The idle sweep's command: ends a session whose expiry passed (activity may have moved it on since the sweep looked). */
+export async function expireSession(ctx: CommandContext, cmd: CommandPayloads['session.expire']): Promise<SessionDto | null> {
+  const session = ctx.state.sessions.get(cmd.sessionId);
+  if (!session || session.expiresAt.getTime() > ctx.now.getTime()) return null;
+  return applySessionEvent(ctx, session, { type: 'EXPIRE' });
 }

@@ -2,125 +2,165 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../../shared/errors/app-error';
 import { isAre } from '../../../shared/text/wording';
 import { chooseOrder, type OrderCandidate } from '../../../shared/domain/order-choice';
-import { chooseSlot, type SlotStatus } from '../../../shared/domain/slot-choice';
-import type { CommandPayloads } from '../../../shared/queue/commands';
+import { chooseSlot } from '../../../shared/domain/slot-choice';
+import type { CommandPayloads } from '../../../shared/commands/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { slotMachine } from '../../../machines/slot.machine';
 import { SORT_BOX_ITEM_ABSENT, sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { assertOwnSession, assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
-import { assertWallActive, type WallCommandContext } from '../wall-command';
-import { scanRead, scanSlotCounts, scanWhyNoOrder, scanWrite, type CandidateJson, type SlotJson } from '../queries/scan.queries';
+import { assertOwnSession, assertSessionActive, assertWallActive, sessionOfToken, touchSession } from '../session-access';
+import type { CommandContext } from '../actor/wall-actor';
+import type { LineFigures } from '../actor/wall-changes';
+import type { IdempotentAnswer, LineRow, OrderRow, SessionRow, SlotRow, WallState } from '../actor/wall-state';
 
-/** A candidate line for chooseOrder, with its row (the line's figures and its slot). */
-type Candidate = OrderCandidate & { row: CandidateJson };
+/** A candidate for chooseOrder: the line (with the figures it was decided on), its order, its slot on this wall if any. */
+type Candidate = OrderCandidate & { line: LineFigures & { id: number }; order: OrderRow; fromDatabase: boolean };
 
 function scanRequestHash(cmd: Pick<CommandPayloads['item.scan'], 'sessionToken' | 'barcode' | 'barcodeInputMethod'>): string {
   return createHash('sha256').update(JSON.stringify([cmd.sessionToken, cmd.barcode, cmd.barcodeInputMethod])).digest('hex');
 }
 
-/**
- * POST /sort-box-items (docs/api.md §7): resolve the barcode to a product, choose the order, choose the
- * slot, reserve one unit of the order line and light the slot in the sorter's color.
- * The busiest command of the floor: one read (scanRead) and one write with the command's record
- * (scanWrite) under the wall lock.
- */
-export async function scanItem(ctx: WallCommandContext, cmd: CommandPayloads['item.scan'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
-  const { db, wall, now, emit, note } = ctx;
-  const requestHash = scanRequestHash(cmd);
-  // Keys are the sorter's own: two sorters' devices may well both count 1, 2, 3…
-  const idempotencyKey = cmd.idempotencyKey ? `${cmd.userId}:${cmd.idempotencyKey}` : null;
-  const { barcode } = cmd;
-  let sku = '';
-  // The same for every round: the new item's transition and the session's next expiry.
-  const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
-  const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
-
-  // Another wall may reserve the same line between our read and our write; the write then changes
-  // nothing and we choose again from fresh rows.
-  for (let round = 0; round < 5; round++) {
-    const [session] = await scanRead(db, {
-      clientId: cmd.clientId, wallId: wall.id, warehouseId: wall.warehouseId ?? null, token: cmd.sessionToken, code: barcode.toUpperCase(), idempotencyKey,
-    });
-    if (idempotencyKey && session.prior_operation !== null) {
-      if (session.prior_operation !== 'item.scan' || session.prior_request_hash !== requestHash) {
-        throw new AppError('idempotency-key-reused', `Idempotency-Key '${cmd.idempotencyKey}' was already used for a different request; use a new key for a new scan.`);
-      }
-      return session.prior_body as SortBoxItemDto;
-    }
-    if (session.session_id === null) throw unknownSessionToken();
-    note({ sessionId: session.session_id, picklistId: session.picklist_id });
-    assertOwnSession(session.user_id, cmd.userId);
-    assertSessionActive({ status: session.status, endReason: session.end_reason, endedAt: session.ended_at });
-    assertWallActive(wall);
-    const code = session.product_id === null ? null : { product_id: session.product_id, sku: session.sku! };
-    if (!code) {
-      throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);
-    }
-    sku = code.sku;
-
-    const candidates: Candidate[] = session.candidates.map((r) => ({
-      orderId: r.order_id,
-      priority: r.priority,
-      orderDate: new Date(r.order_date),
-      slotId: r.slot_id,
-      remainingUnits: r.qty - r.confirmed_qty - r.pending_qty,
-      row: r,
-    }));
-    const chosen = chooseOrder(candidates)?.row;
-    if (!chosen) throw await noFulfillableOrder(ctx, cmd.clientId, code.sku, barcode, session.picklist_id);
-    note({ orderId: chosen.order_id });
-
-    const slot: SlotJson | null =
-      chosen.slot_id === null
-        ? chooseSlot(null, session.empty_slot ? [session.empty_slot] : [])
-        : { id: chosen.slot_id, serial_number: chosen.slot_serial_number!, crc: chosen.slot_crc!, position: chosen.slot_position!, status: 'Sorting' };
-    if (!slot) throw await noEmptySlot(ctx);
-
-    let slotStatus = slot.status;
-    if (slot.status === 'Empty') {
-      const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'ASSIGN' }, { slot });
-      slotStatus = d.value as SlotStatus;
-    }
-    // The line as it will be once this unit is reserved (the write holds only if it is unchanged till then).
-    const line = { qty: chosen.qty, confirmedQty: chosen.confirmed_qty, pendingQty: chosen.pending_qty + 1 };
-    const dto = toItemDto(
-      {
-        id: session.item_id, wallId: wall.id, status: 'PendingConfirmation', units: 1, confirmedUnits: 0, orderId: chosen.order_id,
-        sku: code.sku, barcode, barcodeInputMethod: cmd.barcodeInputMethod, userId: cmd.userId, color: session.color,
-        createdAt: now, confirmedAt: null, cancelledAt: null,
-      },
-      slot,
-      line,
-    );
-    const sortBox = toSortBoxDto({ id: slot.id, wallId: wall.id, serialNumber: slot.serial_number, crc: slot.crc, position: slot.position, status: slotStatus, orderId: chosen.order_id });
-    // What the hub needs to light the slot: its crc and position, the sorter's color.
-    for (const e of scanned.emits) emit(e, { item: dto, sortBox, color: dto.color, colorHex: dto.colorHex });
-    const [written] = await scanWrite(db, {
-      ...ctx.record(dto),
-      clientId: cmd.clientId, wallId: wall.id, now,
-      orderItemId: chosen.order_item_id, qty: chosen.qty, confirmedQty: chosen.confirmed_qty, pendingQty: chosen.pending_qty,
-      orderId: chosen.order_id, slotId: slot.id, crc: slot.crc, assignSlot: slot.status === 'Empty', slotStatus,
-      sessionId: session.session_id, expiresAt,
-      itemId: session.item_id, productId: code.product_id, sku: code.sku, barcode, barcodeInputMethod: cmd.barcodeInputMethod,
-      userId: cmd.userId, color: session.color, idempotencyKey, requestHash,
-    });
-    if (written.reserved === 1) return dto;
-    ctx.unrecord();
+/** The first answer under a key, or idempotency-key-reused for a different request. */
+function replay(cmd: CommandPayloads['item.scan'], prior: IdempotentAnswer, requestHash: string): SortBoxItemDto {
+  if (prior.operation !== 'item.scan' || prior.requestHash !== requestHash) {
+    throw new AppError('idempotency-key-reused', `Idempotency-Key '${cmd.idempotencyKey}' was already used for a different request; use a new key for a new scan.`);
   }
-  throw new AppError('no-fulfillable-order', `Every order needing SKU '${sku}' was taken by other scans meanwhile; scan again.`);
+  return prior.body as SortBoxItemDto;
 }
 
-async function noFulfillableOrder(
-  { db, wall }: WallCommandContext,
-  clientId: number,
-  sku: string,
-  barcode: string,
-  picklistId: number | null,
-): Promise<AppError> {
+/**
+ * POST /sort-box-items (docs/api.md §7): resolve the barcode to a product, choose the order, choose the
+ * slot, reserve one unit of the order line and light the slot in the sorter's color. The busiest
+ * command of the floor: decided in the wall's memory, reading PostgreSQL only for a barcode the wall
+ * has not seen and, when no order in the wall's slots needs the product, for the candidates (order
+ * choice rule 1 leaves only orders in no slot then).
+ */
+export async function scanItem(ctx: CommandContext, cmd: CommandPayloads['item.scan']): Promise<SortBoxItemDto> {
+  const requestHash = scanRequestHash(cmd);
+  // Keys are the sorter's own: two sorters' devices may well both count 1, 2, 3…
+  const key = cmd.idempotencyKey ? `${cmd.userId}:${cmd.idempotencyKey}` : null;
+  const known = key ? ctx.state.idempotent(key) : undefined;
+  if (known) return replay(cmd, known, requestHash);
+  try {
+    const dto = await decideScan(ctx, cmd);
+    if (key) ctx.changes.idempotency = { key, requestHash };
+    return dto;
+  } catch (err) {
+    // A key the wall's memory does not know may still have answered before (another holder, a reload):
+    // that answer wins over a refusal decided now. (A new scan's write finds it too: its record collides.)
+    if (key && err instanceof AppError) {
+      const prior = await ctx.reads.idempotency(key);
+      if (prior) {
+        ctx.state.rememberKey(key, prior);
+        return replay(cmd, prior, requestHash);
+      }
+    }
+    throw err;
+  }
+}
+
+/** Orders the wall holds that may take the scanned sku (order choice rule 1), as the scan's SQL used to filter them. */
+function candidatesInWall(state: WallState, session: SessionRow, sku: string): Candidate[] {
+  const out: Candidate[] = [];
+  for (const slot of state.slots.values()) {
+    if (slot.status !== 'Sorting' || slot.orderId === null) continue;
+    const order = state.orders.get(slot.orderId);
+    if (!order || order.status !== 'Unshipped' || order.isDropShip) continue;
+    if (state.wall.warehouseId !== null && order.warehouseId !== state.wall.warehouseId) continue;
+    if (session.picklistId !== null && !order.picklistIds.includes(session.picklistId)) continue;
+    const line = order.lines.find((l) => l.sku === sku);
+    if (!line) continue;
+    out.push(candidate(line, order, slot.id, false));
+  }
+  return out;
+}
+
+function candidate(line: LineFigures & { id: number }, order: OrderRow, slotId: number | null, fromDatabase: boolean): Candidate {
+  return {
+    orderId: order.id,
+    priority: order.priority,
+    orderDate: order.orderDate,
+    slotId,
+    remainingUnits: line.qty - line.confirmedQty - line.pendingQty,
+    line: { id: line.id, qty: line.qty, confirmedQty: line.confirmedQty, pendingQty: line.pendingQty },
+    order,
+    fromDatabase,
+  };
+}
+
+async function decideScan(ctx: CommandContext, cmd: CommandPayloads['item.scan']): Promise<SortBoxItemDto> {
+  const { state, changes, now, note } = ctx;
+  const { barcode } = cmd;
+  const session = await sessionOfToken(ctx, cmd.sessionToken);
+  note({ sessionId: session.id, picklistId: session.picklistId });
+  assertOwnSession(session.userId, cmd.userId);
+  assertSessionActive(session);
+  assertWallActive(state.wall);
+  const product = await ctx.reads.product(barcode.toUpperCase());
+  if (!product) {
+    throw new AppError('barcode-not-recognized', `Barcode '${barcode}' matches no SKU, UPC, shadow SKU or alias in your catalog. Check the label, or key in the SKU.`);
+  }
+  const { sku } = product;
+
+  let candidates = candidatesInWall(state, session, sku).filter((c) => c.remainingUnits > 0);
+  if (candidates.length === 0) {
+    candidates = (await ctx.reads.candidates(sku, session.picklistId)).map((c) => candidate(c.line, c.order, null, true));
+  }
+  const chosen = chooseOrder(candidates);
+  if (!chosen) throw await noFulfillableOrder(ctx, sku, barcode, session.picklistId);
+  note({ orderId: chosen.orderId });
+
+  const slot: SlotRow | null = chosen.slotId !== null ? state.slots.get(chosen.slotId)! : chooseSlot(null, state.slotsByPosition());
+  if (!slot) throw noEmptySlot(state);
+  let taken = slot;
+  if (slot.status === 'Empty') {
+    const d = decideOrRefuse(slotMachine, slot.status, {}, { type: 'ASSIGN' }, { slot });
+    taken = { ...slot, status: d.value as SlotRow['status'], orderId: chosen.orderId, assignedAt: now };
+    changes.setSlot(taken);
+  }
+  const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
+  // The line once this unit is reserved; the write holds only if the line still has the figures the decision saw.
+  const line: LineRow = { ...chosen.line, orderId: chosen.orderId, sku, pendingQty: chosen.line.pendingQty + 1 };
+  if (chosen.fromDatabase) changes.orders.push(chosen.order);
+  changes.setLine(line, chosen.line);
+  const item = {
+    id: await ctx.itemId(),
+    wallId: state.wall.id,
+    sortBoxId: slot.id,
+    crc: slot.crc,
+    orderId: chosen.orderId,
+    orderItemId: line.id,
+    productId: product.productId,
+    sku,
+    barcode,
+    barcodeInputMethod: cmd.barcodeInputMethod,
+    userId: cmd.userId,
+    sessionId: session.id,
+    color: session.color,
+    units: 1,
+    confirmedUnits: 0,
+    status: 'PendingConfirmation' as const,
+    createdAt: now,
+    confirmedAt: null,
+    cancelledAt: null,
+  };
+  changes.newItems.push(item);
+  touchSession(ctx, session);
+  const dto = toItemDto(item, slot, line);
+  // What the hub needs to light the slot: its crc and position, the sorter's color.
+  for (const e of scanned.emits) changes.emit(e, { item: dto, sortBox: toSortBoxDto(taken), color: dto.color, colorHex: dto.colorHex });
+  return dto;
+}
+
+/** The refusal of a scan whose chosen line kept changing under it (other walls took the units first). */
+export function scanContended(cmd: CommandPayloads['item.scan']): AppError {
+  return new AppError('no-fulfillable-order', `Every order needing '${cmd.barcode}' was taken by other scans meanwhile; scan again.`);
+}
+
+async function noFulfillableOrder(ctx: CommandContext, sku: string, barcode: string, picklistId: number | null): Promise<AppError> {
   // Why nothing matched, so the floor knows whether the unit is extra or just early/late.
-  const [why] = await scanWhyNoOrder(db, { clientId, sku, warehouseId: wall.warehouseId ?? null, picklistId });
+  const why = await ctx.reads.whyNoOrder(sku, picklistId);
   const scope = [why?.warehouse_name ? `of warehouse '${why.warehouse_name}'` : null, picklistId !== null ? `in picklist ${picklistId}` : null]
     .filter(Boolean)
     .join(' ');
@@ -150,8 +190,11 @@ async function noFulfillableOrder(
   );
 }
 
-async function noEmptySlot({ db, wall }: WallCommandContext): Promise<AppError> {
-  const [{ total, complete }] = await scanSlotCounts(db, { wallId: wall.id });
+function noEmptySlot(state: WallState): AppError {
+  const wall = state.wall;
+  const total = state.slots.size;
+  let complete = 0;
+  for (const s of state.slots.values()) if (s.status === 'Complete') complete++;
   if (total === 0) {
     return new AppError('no-empty-slot', `Wall '${wall.name}' has no slots attached; a Manager attaches them with PUT /walls/${wall.id}/sort-boxes.`);
   }

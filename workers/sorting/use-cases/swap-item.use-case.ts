@@ -1,36 +1,28 @@
 import { AppError } from '../../../shared/errors/app-error';
 import { parseSlotBarcode } from '../../../shared/domain/barcodes';
-import type { ISortBox } from '../../../shared/db/entities';
-import type { CommandPayloads } from '../../../shared/queue/commands';
+import type { CommandPayloads } from '../../../shared/commands/commands';
 import type { SortBoxItemDto } from '../../../shared/dto/sorting.dto';
 import { decide } from '../../../machines/decide';
 import { sortBoxItemMachine } from '../../../machines/sort-box-item.machine';
 import { slotMachine } from '../../../machines/slot.machine';
 import { decideOrRefuse } from '../../../machines/refusals';
 import { toItemDto, toSortBoxDto } from '../../../shared/dto/sorting.mappers';
-import { itemForActor } from '../item-access';
-import { assertOwnSession, assertSessionActive, sessionExpiresAt, unknownSessionToken } from '../session-access';
-import { itemRead, swapWrite, touchSessionWrite } from '../queries/item.queries';
-import { sessionFromJson } from '../queries/session.queries';
-import type { WallCommandContext } from '../wall-command';
+import { itemOfCommand } from '../item-access';
+import { assertOwnSession, assertSessionActive, sessionOfToken, touchSession } from '../session-access';
+import type { CommandContext } from '../actor/wall-actor';
+import type { ItemRow, SlotRow } from '../actor/wall-state';
 
 /**
  * PATCH /sort-box-items/{id}/swap (docs/api.md §7): moves the item's order to an Empty slot of the same
  * wall, only while this item is the first product sorted into its slot for that order.
- * One read (itemRead with the session and the target slot) and one write with the command's record.
  */
-export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['item.swap'], idleTimeoutMs: number): Promise<SortBoxItemDto> {
-  const { db, wall, now, emit } = ctx;
+export async function swapItem(ctx: CommandContext, cmd: CommandPayloads['item.swap']): Promise<SortBoxItemDto> {
+  const { state, changes, now } = ctx;
   const parsed = parseSlotBarcode(cmd.barcode);
-  const [row] = await itemRead(db, {
-    itemId: cmd.itemId, clientId: cmd.clientId, wallId: wall.id, sessionToken: cmd.sessionToken, targetCrc: parsed && parsed.kind !== 'shipper' ? parsed.crc : null,
-  });
-  if (!row.session) throw unknownSessionToken();
-  const session = sessionFromJson(row.session);
+  const session = await sessionOfToken(ctx, cmd.sessionToken);
   assertOwnSession(session.userId, cmd.userId);
   assertSessionActive(session);
-  const expiresAt = sessionExpiresAt(now, idleTimeoutMs);
-  const { item, slot: from, line } = itemForActor(row, cmd);
+  const { item, slot: from, line } = await itemOfCommand(ctx, cmd);
 
   if (parsed?.kind === 'shipper') {
     throw new AppError('shipper-barcode-not-accepted', `'${cmd.barcode.trim()}' is a shipper barcode; scan the target slot's sorter barcode (A-…) or its 8-character code.`);
@@ -40,31 +32,26 @@ export async function swapItem(ctx: WallCommandContext, cmd: CommandPayloads['it
       errors: [{ path: 'barcode', message: 'not a slot barcode' }],
     });
   }
-  const to = row.target;
-  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${wall.name}'; scan the sorter barcode of an Empty slot of this wall.`);
+  const to = state.slotByCrc(parsed.crc);
+  if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${state.wall.name}'; scan the sorter barcode of an Empty slot of this wall.`);
 
-  const others = row.others_in_slot;
+  // Live (pending or confirmed) items of the same order in the same slot, this one aside.
+  const others = item.status === 'PendingConfirmation' ? state.liveItems(from.id, item.orderId).filter((i) => i.id !== item.id).length : 0;
   const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 }, { item, slot: from, earlierUnits: others });
-  if (to.id === from.id) {
-    const dto = toItemDto(item, from, line);
-    await touchSessionWrite(db, { ...ctx.record(dto), sessionId: session.id, expiresAt });
-    return dto;
-  }
+  if (!line) throw new Error(`item ${item.id}: swapped from ${item.status} without its order line`);
+  touchSession(ctx, session);
+  if (to.id === from.id) return toItemDto(item, from, line);
 
   const assign = decideOrRefuse(slotMachine, to.status, {}, { type: 'ASSIGN' }, { slot: to });
   const vacate = decide(slotMachine, from.status, {}, { type: 'VACATE' });
   if (!vacate.ok) throw new AppError('slot-not-swappable', `Slot ${from.position} (${from.crc}) is ${from.status}; it cannot give its order away.`);
-  from.status = vacate.value as ISortBox['status'];
-  from.orderId = null;
-  to.status = assign.value as ISortBox['status'];
-  to.orderId = item.orderId;
-  const dto = toItemDto(item, to, line);
-  for (const e of d.emits) emit(e, { item: dto, from: toSortBoxDto(from), to: toSortBoxDto(to) });
-  const [written] = await swapWrite(db, {
-    ...ctx.record(dto),
-    fromId: from.id, fromStatus: from.status, toId: to.id, toStatus: to.status, toCrc: to.crc, orderId: item.orderId,
-    itemId: item.id, sessionId: session.id, expiresAt,
-  });
-  if (written.moved !== 1) throw new Error(`swap of item ${item.id}: slot ${to.id} was not updated`);
+  const left: SlotRow = { ...from, status: vacate.value as SlotRow['status'], orderId: null, assignedAt: null };
+  const taken: SlotRow = { ...to, status: assign.value as SlotRow['status'], orderId: item.orderId, assignedAt: now };
+  changes.setSlot(left);
+  changes.setSlot(taken);
+  const moved: ItemRow = { ...item, sortBoxId: taken.id, crc: taken.crc };
+  changes.setItem(moved);
+  const dto = toItemDto(moved, taken, line);
+  for (const e of d.emits) changes.emit(e, { item: dto, from: toSortBoxDto(left), to: toSortBoxDto(taken) });
   return dto;
 }

@@ -4,9 +4,9 @@ import { isManager } from '../../../../shared/auth/roles';
 import { parseSlotBarcode } from '../../../../shared/domain/barcodes';
 import type { ReleaseResultDto } from '../../../../shared/dto/sorting.dto';
 import { AppError } from '../../../../shared/errors/app-error';
-import type { CommandBus } from '../../../../shared/queue/command-bus';
-import { commandActor } from '../../commands/command-actor';
-import { wallOfSlot } from '../../commands/wall-resolver';
+import type { CommandClient } from '../../../../shared/commands/command-client';
+import { commandActor } from '../../../../shared/commands/command-actor';
+import { wallOfSlot } from '../../../../shared/commands/wall-resolver';
 
 /**
  * POST /sort-boxes/{barcode}/release: the shipper's scan of the back-side barcode (or the crc) empties a
@@ -14,7 +14,7 @@ import { wallOfSlot } from '../../commands/wall-resolver';
  */
 export async function releaseSortBox(
   em: EntityManager,
-  commands: CommandBus,
+  commands: CommandClient,
   auth: AuthClaims,
   barcode: string,
   force: boolean,

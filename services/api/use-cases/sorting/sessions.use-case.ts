@@ -3,14 +3,14 @@ import type { AuthClaims } from '../../../../shared/auth/jwt';
 import { SorterSession } from '../../../../shared/db/entities';
 import type { SessionDto } from '../../../../shared/dto/sorting.dto';
 import { toSessionDto } from '../../../../shared/dto/sorting.mappers';
-import type { CommandBus } from '../../../../shared/queue/command-bus';
-import { commandActor } from '../../commands/command-actor';
-import { assertWallExists } from '../../commands/wall-resolver';
+import type { CommandClient } from '../../../../shared/commands/command-client';
+import { commandActor } from '../../../../shared/commands/command-actor';
+import { assertWallExists } from '../../../../shared/commands/wall-resolver';
 
 /** POST /walls/{id}/sessions: connect the caller to the wall (the sorting worker decides color and limits). */
 export async function startSession(
   em: EntityManager,
-  commands: CommandBus,
+  commands: CommandClient,
   auth: AuthClaims,
   wallId: number,
   picklistId: number | null,
@@ -22,7 +22,7 @@ export async function startSession(
 /** PUT and DELETE /walls/{id}/sessions/{token}: renew or stop a session, addressed by wall and token. */
 export async function endOrRenewSession(
   em: EntityManager,
-  commands: CommandBus,
+  commands: CommandClient,
   auth: AuthClaims,
   name: 'session.renew' | 'session.stop',
   wallId: number,

@@ -4,13 +4,13 @@ import { OrderItem, SortBox, SortBoxItem, type BarcodeInputMethod } from '../../
 import type { SortBoxItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto } from '../../../../shared/dto/sorting.mappers';
 import { notFound } from '../../../../shared/errors/app-error';
-import type { CommandBus } from '../../../../shared/queue/command-bus';
-import { commandActor } from '../../commands/command-actor';
-import { rememberItemWall, wallOfItem, wallOfSession } from '../../commands/wall-resolver';
+import type { CommandClient } from '../../../../shared/commands/command-client';
+import { commandActor } from '../../../../shared/commands/command-actor';
+import { rememberItemWall, wallOfItem, wallOfSession } from '../../../../shared/commands/wall-resolver';
 import { assertPin } from '../security/assert-pin.use-case';
 import type { PinDeps } from '../security/pin-attempts';
 
-type SortingDeps = PinDeps & { commands: CommandBus };
+type SortingDeps = PinDeps & { commands: CommandClient };
 
 export interface ScanInput {
   sessionToken: string;
@@ -57,7 +57,7 @@ export async function getSortBoxItem(em: EntityManager, clientId: number, itemId
 /** PATCH /sort-box-items/{id}/confirm: `barcode`, when given, is the slot the unit went into. */
 export async function confirmSortBoxItem(
   em: EntityManager,
-  commands: CommandBus,
+  commands: CommandClient,
   auth: AuthClaims,
   itemId: number,
   units: number,
@@ -83,7 +83,7 @@ export async function cancelSortBoxItem(
 /** PATCH /sort-box-items/{id}/swap: move the item's order to the empty slot `barcode` names. */
 export async function swapSortBoxItemSlot(
   em: EntityManager,
-  commands: CommandBus,
+  commands: CommandClient,
   auth: AuthClaims,
   itemId: number,
   target: { sessionToken: string; barcode: string },

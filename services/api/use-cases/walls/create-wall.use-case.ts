@@ -4,7 +4,8 @@ import type { FlowDirection } from '../../../../shared/domain/display-layout';
 import { withWallDefaults } from '../../../../shared/domain/wall-defaults';
 import { isUniqueViolation } from './wall-access';
 import { toWallDto, type WallDto } from '../../../../shared/dto/wall.dto';
-import { assertWallNameFree, assertWarehouseExists, WALL_NAME_INDEX, wallNameTaken } from './wall-rules';
+import { assertWallNameFree, assertWarehouseExists } from './wall-rules';
+import { WALL_NAME_INDEX, wallNameTaken } from '../../../../shared/domain/wall-rules';
 
 export interface CreateWallInput {
   name: string;

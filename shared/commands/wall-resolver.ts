@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, notFound } from '../../../shared/errors/app-error';
-import { TtlCache } from '../../../shared/cache/ttl-cache';
+import { AppError, notFound } from '../errors/app-error';
+import { TtlCache } from '../cache/ttl-cache';
 
 /**
  * Scans and item operations do not name their wall, but the wall decides the command's queue.

@@ -20,11 +20,16 @@ export interface CommandReply {
   outcome: CommandOutcome;
 }
 
-/** Facts about the job a handler may need (for the applied-command record). */
+/** Facts about the job a handler may need (the applied-command record, exactly-once). */
 export interface CommandJobInfo {
   commandId: string;
   partition: number;
   jobId: number;
+  /**
+   * The job was started before (a stalled job handed out again, a holder that lost its partition):
+   * its first run may have been applied, so its earlier answer is looked up first.
+   */
+  redelivered?: boolean;
 }
 
 /** One handler per command name; the worker refuses to start if one is missing. */

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { BARCODE_INPUT_METHODS } from '../db/entities/sort-box-item.entity';
 import { ROLES } from '../db/entities/employee.entity';
-import type { ReleaseResultDto, SessionDto, SortBoxItemDto } from '../dto/sorting.dto';
+import { WALL_WORKFLOWS } from '../db/entities/wall.entity';
+import { FLOW_DIRECTIONS } from '../domain/display-layout';
+import type { ReleaseResultDto, SessionDto, SortBoxDto, SortBoxItemDto } from '../dto/sorting.dto';
+import type { WallDto } from '../dto/wall.dto';
 
 const id = z.number().int().positive();
 
@@ -11,9 +14,23 @@ export const CANCEL_REASONS = ['short-button'] as const;
 const base = { clientId: id, wallId: id };
 const actor = { userId: id, roles: z.array(z.enum(ROLES)) };
 
+/** The fields a wall edit may change (the API validated them; docs/api.md §5). */
+export const wallChangesSchema = z.object({
+  name: z.string().optional(),
+  isActive: z.boolean().optional(),
+  maxSorters: z.number().int().optional(),
+  warehouseId: z.number().int().nullable().optional(),
+  workflow: z.enum(WALL_WORKFLOWS).optional(),
+  flowDirection: z.enum(FLOW_DIRECTIONS).optional(),
+  segmentRows: z.number().int().nullable().optional(),
+  segmentColumns: z.number().int().nullable().optional(),
+});
+export type WallChangesInput = z.infer<typeof wallChangesSchema>;
+
 /**
- * The workflow commands, one schema each. The API enqueues ids and inputs, never state;
- * the worker parses the payload with this schema when it takes the job.
+ * Everything that changes a wall's state, one schema each (docs/sorting-workflow.md). The API enqueues
+ * ids and inputs, never state; the worker parses the payload with this schema when it takes the job,
+ * and the wall's actor decides it (workers/sorting/actor).
  */
 export const COMMAND_SCHEMAS = {
   'session.start': z.object({ ...base, ...actor, picklistId: id.nullable() }),
@@ -35,6 +52,10 @@ export const COMMAND_SCHEMAS = {
   'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),
   // The API reads the shipper's barcode and decides who may force: the command carries the crc and a force already allowed.
   'slot.release': z.object({ ...base, ...actor, crc: z.string().regex(/^[0-9A-F]{8}$/), force: z.boolean() }),
+  // A Manager's edit of the wall and of its slots: decided by the wall's actor like every other change.
+  'wall.update': z.object({ ...base, ...actor, changes: wallChangesSchema }),
+  'slots.attach': z.object({ ...base, ...actor, serialNumbers: z.array(z.string()).min(1) }),
+  'slot.detach': z.object({ ...base, ...actor, crc: z.string().regex(/^[0-9A-F]{8}$/) }),
 } as const;
 
 export type CommandName = keyof typeof COMMAND_SCHEMAS;
@@ -51,4 +72,20 @@ export interface CommandResults {
   'item.cancel': SortBoxItemDto;
   'item.swap': SortBoxItemDto;
   'slot.release': ReleaseResultDto;
+  'wall.update': WallDto;
+  'slots.attach': SortBoxDto[];
+  'slot.detach': SortBoxDto;
 }
+
+/**
+ * Commands that finish work a person already started (a unit in the sorter's hand, a lit slot, a full
+ * slot on the shipper's side): under overload they are admitted longer than new work (admission.ts).
+ */
+export const FINISHING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>([
+  'item.confirm',
+  'item.cancel',
+  'item.swap',
+  'slot.release',
+  'session.stop',
+  'session.expire',
+]);

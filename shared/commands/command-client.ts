@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../errors/app-error';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../errors/outage';
+import type { Logger } from '../logging/logger';
+import { CommandProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
+import type { Admission } from './admission';
+import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';
+import { commandDuration } from './command-metrics';
+import type { CommandName, CommandPayloads, CommandResults } from './commands';
+import { partitionOf } from './partitioning';
+
+/**
+ * Sends a command to the ordered queue of its wall and resolves with the answer of the process holding
+ * the wall's partition. Rejects with an AppError carrying the refusal's code (e.g. `no-empty-slot`),
+ * `service-unavailable` (503: not admitted, Redis unreachable, or withdrawn unstarted: nothing was
+ * changed) or `command-timeout` (504: it may still be applied).
+ */
+export interface CommandClient {
+  execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]>;
+  close(): Promise<void>;
+}
+
+/** How long a lost reply channel may stay away before the commands waiting on it are answered (504). */
+const REPLY_LOSS_GRACE_MS = 1000;
+
+const unreachable = () =>
+  new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
+    headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+  });
+
+interface Waiter {
+  name: CommandName;
+  partition: number;
+  jobId: string | null;
+  resolve(outcome: CommandOutcome): void;
+  timer: NodeJS.Timeout;
+}
+
+class RedisCommandClient implements CommandClient {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly producer: CommandProducer;
+  private lossTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly settings: QueueSettings,
+    private readonly log: Logger,
+    private readonly admission: Admission | null,
+  ) {
+    this.producer = new CommandProducer(settings, log, {
+      reply: (reply) => this.onReply(reply),
+      replyLink: (state) => this.onReplyLink(state),
+    });
+  }
+
+  private onReply(reply: CommandReply): void {
+    this.settle(reply.commandId, reply.outcome);
+  }
+
+  private settle(commandId: string, outcome: CommandOutcome): void {
+    const waiter = this.waiters.get(commandId);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.waiters.delete(commandId);
+    waiter.resolve(outcome);
+  }
+
+  /**
+   * The reply channel lost its connection: answers published meanwhile never arrive. If it is not
+   * back within REPLY_LOSS_GRACE_MS, every command waiting is answered 504 at once (it may have been
+   * applied, so never "nothing was changed"); when it is back, the answers of jobs that finished
+   * meanwhile are read from their jobs.
+   */
+  private onReplyLink(state: LinkState): void {
+    if (state === 'down') {
+      this.lossTimer ??= setTimeout(() => {
+        this.lossTimer = null;
+        for (const [commandId, waiter] of this.waiters) {
+          this.settle(commandId, {
+            ok: false,
+            problem: { code: 'command-timeout', detail: `The queue of the sorting workers became unreachable while the ${waiter.name} command waited` },
+          });
+        }
+      }, REPLY_LOSS_GRACE_MS);
+      return;
+    }
+    if (state === 'ready') {
+      if (this.lossTimer) clearTimeout(this.lossTimer);
+      this.lossTimer = null;
+      for (const [commandId, waiter] of this.waiters) {
+        if (waiter.jobId === null) continue;
+        this.producer.finishedOutcome(waiter.partition, waiter.jobId).then(
+          (outcome) => outcome && this.settle(commandId, outcome),
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
+    const done = this.admission?.admit(name);
+    const end = commandDuration.startTimer({ command: name });
+    try {
+      const value = await this.run(name, data);
+      end({ outcome: 'ok' });
+      return value;
+    } catch (err) {
+      end({ outcome: err instanceof AppError ? err.code : 'internal-error' });
+      throw err;
+    } finally {
+      done?.();
+    }
+  }
+
+  private async run<N extends CommandName>(name: N, payload: CommandPayloads[N]): Promise<CommandResults[N]> {
+    // Fail fast: with Redis known to be away, waiting for a reconnect helps nobody.
+    if (this.producer.unreachable()) throw unreachable();
+    try {
+      await this.producer.ensureSubscribed();
+    } catch (err) {
+      this.log.warn({ err }, 'could not subscribe to the command reply channel');
+      throw unreachable();
+    }
+    const partition = partitionOf(payload.wallId, this.settings.partitions);
+    const commandId = randomUUID();
+    const jobData: CommandJobData<N> = { commandId, name, payload, replyTo: this.producer.replyChannel, enqueuedAt: Date.now() };
+    let waiter!: Waiter;
+    const outcome = new Promise<CommandOutcome>((resolve) => {
+      const timer = setTimeout(
+        () => this.settle(commandId, { ok: false, problem: { code: 'command-timeout', detail: '' } }),
+        this.settings.commandTimeoutMs,
+      );
+      waiter = { name, partition, jobId: null, resolve, timer };
+      this.waiters.set(commandId, waiter);
+    });
+    try {
+      waiter.jobId = await this.producer.add(partition, jobData);
+    } catch (err) {
+      clearTimeout(waiter.timer);
+      this.waiters.delete(commandId);
+      this.log.error({ err, command: name }, 'could not enqueue command');
+      throw unreachable();
+    }
+    const result = await outcome;
+    if (result.ok) return result.value as CommandResults[N];
+    if (result.problem.code === 'command-timeout') {
+      // If no worker took it yet, take it back: then the caller knows for sure nothing happened.
+      // Anything else (started, finished, Redis unreachable): the outcome is unknown, so 504.
+      const withdrawn =
+        !this.producer.unreachable() &&
+        (await this.producer.withdrawIfWaiting(partition, waiter.jobId).catch((err: unknown) => {
+          this.log.warn({ err, command: name, commandId }, 'could not withdraw a timed-out command');
+          return false;
+        }));
+      if (withdrawn) {
+        throw new AppError(
+          'service-unavailable',
+          `No sorting worker answered within ${this.settings.commandTimeoutMs} ms; the command was withdrawn and nothing was changed. Retry in a moment.`,
+          { headers: { 'Retry-After': '1' } },
+        );
+      }
+      if (result.problem.detail) {
+        // The reply channel was lost (an outage): say so, and when to try again.
+        throw new AppError('command-timeout', `${result.problem.detail}; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`, {
+          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+        });
+      }
+      throw new AppError(
+        'command-timeout',
+        `The command did not finish within ${this.settings.commandTimeoutMs} ms and may still be applied. Retry with the same Idempotency-Key to get its outcome.`,
+      );
+    }
+    throw AppError.fromProblem(result.problem);
+  }
+
+  async close(): Promise<void> {
+    if (this.lossTimer) clearTimeout(this.lossTimer);
+    for (const w of this.waiters.values()) clearTimeout(w.timer);
+    await this.producer.close();
+  }
+}
+
+/**
+ * The command client. `admission`: the API's one admission policy (admission.ts); a process that
+ * sends its own bounded batches (the sweeper) goes without.
+ */
+export function createCommandClient(settings: QueueSettings, log: Logger, admission: Admission | null = null): CommandClient {
+  return new RedisCommandClient(settings, log, admission);
+}

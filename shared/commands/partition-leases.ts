@@ -1,0 +1,237 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { RedisConnection as Redis } from '../redis/connection';
+import type { Logger } from '../logging/logger';
+import { commandQueueName } from './partitioning';
+
+/**
+ * Which process holds which command partition (docs/architecture.md "The wall actor"). Each sorting
+ * process registers itself with a heartbeat; the live processes share the partitions fairly, at most
+ * ceil(partitions / live) each, through one lease per partition in Redis:
+ *
+ * - a lease is a key in its partition's hash slot (`<prefix>:{wall-commands-N}:lease`, so a Redis
+ *   Cluster keeps it beside the partition's queue) holding the holder's token, with a TTL; the holder
+ *   extends it every TTL/5 with a compare-and-extend script and loses it when the script finds
+ *   another token (or none and it cannot take it back);
+ * - a process above its share hands partitions back once their job in hand is finished; one that
+ *   stops hands all back at once and says so on a channel, so the others take them within a tick;
+ * - a process that cannot reach Redis keeps a lease only until the TTL it last extended runs out.
+ *
+ * A lease decides who runs a partition's worker; it does not decide what is written: every command's
+ * write is fenced by its wall's version, so a holder that lost its lease unknowingly cannot apply a
+ * stale decision (workers/sorting/actor).
+ */
+
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0`;
+
+// Registers the token until now + TTL (the server's clock, so holders on several machines agree),
+// forgets the processes whose heartbeat ran out, and answers how many are alive.
+const HEARTBEAT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZCARD', KEYS[1])`;
+
+export interface LeaseHandlers {
+  /** The partition is ours: start taking its jobs. A failure hands the lease back. */
+  acquired(partition: number): Promise<void>;
+  /** The partition is no longer ours (or may not be): stop at once, without waiting for anything. */
+  lost(partition: number): void;
+  /** We hand the partition back: finish the job in hand, then the lease is deleted. */
+  releasing(partition: number): Promise<void>;
+}
+
+export interface LeaseOptions {
+  prefix: string;
+  partitions: number;
+  ttlMs: number;
+  log: Logger;
+}
+
+/** A holder's token: readable (host and pid, as BullMQ's processedBy) and unique per start. */
+export function holderToken(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+export function leaseKey(prefix: string, partition: number): string {
+  return `${prefix}:${commandQueueName(partition)}:lease`;
+}
+
+export class PartitionLeases {
+  readonly token = holderToken();
+  private readonly held = new Map<number, { validUntil: number }>();
+  /** Partitions being handed back, each with its hand-over under way. */
+  private readonly leaving = new Map<number, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly registry: string;
+  private readonly channel: string;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly opts: LeaseOptions,
+    private readonly handlers: LeaseHandlers,
+  ) {
+    this.registry = `${opts.prefix}:sorting:holders`;
+    this.channel = `${opts.prefix}:sorting:leases`;
+  }
+
+  /** The partitions held now. */
+  partitions(): number[] {
+    return [...this.held.keys()].sort((a, b) => a - b);
+  }
+
+  holds(partition: number): boolean {
+    const h = this.held.get(partition);
+    return h !== undefined && h.validUntil > Date.now();
+  }
+
+  /** Registers, takes a first share and ticks every TTL/5 (and whenever another holder comes or goes). */
+  async start(): Promise<void> {
+    this.subscriber.on('message', (channel: string) => {
+      if (channel === this.channel) this.tick();
+    });
+    await this.subscriber.subscribe(this.channel).catch((err: unknown) => this.opts.log.warn({ err }, 'could not subscribe to partition lease changes'));
+    await this.tick();
+    await this.announce();
+    this.timer = setInterval(() => void this.tick(), Math.max(100, Math.floor(this.opts.ttlMs / 5)));
+  }
+
+  /** Runs one round (or queues one after the round under way). */
+  tick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.round();
+        } while (this.again && !this.stopped);
+      } finally {
+        this.ticking = null;
+      }
+    })();
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    const { ttlMs, partitions, log } = this.opts;
+    // Leases whose last extension ran out while Redis was away: someone else may hold them now.
+    for (const [p, h] of this.held) {
+      if (h.validUntil <= Date.now()) this.drop(p, 'its lease ran out while Redis could not be reached');
+    }
+    let live: number;
+    try {
+      live = Number(await this.redis.eval(HEARTBEAT, 1, this.registry, this.token, ttlMs));
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'partition leases: Redis unreachable; keeping the leases held until they run out');
+      return;
+    }
+    const share = Math.ceil(partitions / Math.max(1, live));
+    for (const p of [...this.held.keys()]) {
+      if (this.leaving.has(p)) continue;
+      const sentAt = Date.now();
+      try {
+        const ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) === 1;
+        if (ok) this.held.get(p)!.validUntil = sentAt + ttlMs;
+        else this.drop(p, 'another process holds its lease');
+      } catch (err) {
+        log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be extended');
+      }
+    }
+    const mine = () => this.held.size - this.leaving.size;
+    if (this.stopped) return;
+    if (mine() > share) {
+      const extra = [...this.held.keys()].filter((p) => !this.leaving.has(p)).slice(share);
+      for (const p of extra) void this.release(p);
+      return;
+    }
+    const offset = Number.parseInt(this.token.slice(-8), 16) % partitions;
+    for (let i = 0; i < partitions && mine() < share; i++) {
+      const p = (offset + i) % partitions;
+      if (this.held.has(p)) continue;
+      const sentAt = Date.now();
+      let ok = false;
+      try {
+        ok = Number(await this.redis.eval(ACQUIRE, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) === 1;
+      } catch (err) {
+        log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be taken');
+        return;
+      }
+      if (!ok) continue;
+      this.held.set(p, { validUntil: sentAt + ttlMs });
+      try {
+        await this.handlers.acquired(p);
+        log.info({ partition: p, holders: live }, 'holding command partition');
+      } catch (err) {
+        log.warn({ err, partition: p }, 'could not start the worker of a partition; handing its lease back');
+        this.held.delete(p);
+        await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
+      }
+    }
+  }
+
+  private drop(partition: number, why: string): void {
+    if (!this.held.has(partition)) return;
+    this.held.delete(partition);
+    this.leaving.delete(partition);
+    this.opts.log.warn({ partition }, `lost command partition: ${why}`);
+    this.handlers.lost(partition);
+  }
+
+  /** Finishes the job in hand, deletes the lease, and tells the other holders (once per hand-over). */
+  private release(partition: number): Promise<void> {
+    const under = this.leaving.get(partition);
+    if (under) return under;
+    if (!this.held.has(partition)) return Promise.resolve();
+    const handOver = (async () => {
+      try {
+        await this.handlers.releasing(partition);
+      } catch (err) {
+        this.opts.log.warn({ err, partition }, 'the worker of a partition did not stop cleanly');
+      }
+      if (this.held.delete(partition)) {
+        await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, partition), this.token).catch(() => undefined);
+        this.opts.log.info({ partition }, 'handed command partition back');
+      }
+      this.leaving.delete(partition);
+      await this.announce();
+    })();
+    this.leaving.set(partition, handOver);
+    return handOver;
+  }
+
+  private async announce(): Promise<void> {
+    await this.redis.publish(this.channel, this.token).catch(() => undefined);
+  }
+
+  /** Hands every partition back at once (each after its job in hand) and leaves the registry. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking?.catch(() => undefined);
+    await Promise.all([...this.held.keys()].map((p) => this.release(p)));
+    await this.redis.zrem(this.registry, this.token).catch(() => undefined);
+    await this.announce();
+  }
+}

@@ -1,0 +1,21 @@
+import { QUEUES } from '../queue/jobs';
+
+/**
+ * Walls map to a fixed number of partition queues. Each partition runs one command at a time (one
+ * holder at a time, and global concurrency 1), so the commands of one wall run strictly in arrival
+ * order while different walls proceed in parallel. The hash spreads consecutive wall ids over partitions.
+ */
+export function partitionOf(wallId: number, partitions: number): number {
+  // FNV-1a over the 4 bytes of the id: cheap, stable across processes and versions.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < 4; i++) {
+    h ^= (wallId >>> (i * 8)) & 0xff;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % partitions;
+}
+
+/** Braces are a Redis Cluster hash tag: every key of one partition (its queue, its lease) lands on one cluster slot. */
+export function commandQueueName(partition: number): string {
+  return QUEUES.commands.name(partition);
+}

@@ -1,0 +1,349 @@
+import { AppError, notFound } from '../../../shared/errors/app-error';
+import type { SqlRunner } from '../../../shared/db/named-sql';
+import type { Logger } from '../../../shared/logging/logger';
+import type { CommandJobInfo, CommandOutcome } from '../../../shared/commands/command-job';
+import type { CommandName, CommandPayloads, CommandResults } from '../../../shared/commands/commands';
+import { partitionOf } from '../../../shared/commands/partitioning';
+import { commandRefusedEventId, type CommandRefusedData } from '../../../shared/events/command-refused';
+import { loadWall } from '../queries/wall-load.queries';
+import { applyWallChanges, earlierAnswer, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
+import { applyChanges, WallChanges } from './wall-changes';
+import { WallReads } from './wall-reads';
+import { itemFromJson, orderFromJson, sessionFromJson, slotFromJson, wallFromJson } from './wall-rows';
+import { WallState, type SlotRow } from './wall-state';
+
+/*
+ * The wall as an actor (docs/architecture.md "The wall actor"). The process holding a wall's partition
+ * keeps the wall's state in memory and decides each command there, in arrival order, with the XState
+ * machines (the use-cases of workers/sorting/use-cases). A decision is the answer and the rows it
+ * changes (WallChanges); the actor writes it with the command's bookkeeping (its outbox events, its
+ * applied_command record, a scan's idempotency record) in ONE statement, fenced by the wall's version:
+ * the write holds only if the wall still has the version the decision was made against. Otherwise
+ * (another holder wrote, an upload moved the version, a line changed under a candidate) nothing of it
+ * stays, and the actor reloads and decides again.
+ */
+
+/** What a use-case gets: the wall's state (read only), where its decision goes, and the few reads it may make. */
+export interface CommandContext {
+  readonly state: WallState;
+  readonly changes: WallChanges;
+  readonly reads: WallReads;
+  readonly now: Date;
+  readonly idleTimeoutMs: number;
+  /** What the command has found out so far (session, order, slot), for the audit record should it be refused. */
+  note(facts: Partial<Pick<CommandRefusedData, 'sessionId' | 'orderId' | 'crc' | 'sortBoxItemId' | 'picklistId'>>): void;
+  /** The id of a new item or session: taken ahead, so usually no read. */
+  itemId(): Promise<number>;
+  sessionId(): Promise<number>;
+}
+
+export type UseCase<N extends CommandName> = (ctx: CommandContext) => Promise<CommandResults[N]>;
+
+export interface ActorDeps {
+  /** Where the statements run: one statement per round trip, each its own transaction. */
+  db: SqlRunner;
+  log: Logger;
+  sessionIdleTimeoutMs: number;
+}
+
+/** A use-case found the wall's memory behind the database (a pending item it does not hold): reload and decide again. */
+export class StaleWallState extends Error {}
+
+// Conflicts that undo the whole statement, after which deciding again is safe: the fence or a line
+// guard (40001), a deadlock (40P01), a unique index another writer got to first (23505: two walls
+// taking one order, two attachments of one device, two walls renamed alike).
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01', '23505']);
+const MAX_ATTEMPTS = 6;
+/** Ids taken ahead per wall, and when to take more (with the next write). */
+const ID_STOCK = { items: 16, sessions: 2, refillBelow: 4 };
+
+const pgError = (err: unknown) => err as { code?: string; constraint?: string; detail?: string };
+const isRetryable = (err: unknown) => RETRYABLE_PG_CODES.has(pgError(err).code ?? '');
+const violates = (err: unknown, constraint: string) => pgError(err).code === '23505' && pgError(err).constraint === constraint;
+
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+export class WallActor {
+  private state: WallState | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly clientId: number,
+    readonly wallId: number,
+    private readonly deps: ActorDeps,
+  ) {}
+
+  /**
+   * Runs the command after the ones before it (one at a time per wall, whoever calls). `contended`: the
+   * refusal to answer when the wall kept changing under every attempt (else the last conflict is thrown).
+   */
+  run<N extends CommandName>(
+    name: N,
+    payload: CommandPayloads[N],
+    job: CommandJobInfo,
+    useCase: UseCase<N>,
+    contended?: () => AppError,
+  ): Promise<CommandOutcome<N>> {
+    const next = this.tail.then(() => this.decideAndWrite(name, payload, job, useCase, contended));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Forgets the state: the next command loads it afresh. */
+  forget(): void {
+    this.state = null;
+  }
+
+  private async load(): Promise<WallState> {
+    const [{ state: j }] = await loadWall(this.deps.db, { clientId: this.clientId, wallId: this.wallId, itemIds: ID_STOCK.items, sessionIds: ID_STOCK.sessions });
+    if (!j.wall) throw notFound(`Wall ${this.wallId}`);
+    const state = new WallState(wallFromJson(j.wall));
+    for (const s of j.slots) state.slots.set(s.id as number, slotFromJson(s));
+    for (const s of j.sessions) state.sessions.set(s.id as number, sessionFromJson(s));
+    for (const i of j.items) state.items.set(i.id as number, itemFromJson(i));
+    for (const o of j.orders) state.putOrder(orderFromJson(o));
+    state.itemIds.push(...(j.itemIds ?? []).map(Number));
+    state.sessionIds.push(...(j.sessionIds ?? []).map(Number));
+    this.state = state;
+    return state;
+  }
+
+  private async takeId(state: WallState, kind: 'items' | 'sessions'): Promise<number> {
+    const stock = kind === 'items' ? state.itemIds : state.sessionIds;
+    if (stock.length === 0) {
+      const [row] = await reserveIds(this.deps.db, { items: kind === 'items' ? ID_STOCK.items : 0, sessions: kind === 'sessions' ? ID_STOCK.sessions : 0 });
+      stock.push(...((kind === 'items' ? row.item_ids : row.session_ids) ?? []).map(Number));
+    }
+    return stock.shift()!;
+  }
+
+  /** The answer a command got before (a job handed out again), or null. */
+  private async earlier(commandId: string): Promise<CommandOutcome | null> {
+    const [row] = await earlierAnswer(this.deps.db, { commandId, refusedEventId: commandRefusedEventId(commandId) });
+    if (row?.applied) return { ok: true, value: row.result } as CommandOutcome;
+    if (row?.refusal) return { ok: false, problem: { code: row.refusal.code as never, detail: row.refusal.detail } };
+    return null;
+  }
+
+  private async decideAndWrite<N extends CommandName>(
+    name: N,
+    payload: CommandPayloads[N],
+    job: CommandJobInfo,
+    useCase: UseCase<N>,
+    contended?: () => AppError,
+  ): Promise<CommandOutcome<N>> {
+    const seen = this.state?.outcome(job.commandId);
+    if (seen) return seen as CommandOutcome<N>;
+    if (job.redelivered) {
+      const earlier = await this.earlier(job.commandId);
+      if (earlier) return earlier as CommandOutcome<N>;
+    }
+    const facts: Partial<CommandRefusedData> = {};
+    for (let attempt = 1; ; attempt++) {
+      let changes: WallChanges | null = null;
+      let state: WallState | null = null;
+      try {
+        state = this.state ?? (await this.load());
+        const now = new Date();
+        const current = state;
+        changes = new WallChanges(current, now);
+        const ctx: CommandContext = {
+          state: current,
+          changes,
+          reads: new WallReads(this.deps.db, current),
+          now,
+          idleTimeoutMs: this.deps.sessionIdleTimeoutMs,
+          note: (f) => Object.assign(facts, f),
+          itemId: () => this.takeId(current, 'items'),
+          sessionId: () => this.takeId(current, 'sessions'),
+        };
+        let outcome: CommandOutcome<N>;
+        let value: CommandResults[N] | undefined;
+        try {
+          value = await useCase(ctx);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          await this.recordRefusal(name, job, payload, facts, err, current.wall.version, current.wall.id);
+          outcome = { ok: false, problem: { code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
+        }
+        if (value !== undefined) {
+          const next = current.wall.version + 1;
+          const [row] = await applyWallChanges(this.deps.db, this.writeParams(current, changes, name, job, value, now, next));
+          applyChanges(current, changes, next);
+          current.itemIds.push(...(row.item_ids ?? []).map(Number));
+          current.sessionIds.push(...(row.session_ids ?? []).map(Number));
+          if (changes.idempotency) current.rememberKey(changes.idempotency.key, { operation: name, requestHash: changes.idempotency.requestHash, body: value });
+          outcome = { ok: true, value };
+        }
+        current.rememberOutcome(job.commandId, outcome!);
+        return outcome!;
+      } catch (err) {
+        if (err instanceof AppError) {
+          // The wall itself is missing (the load found no row): nothing to fence.
+          await this.recordRefusal(name, job, payload, facts, err, null, null);
+          return { ok: false, problem: { code: err.code, detail: err.message } };
+        }
+        if (violates(err, 'applied_command_pkey')) {
+          // Another delivery of this very command got there first (a stalled job run twice at once).
+          const earlier = await this.earlier(job.commandId);
+          if (earlier) return earlier as CommandOutcome<N>;
+        }
+        if (violates(err, 'idempotency_record_pkey') && changes?.idempotency && state && attempt < MAX_ATTEMPTS) {
+          // The key was used before this wall's memory began: its first answer decides (the use-case replays it).
+          const prior = await new WallReads(this.deps.db, state).idempotency(changes.idempotency.key);
+          if (prior) {
+            state.rememberKey(changes.idempotency.key, prior);
+            continue;
+          }
+        }
+        const stale = err instanceof StaleWallState;
+        if ((stale || isRetryable(err)) && attempt < MAX_ATTEMPTS) {
+          this.deps.log.debug({ err: (err as Error).message, detail: pgError(err).detail, command: name, wallId: this.wallId, attempt }, 'the wall changed under a command; deciding it again');
+          this.state = null;
+          continue;
+        }
+        // Whether a write that failed this way was applied is unknown: the next command starts from the database.
+        this.state = null;
+        if (isRetryable(err) && contended) {
+          const refusal = contended();
+          await this.recordRefusal(name, job, payload, facts, refusal, null, payload.wallId);
+          return { ok: false, problem: { code: refusal.code, detail: refusal.message } };
+        }
+        throw err;
+      }
+    }
+  }
+
+  private writeParams(state: WallState, c: WallChanges, name: CommandName, job: CommandJobInfo, result: unknown, now: Date, next: number): ApplyParams {
+    const vacated: SlotRow[] = [];
+    const occupied: SlotRow[] = [];
+    for (const s of c.slots.values()) {
+      const before = state.slots.get(s.id);
+      (s.orderId !== null && s.orderId !== before?.orderId ? occupied : vacated).push(s);
+    }
+    const lines = [...c.lines.values()]
+      .sort((a, b) => a.after.id - b.after.id)
+      .map(({ before, after }) => ({ id: after.id, ...before, newConfirmedQty: after.confirmedQty, newPendingQty: after.pendingQty }));
+    const w = c.wall;
+    // Ids for the commands to come, taken with this write when the stock runs low.
+    const refill = (stock: number[], size: number) => (stock.length < ID_STOCK.refillBelow ? size : 0);
+    return {
+      clientId: state.wall.clientId,
+      wallId: state.wall.id,
+      expectedVersion: state.wall.version,
+      nextVersion: next,
+      wall: w
+        ? JSON.stringify({
+            name: w.name, isActive: w.isActive, maxSorters: w.maxSorters, warehouseId: w.warehouseId, workflow: w.workflow,
+            flowDirection: w.flowDirection, segmentRows: w.segmentRows, segmentColumns: w.segmentColumns,
+          })
+        : null,
+      lines: JSON.stringify(lines),
+      lineCount: lines.length,
+      slotsVacated: JSON.stringify(vacated),
+      slotsOccupied: JSON.stringify(occupied),
+      slotsInserted: JSON.stringify(c.newSlots),
+      slotsDeleted: c.removedSlots,
+      sessionsUpdated: JSON.stringify([...c.sessions.values()]),
+      sessionsInserted: JSON.stringify(c.newSessions),
+      itemsUpdated: JSON.stringify([...c.items.values()]),
+      itemsInserted: JSON.stringify(c.newItems),
+      events: JSON.stringify(c.events),
+      commandId: job.commandId,
+      command: name,
+      partition: job.partition,
+      jobId: job.jobId,
+      result: JSON.stringify(result ?? null),
+      now,
+      idempotency: c.idempotency ? JSON.stringify(c.idempotency) : null,
+      itemIdRefill: refill(state.itemIds, ID_STOCK.items),
+      sessionIdRefill: refill(state.sessionIds, ID_STOCK.sessions),
+    };
+  }
+
+  /**
+   * A refusal is recorded as an internal `command.refused` outbox event (audit, statistics) with an id
+   * derived from the command's id, so a command delivered twice records its refusal once. Fenced like
+   * a write (`version`): a refusal decided on a state that moved on since raises and is decided again.
+   */
+  private async recordRefusal(
+    name: CommandName,
+    job: CommandJobInfo,
+    payload: CommandPayloads[CommandName],
+    facts: Partial<CommandRefusedData>,
+    err: AppError,
+    /** The version the refusal was decided against; null: nothing to fence (no wall, or no state left). */
+    version: number | null,
+    wallId: number | null,
+  ): Promise<void> {
+    const p: Record<string, unknown> = payload;
+    const data: CommandRefusedData = {
+      command: name,
+      code: err.code,
+      detail: err.message,
+      sessionId: facts.sessionId ?? num(p.sessionId),
+      userId: num(p.userId),
+      barcode: str(p.barcode),
+      barcodeInputMethod: str(p.barcodeInputMethod),
+      sortBoxItemId: facts.sortBoxItemId ?? num(p.itemId),
+      crc: facts.crc ?? str(p.crc),
+      orderId: facts.orderId ?? null,
+      picklistId: facts.picklistId ?? num(p.picklistId),
+    };
+    const eventId = commandRefusedEventId(job.commandId);
+    if (version === null) {
+      try {
+        await recordRefusal(this.deps.db, { eventId, clientId: payload.clientId, wallId, data: JSON.stringify(data) });
+      } catch (e) {
+        // The answer matters more than its audit record: the refusal still goes back to the caller.
+        this.deps.log.error({ err: e, command: name, commandId: job.commandId }, 'could not record a refused command');
+      }
+      return;
+    }
+    await recordRefusalFenced(this.deps.db, { eventId, clientId: payload.clientId, wallId: payload.wallId, expectedVersion: version, data: JSON.stringify(data) });
+  }
+}
+
+/**
+ * The actors of one process, one per wall of the partitions it holds; a partition handed back or lost
+ * forgets its walls (another process may change them from then on).
+ */
+export class WallActors {
+  private readonly actors = new Map<string, WallActor>();
+
+  constructor(
+    private readonly deps: ActorDeps,
+    private readonly partitions: number,
+  ) {}
+
+  run<N extends CommandName>(
+    name: N,
+    payload: CommandPayloads[N],
+    job: CommandJobInfo,
+    useCase: UseCase<N>,
+    contended?: () => AppError,
+  ): Promise<CommandOutcome<N>> {
+    const key = `${payload.clientId}:${payload.wallId}`;
+    let actor = this.actors.get(key);
+    if (!actor) {
+      actor = new WallActor(payload.clientId, payload.wallId, this.deps);
+      this.actors.set(key, actor);
+    }
+    return actor.run(name, payload, job, useCase, contended);
+  }
+
+  /** Forgets every wall of the partition. */
+  dropPartition(partition: number): void {
+    for (const [key, actor] of this.actors) {
+      if (partitionOf(actor.wallId, this.partitions) === partition) {
+        actor.forget();
+        this.actors.delete(key);
+      }
+    }
+  }
+
+  size(): number {
+    return this.actors.size;
+  }
+}

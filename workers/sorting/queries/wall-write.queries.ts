@@ -1,0 +1,186 @@
+import { query } from '../../../shared/db/named-sql';
+import { COMMAND_REFUSED } from '../../../shared/events/command-refused';
+
+/* A command's one write and the lookups around it (workers/sorting/actor/wall-actor.ts). */
+
+export interface ApplyParams {
+  clientId: number;
+  wallId: number;
+  /** The version the decision was made against, and the one the write leaves. */
+  expectedVersion: number;
+  nextVersion: number;
+  /** The wall row's editable fields (JSON), or null when the command does not edit the wall. */
+  wall: string | null;
+  /** JSON arrays of whole rows, as the command leaves them (see WallChanges). */
+  lines: string;
+  lineCount: number;
+  slotsVacated: string;
+  slotsOccupied: string;
+  slotsInserted: string;
+  slotsDeleted: number[];
+  sessionsUpdated: string;
+  sessionsInserted: string;
+  itemsUpdated: string;
+  itemsInserted: string;
+  events: string;
+  /** The applied_command record. */
+  commandId: string;
+  command: string;
+  partition: number;
+  jobId: number;
+  result: string;
+  now: Date;
+  /** A keyed scan's record ({ key, requestHash }), or null. */
+  idempotency: string | null;
+  /** Ids to take ahead from the sequences, for the commands to come. */
+  itemIdRefill: number;
+  sessionIdRefill: number;
+}
+
+const SLOT = `s(id int, status text, "orderId" int, "assignedAt" timestamptz)`;
+const SESSION = `s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)`;
+const ITEM = `x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)`;
+
+/**
+ * The whole command in one statement, in autocommit: one round trip. Order where the unique indexes
+ * need it: slots give up their orders before others take them (a swap), a replaced session ends
+ * before its successor connects (a CTE that reads another runs after it). Lock order as every other
+ * writer of these rows: the order lines first, the wall row last (the fence), so a concurrent upload,
+ * which also locks lines before it moves the wall's version, waits or is waited for, never deadlocks.
+ * The final check raises 40001 when the fence matched nothing or a line no longer held the figures
+ * the decision saw: then nothing of the statement stays.
+ */
+export const applyWallChanges = query<ApplyParams, { ok: boolean; item_ids: number[] | null; session_ids: number[] | null }>('apply-wall-changes', `
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   where oi.id = l.id and oi.client_id = :clientId::int
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), slots_vacated as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsVacated::jsonb) as ${SLOT}
+   where sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), slots_occupied as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsOccupied::jsonb) as ${SLOT}
+   where sb.id = s.id and sb.wall_id = :wallId::int and (select count(*) from slots_vacated) >= 0
+  returning 1
+), slots_inserted as (
+  insert into sort_box (id, client_id, wall_id, serial_number, crc, position, status, order_id, assigned_at, created_at)
+  select s.id, :clientId::int, :wallId::int, s."serialNumber", s.crc, s.position, s.status, null, null, :now::timestamptz
+    from jsonb_to_recordset(:slotsInserted::jsonb) as s(id int, "serialNumber" text, crc text, position int, status text)
+  returning 1
+), slots_deleted as (
+  delete from sort_box where wall_id = :wallId::int and id = any(:slotsDeleted::int[]) returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as ${SESSION}
+   where ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), sessions_inserted as (
+  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
+  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt"
+    from jsonb_to_recordset(:sessionsInserted::jsonb) as ${SESSION}
+   where (select count(*) from sessions_updated) >= 0
+  returning 1
+), items_updated as (
+  update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+    from jsonb_to_recordset(:itemsUpdated::jsonb) as ${ITEM}
+   where i.id = x.id and i.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as ${ITEM}
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+   where :idempotency::jsonb is not null
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint,
+         name = coalesce(f.name, w.name), is_active = coalesce(f."isActive", w.is_active), max_sorters = coalesce(f."maxSorters", w.max_sorters),
+         warehouse_id = case when f is null then w.warehouse_id else f."warehouseId" end,
+         workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
+         segment_rows = case when f is null then w.segment_rows else f."segmentRows" end,
+         segment_columns = case when f is null then w.segment_columns else f."segmentColumns" end,
+         updated_at = case when f is null then w.updated_at else :now::timestamptz end
+    from (select 1) as one (n)
+    left join jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
+                                                 "flowDirection" text, "segmentRows" int, "segmentColumns" int) on :wall::jsonb is not null
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied)
+       + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated)
+       + (select count(*) from sessions_inserted) + (select count(*) from items_updated)
+       + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record)
+       + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids`);
+
+/**
+ * A refused command's `command.refused` event (docs/architecture.md "Refused commands"), once per
+ * command id, fenced like a write: a refusal decided on a state that moved on since is decided again.
+ */
+export const recordRefusalFenced = query<{ eventId: string; clientId: number; wallId: number; expectedVersion: number; data: string }, { ok: boolean }>(
+  'record-refusal-fenced',
+  `
+with fence as (
+  select 1 from wall where id = :wallId::int and client_id = :clientId::int and version = :expectedVersion::bigint
+), refused as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select :eventId::uuid, :clientId::int, :wallId::int, '${COMMAND_REFUSED}', now(), :data::jsonb from fence
+  on conflict (event_id) do nothing
+  returning 1
+)
+select sorting_write_check((select count(*) from fence) + 0 * (select count(*) from refused), 0, 0) as ok`,
+);
+
+// The refusal of a command whose wall does not exist (or is another client's): no wall, no fence.
+export const recordRefusal = query<{ eventId: string; clientId: number; wallId: number | null; data: string }>('record-refusal', `
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+values (:eventId, :clientId, :wallId, '${COMMAND_REFUSED}', now(), :data::jsonb) on conflict (event_id) do nothing`);
+
+/** A command's earlier answer: its applied record, or its refusal (a job handed out again). */
+export const earlierAnswer = query<
+  { commandId: string; refusedEventId: string },
+  { applied: boolean; result: unknown; refusal: { code: string; detail: string } | null }
+>(
+  'earlier-answer',
+  `
+select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
+       (select ac.result from applied_command ac where ac.command_id = :commandId::uuid) as result,
+       (select json_build_object('code', o.data->>'code', 'detail', o.data->>'detail') from outbox_event o where o.event_id = :refusedEventId::uuid) as refusal`,
+);
+
+/** The first answer under a sorter's Idempotency-Key, when the wall's memory does not hold it. */
+export const idempotencyRecord = query<{ clientId: number; key: string }, { operation: string; request_hash: string; body: unknown }>('idempotency-record', `
+select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key`);
+
+/** Ids taken from the sequences when the wall's own stock ran out. */
+export const reserveIds = query<{ items: number; sessions: number }, { item_ids: number[] | null; session_ids: number[] | null }>('reserve-ids', `
+select (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :items::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessions::int)) as session_ids`);
