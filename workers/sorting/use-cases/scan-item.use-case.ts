@@ -122,8 +122,13 @@ async function decideScan(ctx: CommandContext, cmd: CommandPayloads['item.scan']
   const scanned = decideOrRefuse(sortBoxItemMachine, SORT_BOX_ITEM_ABSENT, {}, { type: 'SCAN' }, {});
   // The line once this unit is reserved; the write holds only if the line still has the figures the decision saw.
   const line: LineRow = { ...chosen.line, orderId: chosen.orderId, sku, pendingQty: chosen.line.pendingQty + 1 };
-  if (chosen.fromDatabase) changes.orders.push(chosen.order);
   changes.setLine(line, chosen.line);
+  if (chosen.fromDatabase) {
+    // The order enters the wall's memory as read: its other lines are guarded too, so a reload of the
+    // order committed meanwhile (an upload waits for nothing of the wall's) makes the write decide again.
+    changes.orders.push(chosen.order);
+    for (const other of chosen.order.lines) if (other.id !== line.id) changes.setLine(other, other);
+  }
   const item = {
     id: await ctx.itemId(),
     wallId: state.wall.id,

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderItem } from '../../../../shared/db/entities';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { AdminOrderDto } from './admin-data.dto';
+import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * POST /admin/orders/{id}/ship: the order leaves the unshipped listings and no scan matches it any more.
@@ -14,12 +15,15 @@ export async function shipOrder(em: EntityManager, clientId: number, orderId: nu
   return em.transactional(async (tx) => {
     const order = await tx.findOne(Order, { clientId, id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!order) throw notFound(`Order ${orderId}`);
-    if (order.status !== 'Shipped') {
+    const shipping = order.status !== 'Shipped';
+    if (shipping) {
       order.status = 'Shipped';
       order.shippedAt = new Date();
       await tx.flush();
     }
     const lines = await tx.find(OrderItem, { clientId, orderId }, { orderBy: { id: 'asc' } });
+    // A wall holding the order in a slot no longer gives it scans.
+    if (shipping) await moveWallVersions(tx, clientId, { orderIds: [orderId] });
     return toAdminOrderDto(order, lines);
   });
 }

@@ -4,6 +4,7 @@ import { priorityRank } from '../../../../shared/domain/priority';
 import type { AdminOrderDto, OrderRow } from './admin-data.dto';
 import { RowErrors, codeOf, flagDuplicates, json, sql, type BulkResult } from './bulk';
 import { count } from '../../../../shared/text/wording';
+import { moveWallVersions } from '../walls/wall-versions';
 
 interface StoredLine {
   id: number;
@@ -240,6 +241,8 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
       );
     }
 
+    // The walls holding one of these orders in a slot decide from the new figures on.
+    await moveWallVersions(tx, clientId, { orderIds: [...inSlot] });
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: answers };
   });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PicklistDto, PicklistRow } from './admin-data.dto';
 import { RowErrors, flagDuplicates, json, sql, type BulkResult } from './bulk';
+import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * PUT /admin/picklists: creates or replaces picklists by id, all-or-nothing. orderIds replaces the
@@ -49,6 +50,8 @@ export async function upsertPicklists(em: EntityManager, clientId: number, rows:
         [clientId, json(members)],
       );
     }
+    // A wall's orders and its sessions' picklists decide which orders a scan may take.
+    await moveWallVersions(tx, clientId, 'every-wall');
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: lists };
   });

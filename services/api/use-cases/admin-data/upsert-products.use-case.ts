@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PRODUCT_CODE_KINDS } from '../../../../shared/db/entities/product.entity';
 import type { ProductDto, ProductRow } from './admin-data.dto';
 import { RowErrors, codeOf, flagDuplicates, json, sql, type BulkResult } from './bulk';
+import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * PUT /admin/products: creates or replaces products by SKU, all-or-nothing, and rewrites their rows
@@ -112,6 +113,8 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
       [clientId, json(codes)],
     );
 
+    // Every wall of the client may hold a barcode of these products in its cache.
+    await moveWallVersions(tx, clientId, 'every-wall');
     const created = written.filter((w) => w.inserted).length;
     return {
       upserted: rows.length,
