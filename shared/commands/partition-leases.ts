@@ -73,6 +73,8 @@ export function leaseKey(prefix: string, partition: number): string {
 
 export class PartitionLeases {
   readonly token = holderToken();
+  /** Rounds run so far (a test waits for some to pass instead of sleeping). */
+  rounds = 0;
   private readonly held = new Map<number, { validUntil: number }>();
   /** Partitions being handed back, each with its hand-over under way. */
   private readonly leaving = new Map<number, Promise<void>>();
@@ -135,6 +137,7 @@ export class PartitionLeases {
   }
 
   private async round(): Promise<void> {
+    this.rounds++;
     const { ttlMs, partitions, log } = this.opts;
     // Leases whose last extension ran out while Redis was away: someone else may hold them now.
     for (const [p, h] of this.held) {
@@ -148,8 +151,8 @@ export class PartitionLeases {
       return;
     }
     const share = Math.ceil(partitions / Math.max(1, live));
+    // Partitions being handed back are extended too: nobody may take one before its job in hand is done.
     for (const p of [...this.held.keys()]) {
-      if (this.leaving.has(p)) continue;
       const sentAt = Date.now();
       try {
         const ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) === 1;
