@@ -40,12 +40,14 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
       from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
              where l.client_id = :clientId::int and ${warehouse} and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
             offset 0) oi
-      cross join lateral (select o.priority_rank, o.order_date, o.status, o.is_drop_ship from orders o
-                           where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship
-       and not exists (select 1 from sort_box sb where sb.client_id = :clientId::int and sb.order_id = oi.order_id)
-       and (:picklistId::int is null or exists (select 1 from picklist_order po
-                                                 where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = oi.order_id))
+      cross join lateral (
+        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+               -- Per line, by key (a subquery in the select list is never turned into a join).
+               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
+               (:picklistId::int is null or exists (select 1 from picklist_order po
+                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
+          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
+     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
      order by o.priority_rank desc, o.order_date, oi.order_id
      limit ${CANDIDATE_LIMIT}
   ) c

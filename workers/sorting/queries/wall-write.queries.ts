@@ -37,6 +37,14 @@ export interface ApplyParams {
   sessionIdRefill: number;
 }
 
+/**
+ * `= ids(param)`: the ids of a JSON array of rows, as the condition a row update is found by. An update
+ * joined to jsonb_to_recordset alone may be planned as a scan of the whole table (the function is
+ * guessed at 100 rows, and a table without statistics looks small); by its key, it is an index lookup
+ * per row whatever the planner knows.
+ */
+const ids = (param: string) => `any(array(select (e->>'id')::int from jsonb_array_elements(:${param}::jsonb) e))`;
+
 const SLOT = `s(id int, status text, "orderId" int, "assignedAt" timestamptz)`;
 const SESSION = `s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
   "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)`;
@@ -58,18 +66,20 @@ export const applyWallChanges = query<ApplyParams, { ok: boolean; item_ids: numb
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
     from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
-   where oi.id = l.id and oi.client_id = :clientId::int
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = ${ids('lines')} and oi.id = l.id
      and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
   returning 1
 ), slots_vacated as (
   update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
     from jsonb_to_recordset(:slotsVacated::jsonb) as ${SLOT}
-   where sb.id = s.id and sb.wall_id = :wallId::int
+   where sb.id = ${ids('slotsVacated')} and sb.id = s.id and sb.wall_id = :wallId::int
   returning 1
 ), slots_occupied as (
   update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
     from jsonb_to_recordset(:slotsOccupied::jsonb) as ${SLOT}
-   where sb.id = s.id and sb.wall_id = :wallId::int and (select count(*) from slots_vacated) >= 0
+   where sb.id = ${ids('slotsOccupied')} and sb.id = s.id and sb.wall_id = :wallId::int and (select count(*) from slots_vacated) >= 0
   returning 1
 ), slots_inserted as (
   insert into sort_box (id, client_id, wall_id, serial_number, crc, position, status, order_id, assigned_at, created_at)
@@ -77,12 +87,12 @@ with lines as (
     from jsonb_to_recordset(:slotsInserted::jsonb) as s(id int, "serialNumber" text, crc text, position int, status text)
   returning 1
 ), slots_deleted as (
-  delete from sort_box where wall_id = :wallId::int and id = any(:slotsDeleted::int[]) returning 1
+  delete from sort_box where id = any(:slotsDeleted::int[]) and wall_id = :wallId::int returning 1
 ), sessions_updated as (
   update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
                                last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
     from jsonb_to_recordset(:sessionsUpdated::jsonb) as ${SESSION}
-   where ss.id = s.id and ss.wall_id = :wallId::int
+   where ss.id = ${ids('sessionsUpdated')} and ss.id = s.id and ss.wall_id = :wallId::int
   returning 1
 ), sessions_inserted as (
   insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
@@ -94,7 +104,7 @@ with lines as (
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
                              confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
     from jsonb_to_recordset(:itemsUpdated::jsonb) as ${ITEM}
-   where i.id = x.id and i.wall_id = :wallId::int
+   where i.id = ${ids('itemsUpdated')} and i.id = x.id and i.wall_id = :wallId::int
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
