@@ -22,6 +22,9 @@ export interface CommandClient {
 
 /** How long a lost reply channel may stay away before the commands waiting on it are answered (504). */
 const REPLY_LOSS_GRACE_MS = 1000;
+/** Once it is back, how often and how long the answers of the commands waiting are looked for on their jobs. */
+const LOST_REPLY_READS = 10;
+const LOST_REPLY_READ_MS = 200;
 
 const unreachable = () =>
   new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
@@ -40,6 +43,7 @@ class RedisCommandClient implements CommandClient {
   private readonly waiters = new Map<string, Waiter>();
   private readonly producer: CommandProducer;
   private lossTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
     private readonly settings: QueueSettings,
@@ -71,6 +75,7 @@ class RedisCommandClient implements CommandClient {
    * meanwhile are read from their jobs.
    */
   private onReplyLink(state: LinkState): void {
+    if (this.closed) return;
     if (state === 'down') {
       this.lossTimer ??= setTimeout(() => {
         this.lossTimer = null;
@@ -80,19 +85,24 @@ class RedisCommandClient implements CommandClient {
             problem: { code: 'command-timeout', detail: `The queue of the sorting workers became unreachable while the ${waiter.name} command waited` },
           });
         }
-      }, REPLY_LOSS_GRACE_MS);
+      }, REPLY_LOSS_GRACE_MS).unref();
       return;
     }
     if (state === 'ready') {
       if (this.lossTimer) clearTimeout(this.lossTimer);
       this.lossTimer = null;
-      for (const [commandId, waiter] of this.waiters) {
-        if (waiter.jobId === null) continue;
-        this.producer.finishedOutcome(waiter.partition, waiter.jobId).then(
-          (outcome) => outcome && this.settle(commandId, outcome),
-          () => undefined,
-        );
+      for (const [commandId, waiter] of this.waiters) void this.readLostReply(commandId, waiter);
+    }
+  }
+
+  /** A command's answer read from its job (the reply may have been published while the channel was away), for a short while. */
+  private async readLostReply(commandId: string, waiter: Waiter): Promise<void> {
+    for (let i = 0; i < LOST_REPLY_READS && this.waiters.get(commandId) === waiter; i++) {
+      if (waiter.jobId !== null) {
+        const outcome = await this.producer.finishedOutcome(waiter.partition, waiter.jobId).catch(() => null);
+        if (outcome) return this.settle(commandId, outcome);
       }
+      await new Promise((r) => setTimeout(r, LOST_REPLY_READ_MS).unref());
     }
   }
 
@@ -173,6 +183,8 @@ class RedisCommandClient implements CommandClient {
   }
 
   async close(): Promise<void> {
+    // Its own connections closing are no outage to report.
+    this.closed = true;
     if (this.lossTimer) clearTimeout(this.lossTimer);
     for (const w of this.waiters.values()) clearTimeout(w.timer);
     await this.producer.close();

@@ -2,7 +2,12 @@ import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { createCommandClient } from '../../shared/commands/command-client';
 import { Admission } from '../../shared/commands/admission';
+import { COMMAND_NAMES } from '../../shared/commands/commands';
+import { startPartitionHost, type PartitionHost } from '../../shared/commands/partition-host';
+import IORedis from 'ioredis';
 import { AppError } from '../../shared/errors/app-error';
+import { startOwnRedis, type OwnRedis } from '../support/own-redis';
+import { waitFor } from '../support/wait-for';
 
 // The client against real Redis with no worker running: what a caller sees when nobody takes its command.
 describe('command client without workers', () => {
@@ -24,5 +29,86 @@ describe('command client without workers', () => {
     const outcome = await first;
     expect(outcome).toMatchObject({ code: 'service-unavailable' });
     expect((outcome as AppError).message).toMatch(/withdrawn and nothing was changed/);
+  });
+});
+
+// The client fails fast when Redis goes away (docs/api.md §1): a command waiting for its answer is
+// answered at once (504: it may have been taken, so never "nothing changed"), and a new one 503 at once.
+describe('command client when Redis goes away', () => {
+  const log = createLogger('silent', 'test');
+  let redis: OwnRedis;
+  let client: ReturnType<typeof createCommandClient>;
+  beforeAll(async () => {
+    redis = await startOwnRedis();
+    client = createCommandClient({ redisUrl: redis.url, prefix: 'client-outage', partitions: 2, commandTimeoutMs: 30_000 }, log);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await redis?.close();
+  });
+
+  it('answers a command that was waiting 504 with Retry-After long before its timeout, and a new one 503 at once', async () => {
+    // No worker: the command waits in its queue.
+    const started = Date.now();
+    const waiting = client.execute('session.expire', { clientId: 1, wallId: 1, sessionId: 1 }).then(
+      () => null,
+      (e: unknown) => e as AppError,
+    );
+    await waitFor(async () => {
+      const probe = new IORedis(redis.url, { maxRetriesPerRequest: 1 });
+      try {
+        return (await probe.keys('client-outage:*:wait')).length > 0;
+      } finally {
+        probe.disconnect();
+      }
+    }, { what: 'the command to wait in its queue' });
+    await redis.kill();
+    const answer = (await waiting)!;
+    expect(answer).toMatchObject({ code: 'command-timeout', status: 504 });
+    expect(answer.message).toMatch(/became unreachable.*may still be applied/);
+    expect(answer.headers?.['Retry-After']).toMatch(/^\d+$/);
+    // Answered by the loss of the reply channel, not by the 30 s command timeout.
+    expect(Date.now() - started).toBeLessThan(20_000);
+
+    const sent = Date.now();
+    const refused = (await client.execute('session.expire', { clientId: 1, wallId: 1, sessionId: 2 }).then(
+      () => null,
+      (e: unknown) => e as AppError,
+    ))!;
+    expect(refused).toMatchObject({ code: 'service-unavailable', status: 503 });
+    expect(refused.headers?.['Retry-After']).toMatch(/^\d+$/);
+    expect(Date.now() - sent).toBeLessThan(5_000);
+  });
+});
+
+// An answer published while the caller's reply channel was away is not lost: the worker returns it
+// with the job too, and the client reads it there once the channel is back.
+describe('command client whose reply channel was away when the answer came', () => {
+  const log = createLogger('silent', 'test');
+  let redis: OwnRedis;
+  let client: ReturnType<typeof createCommandClient>;
+  let host: PartitionHost;
+  let admin: IORedis;
+  beforeAll(async () => {
+    redis = await startOwnRedis();
+    admin = new IORedis(redis.url, { maxRetriesPerRequest: 1 });
+    const settings = { redisUrl: redis.url, prefix: 'client-lost-reply', partitions: 1, commandTimeoutMs: 8_000 };
+    // Every command answers after dropping every subscriber's connection: the reply goes out to nobody.
+    const handler = async () => {
+      await admin.client('KILL', 'TYPE', 'pubsub');
+      return { ok: true as const, value: null };
+    };
+    host = await startPartitionHost(settings, Object.fromEntries(COMMAND_NAMES.map((n) => [n, handler])) as never, { log, leaseTtlMs: 5_000 });
+    client = createCommandClient(settings, log);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+    admin?.disconnect();
+    await redis?.close();
+  });
+
+  it('answers with what the job returned, not with a timeout', async () => {
+    await expect(client.execute('session.expire', { clientId: 1, wallId: 1, sessionId: 1 })).resolves.toBeNull();
   });
 });
