@@ -54,6 +54,9 @@ export class StaleWallState extends Error {}
 // taking one order, two attachments of one device, two walls renamed alike).
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 6;
+/** A wall without a command for this long is forgotten (checked at most once a minute). */
+const IDLE_FORGET_MS = 15 * 60_000;
+const IDLE_SWEEP_MS = 60_000;
 /** Ids taken ahead per wall, and when to take more (with the next write). */
 const ID_STOCK = { items: 16, sessions: 2, refillBelow: 4 };
 
@@ -67,6 +70,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export class WallActor {
   private state: WallState | null = null;
   private tail: Promise<unknown> = Promise.resolve();
+  private running = 0;
+  lastUsed = Date.now();
 
   constructor(
     readonly clientId: number,
@@ -85,9 +90,15 @@ export class WallActor {
     useCase: UseCase<N>,
     contended?: () => AppError,
   ): Promise<CommandOutcome<N>> {
-    const next = this.tail.then(() => this.decideAndWrite(name, payload, job, useCase, contended));
+    this.running++;
+    const next = this.tail.then(() => this.decideAndWrite(name, payload, job, useCase, contended)).finally(() => this.running--);
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /** No command under way or waiting. */
+  idle(): boolean {
+    return this.running === 0;
   }
 
   /** Forgets the state: the next command loads it afresh. */
@@ -311,6 +322,7 @@ export class WallActor {
  */
 export class WallActors {
   private readonly actors = new Map<string, WallActor>();
+  private sweptAt = Date.now();
 
   constructor(
     private readonly deps: ActorDeps,
@@ -325,12 +337,23 @@ export class WallActors {
     contended?: () => AppError,
   ): Promise<CommandOutcome<N>> {
     const key = `${payload.clientId}:${payload.wallId}`;
+    const now = Date.now();
+    if (now - this.sweptAt > IDLE_SWEEP_MS) this.forgetIdle(now);
     let actor = this.actors.get(key);
     if (!actor) {
       actor = new WallActor(payload.clientId, payload.wallId, this.deps);
       this.actors.set(key, actor);
     }
+    actor.lastUsed = now;
     return actor.run(name, payload, job, useCase, contended);
+  }
+
+  /** Walls without a command for a while are forgotten (memory stays bounded by the walls at work). */
+  private forgetIdle(now: number): void {
+    this.sweptAt = now;
+    for (const [key, actor] of this.actors) {
+      if (now - actor.lastUsed > IDLE_FORGET_MS && actor.idle()) this.actors.delete(key);
+    }
   }
 
   /** Forgets every wall of the partition. */
@@ -341,9 +364,5 @@ export class WallActors {
         this.actors.delete(key);
       }
     }
-  }
-
-  size(): number {
-    return this.actors.size;
   }
 }
