@@ -1,5 +1,7 @@
-import type { CommandHandlers } from '../../shared/commands/command-job';
-import type { WallActors } from './actor/wall-actor';
+import type { AppError } from '../../shared/errors/app-error';
+import type { CommandHandlers, CommandJobInfo } from '../../shared/commands/command-job';
+import type { CommandName, CommandPayloads, CommandResults } from '../../shared/commands/commands';
+import type { CommandContext, WallActors } from './actor/wall-actor';
 import { startSession } from './use-cases/start-session.use-case';
 import { expireSession, renewSession, stopSession } from './use-cases/end-session.use-case';
 import { scanContended, scanItem } from './use-cases/scan-item.use-case';
@@ -13,18 +15,22 @@ import { detachSlot } from './use-cases/detach-slot.use-case';
 
 /** Workers translate, use-cases decide: each command is one use-case, run by its wall's actor. */
 export function sortingHandlers(actors: WallActors): CommandHandlers {
+  const by =
+    <N extends CommandName>(name: N, useCase: (ctx: CommandContext, p: CommandPayloads[N]) => Promise<CommandResults[N]>, contended?: (p: CommandPayloads[N]) => AppError) =>
+    (payload: CommandPayloads[N], job: CommandJobInfo) =>
+      actors.run({ name, payload, job, useCase: (ctx) => useCase(ctx, payload), contended: contended && (() => contended(payload)) });
   return {
-    'session.start': (p, job) => actors.run('session.start', p, job, (ctx) => startSession(ctx, p)),
-    'session.renew': (p, job) => actors.run('session.renew', p, job, (ctx) => renewSession(ctx, p)),
-    'session.stop': (p, job) => actors.run('session.stop', p, job, (ctx) => stopSession(ctx, p)),
-    'session.expire': (p, job) => actors.run('session.expire', p, job, (ctx) => expireSession(ctx, p)),
-    'item.scan': (p, job) => actors.run('item.scan', p, job, (ctx) => scanItem(ctx, p), () => scanContended(p)),
-    'item.confirm': (p, job) => actors.run('item.confirm', p, job, (ctx) => confirmItem(ctx, p)),
-    'item.cancel': (p, job) => actors.run('item.cancel', p, job, (ctx) => cancelItem(ctx, p)),
-    'item.swap': (p, job) => actors.run('item.swap', p, job, (ctx) => swapItem(ctx, p)),
-    'slot.release': (p, job) => actors.run('slot.release', p, job, (ctx) => releaseSlot(ctx, p)),
-    'wall.update': (p, job) => actors.run('wall.update', p, job, (ctx) => updateWall(ctx, p)),
-    'slots.attach': (p, job) => actors.run('slots.attach', p, job, (ctx) => attachSlots(ctx, p)),
-    'slot.detach': (p, job) => actors.run('slot.detach', p, job, (ctx) => detachSlot(ctx, p)),
+    'session.start': by('session.start', startSession),
+    'session.renew': by('session.renew', renewSession),
+    'session.stop': by('session.stop', stopSession),
+    'session.expire': by('session.expire', expireSession),
+    'item.scan': by('item.scan', scanItem, scanContended),
+    'item.confirm': by('item.confirm', confirmItem),
+    'item.cancel': by('item.cancel', cancelItem),
+    'item.swap': by('item.swap', swapItem),
+    'slot.release': by('slot.release', releaseSlot),
+    'wall.update': by('wall.update', updateWall),
+    'slots.attach': by('slots.attach', attachSlots),
+    'slot.detach': by('slot.detach', detachSlot),
   };
 }

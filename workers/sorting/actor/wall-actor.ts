@@ -39,6 +39,16 @@ export interface CommandContext {
 
 export type UseCase<N extends CommandName> = (ctx: CommandContext) => Promise<CommandResults[N]>;
 
+/** One command for a wall's actor: the job, and the use-case that decides it. */
+export interface CommandRun<N extends CommandName> {
+  name: N;
+  payload: CommandPayloads[N];
+  job: CommandJobInfo;
+  useCase: UseCase<N>;
+  /** The refusal to answer when the wall kept changing under every attempt (else the last conflict is thrown). */
+  contended?: () => AppError;
+}
+
 export interface ActorDeps {
   /** Where the statements run: one statement per round trip, each its own transaction. */
   db: SqlRunner;
@@ -79,19 +89,10 @@ export class WallActor {
     private readonly deps: ActorDeps,
   ) {}
 
-  /**
-   * Runs the command after the ones before it (one at a time per wall, whoever calls). `contended`: the
-   * refusal to answer when the wall kept changing under every attempt (else the last conflict is thrown).
-   */
-  run<N extends CommandName>(
-    name: N,
-    payload: CommandPayloads[N],
-    job: CommandJobInfo,
-    useCase: UseCase<N>,
-    contended?: () => AppError,
-  ): Promise<CommandOutcome<N>> {
+  /** Runs the command after the ones before it (one at a time per wall, whoever calls). */
+  run<N extends CommandName>(command: CommandRun<N>): Promise<CommandOutcome<N>> {
     this.running++;
-    const next = this.tail.then(() => this.decideAndWrite(name, payload, job, useCase, contended)).finally(() => this.running--);
+    const next = this.tail.then(() => this.decideAndWrite(command)).finally(() => this.running--);
     this.tail = next.catch(() => undefined);
     return next;
   }
@@ -137,13 +138,7 @@ export class WallActor {
     return null;
   }
 
-  private async decideAndWrite<N extends CommandName>(
-    name: N,
-    payload: CommandPayloads[N],
-    job: CommandJobInfo,
-    useCase: UseCase<N>,
-    contended?: () => AppError,
-  ): Promise<CommandOutcome<N>> {
+  private async decideAndWrite<N extends CommandName>({ name, payload, job, useCase, contended }: CommandRun<N>): Promise<CommandOutcome<N>> {
     const seen = this.state?.outcome(job.commandId);
     if (seen) return seen as CommandOutcome<N>;
     if (job.redelivered) {
@@ -329,13 +324,8 @@ export class WallActors {
     private readonly partitions: number,
   ) {}
 
-  run<N extends CommandName>(
-    name: N,
-    payload: CommandPayloads[N],
-    job: CommandJobInfo,
-    useCase: UseCase<N>,
-    contended?: () => AppError,
-  ): Promise<CommandOutcome<N>> {
+  run<N extends CommandName>(command: CommandRun<N>): Promise<CommandOutcome<N>> {
+    const { payload } = command;
     const key = `${payload.clientId}:${payload.wallId}`;
     const now = Date.now();
     if (now - this.sweptAt > IDLE_SWEEP_MS) this.forgetIdle(now);
@@ -345,7 +335,7 @@ export class WallActors {
       this.actors.set(key, actor);
     }
     actor.lastUsed = now;
-    return actor.run(name, payload, job, useCase, contended);
+    return actor.run(command);
   }
 
   /** Walls without a command for a while are forgotten (memory stays bounded by the walls at work). */
