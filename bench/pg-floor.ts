@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../shared/db/sql-pool';
 import { applyWallChanges, reserveIds } from '../workers/sorting/queries/wall-write.queries';
+import { productByCode, scanCandidates, scanCandidatesAnyWarehouse } from '../workers/sorting/queries/wall-reads.queries';
 import type { FloorFixture } from './bench-seed';
 import { cpuMs } from './cpu-usage';
 import { explainNamed, type ExplainFigure } from './pg-insight';
@@ -73,20 +74,24 @@ export async function measurePgFloor(
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the statements a scan reads with (lock the wall, the scan's read), for a
- * sorter's session on the data as it stands: how many buffers and how long one scan's read costs, and
- * whether the planner's estimate held (bench/pg-insight.ts). Nothing is changed.
+ * EXPLAIN (ANALYZE, BUFFERS) of the statements a scan reads with when its wall holds no order that needs
+ * the product (the barcode's product, the candidates: the sku's open lines of the wall's warehouse), for
+ * the wall's data as it stands: how many buffers and how long that read costs, and whether the planner's
+ * estimate held (bench/pg-insight.ts). Nothing is changed.
  */
 export async function explainScanRead(databaseUrl: string, f: Omit<FloorFixture, 'sessionId' | 'userId'>): Promise<ExplainFigure[]> {
   const pg = new PgClient({ connectionString: databaseUrl });
   await pg.connect();
   try {
-    const lock = await explainNamed(pg, lockWall, { commandId: randomUUID(), wallId: f.wallId, clientId: f.clientId });
-    const [wall] = await lockWall(new SqlClient(pg, false), { commandId: randomUUID(), wallId: f.wallId, clientId: f.clientId });
-    const read = await explainNamed(pg, scanRead, {
-      clientId: f.clientId, wallId: f.wallId, warehouseId: wall!.warehouse_id, token: f.sessionToken, code: f.barcode.toUpperCase(), idempotencyKey: null,
-    });
-    return [lock, read];
+    const code = f.barcode.toUpperCase();
+    const product = await explainNamed(pg, productByCode, { clientId: f.clientId, code });
+    const [found] = await productByCode(new SqlClient(pg, false), { clientId: f.clientId, code });
+    const { rows: [wall] } = await pg.query<{ warehouse_id: number | null }>('select warehouse_id from wall where id = $1', [f.wallId]);
+    const read =
+      wall?.warehouse_id == null
+        ? await explainNamed(pg, scanCandidatesAnyWarehouse, { clientId: f.clientId, sku: found!.sku, picklistId: null })
+        : await explainNamed(pg, scanCandidates, { clientId: f.clientId, sku: found!.sku, picklistId: null, warehouseId: wall.warehouse_id });
+    return [product, read];
   } finally {
     await pg.end();
   }
