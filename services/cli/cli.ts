@@ -89,7 +89,7 @@ const day = z.iso.date({ message: 'must be a date YYYY-MM-DD' });
 
 const statsRebuildCommand: Command<{ from: string; to: string; 'client-id'?: number }> = {
   name: 'stats rebuild',
-  summary: 'Recomputes the insights roll-ups of whole UTC days from the stored events; safe while the statistics worker runs.',
+  summary: 'Recomputes the insights roll-ups of whole UTC days from the stored events, as far back as the outbox keeps them (OUTBOX_RETENTION_DAYS); safe while the statistics worker runs.',
   optionHelp: [
     '--from <YYYY-MM-DD>         first day (UTC) to rebuild',
     '--to <YYYY-MM-DD>           last day (UTC) to rebuild, included',

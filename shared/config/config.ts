@@ -84,6 +84,26 @@ export const configSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  // Event consumers (docs/architecture.md "Event pipeline"): a consumer that woke up reads at most this
+  // often while events trickle in, so it takes them in fewer, larger batches (a full batch goes on at once).
+  OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(200),
+  // An event a consumer fails on while the database answers is tried this often (waits doubling from
+  // OUTBOX_CONSUMER_RETRY_BASE_MS), then recorded in failed_job and passed over.
+  OUTBOX_CONSUMER_ATTEMPTS: z.coerce.number().int().min(1).default(8),
+  OUTBOX_CONSUMER_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+  // Labels are rendered ahead only in the formats the client printed within this many days (0: never ahead).
+  LABEL_PRERENDER_DAYS: z.coerce.number().int().min(0).default(7),
+  // Retention (docs/operations.md "Retention"): how long each kind of record is kept, enforced by the
+  // sweeper in batches of RETENTION_BATCH_SIZE rows.
+  OUTBOX_RETENTION_DAYS: z.coerce.number().min(1).default(7),
+  AUDIT_RETENTION_DAYS: z.coerce.number().min(1).default(90),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().min(1).default(30),
+  LABEL_DOCUMENT_RETENTION_DAYS: z.coerce.number().min(0.01).default(3),
+  SORT_BOX_ITEM_RETENTION_DAYS: z.coerce.number().min(1).default(400),
+  SESSION_RETENTION_DAYS: z.coerce.number().min(1).default(400),
+  FAILED_JOB_RETENTION_DAYS: z.coerce.number().min(1).default(90),
+  COMMAND_RECORD_RETENTION_HOURS: z.coerce.number().min(1).default(24),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
   // log2 of scrypt's N for passwords and the PIN (shared/auth/password.ts); tests use 4.
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),

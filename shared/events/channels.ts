@@ -3,6 +3,22 @@ export function wallEventsChannel(prefix: string, wallId: number | null): string
   return `${prefix}:events:wall:${wallId ?? 'none'}`;
 }
 
+/**
+ * A message on a wall's channel: the event's outbox id (its place in the wall's order), a '|', and the
+ * event as hubs receive it. The id lets a hub connection drop what it has already sent (a relay that
+ * took over publishes its predecessor's last events again) and catch up from the outbox after a gap.
+ */
+export function wallEventMessage(outboxId: string, event: WallEvent): string {
+  return `${outboxId}|${JSON.stringify(event)}`;
+}
+
+/** The outbox id and the event's JSON of a wall channel message; id null for a message without one. */
+export function parseWallEventMessage(message: string): { outboxId: bigint | null; raw: string } {
+  const bar = message.indexOf('|');
+  if (bar > 0 && bar < 20 && /^\d+$/.test(message.slice(0, bar))) return { outboxId: BigInt(message.slice(0, bar)), raw: message.slice(bar + 1) };
+  return { outboxId: null, raw: message };
+}
+
 /** What every hub receives for each event (docs/api.md §8). */
 export interface WallEvent {
   id: string;

@@ -1,6 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
-import { QUEUES, type JobQueueKind } from './jobs';
 import { commandQueueName } from '../commands/partitioning';
 import type { QueueSettings } from './queue-module';
 
@@ -17,15 +16,12 @@ export interface QueueInspection {
 }
 
 /**
- * The queues that exist: one command queue per partition, then every queue of the job module (webhook
- * deliveries, maintenance, one per event consumer), all from the job module's one list (jobs.ts). The
- * dashboard (/admin/queues) and the queue metrics read them here.
+ * The queues that exist: one command queue per partition (jobs.ts). The dashboard (/admin/queues) and
+ * the queue metrics read them here. The event pipeline and the sweeper use no queue: their work is in
+ * PostgreSQL (docs/architecture.md "Event pipeline").
  */
 export function queueNames(partitions: number): string[] {
-  const jobQueues = (Object.keys(QUEUES) as (keyof typeof QUEUES)[])
-    .filter((k): k is JobQueueKind => k !== 'commands')
-    .map((k) => QUEUES[k].name());
-  return [...Array.from({ length: partitions }, (_, p) => commandQueueName(p)), ...jobQueues];
+  return Array.from({ length: partitions }, (_, p) => commandQueueName(p));
 }
 
 export function openQueueInspection(settings: Pick<QueueSettings, 'redisUrl' | 'prefix' | 'partitions'>): QueueInspection {

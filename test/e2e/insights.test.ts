@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import request from 'supertest';
-import { handleStatsJob } from '../../workers/stats/stats.worker';
 import type { OutboxEventRow } from '../../workers/stats/apply-events.use-case';
+import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
+import { consumeAll, relayAll } from '../support/pipeline';
 import { refSortingStats, refWallScanning } from '../support/insights-reference';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 import { useTestApi } from '../support/test-api';
@@ -74,10 +75,10 @@ describe('insights', () => {
     }
     to = new Date(Date.now() + 3_600_000).toISOString();
 
-    // Delivered like the fan-out does, at least once and in any order.
-    const rows = await outboxRows();
-    await handleStatsJob(api.runtime.ormSql, rows);
-    await handleStatsJob(api.runtime.ormSql, [...rows].reverse());
+    // Relayed and consumed as the outbox and stats workers do; a second run has nothing left to add.
+    await relayAll(api.runtime);
+    expect(await consumeAll(api.runtime, EVENT_CONSUMERS.stats, 3)).toBeGreaterThan(0);
+    expect(await consumeAll(api.runtime, EVENT_CONSUMERS.stats)).toBe(0);
   }, 60_000);
 
   it('GET /insights/stats agrees with the sort_box_item rows and the raw events', async () => {
@@ -202,8 +203,8 @@ describe('insights', () => {
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ from: first, to: last, days, events: (await outboxRows()).filter((e) => e.type !== 'session.started').length });
     expect((await get('/insights/stats', { from, to })).body).toEqual(before);
     expect((await get('/insights/units/sorted', { from, to, warehouseId: floor.warehouseId })).body).toEqual(beforeUnits);
-    // Delivering the events again after the rebuild changes nothing.
-    await handleStatsJob(api.runtime.ormSql, await outboxRows());
+    // The consumer, after the rebuild, has nothing to add: the rebuild counted what it had counted.
+    expect(await consumeAll(api.runtime, EVENT_CONSUMERS.stats)).toBe(0);
     expect((await get('/insights/stats', { from, to })).body).toEqual(before);
   }, 90_000);
 });

@@ -10,15 +10,37 @@ const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => 
 };
 
 /*
- * The labels worker as one more consumer of the outbox fan-out: a completed slot gets its license
- * plate rendered ahead (ZPL and PDF) through the relay, and the shipper's print answers that document
- * while the data it shows is unchanged, still auditing the print.
+ * The labels worker as one more consumer of the relayed events: a completed slot gets its license
+ * plate rendered ahead, in the formats its client has been printing, and the shipper's print answers
+ * that document while the data it shows is unchanged, still auditing the print. A client that never
+ * printed gets nothing rendered ahead; its prints render when asked.
  */
 describe('license plates rendered ahead by the labels worker', () => {
   const api = useTestApi({ workers: ['sorting', 'outbox', 'labels'] });
 
-  it('stores both documents when a slot completes; a print answers them while current and renders again once the order changed', async () => {
-    const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
+  it('renders nothing ahead for a client that never printed; its print renders when asked', async () => {
+    const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }, { id: 2, items: [{ sku: 'SKU-B', qty: 1 }] }] });
+    const clientId = floor.tenant.clientId;
+    const sorter = await floor.sorter(1);
+    const { body: session } = await connect(api, floor, sorter.auth);
+    const first = await scan(api, sorter.auth, session.token, 'SKU-A');
+    expect((await request(api.app).patch(`/api/v1/sort-box-items/${first.body.id}/confirm`).set('Authorization', sorter.auth)).status).toBe(200);
+    // The labels consumer has passed the completion (its position), and rendered nothing.
+    const completedSeq = async () =>
+      (await api.runtime.orm.em.fork().execute<{ seq: string | null }[]>(`select relay_seq as seq from outbox_event where client_id = ? and type = 'sort-box.completed'`, [clientId]))[0]?.seq;
+    await waitFor(async () => {
+      const seq = await completedSeq();
+      const [{ position }] = await api.runtime.orm.em.fork().execute<{ position: string }[]>(`select position from outbox_consumer where name = 'labels'`);
+      return seq !== undefined && seq !== null && BigInt(position) >= BigInt(seq);
+    }, { timeoutMs: 30_000, what: 'the labels consumer to pass the completion' });
+    expect(await api.runtime.orm.em.fork().execute('select 1 from license_plate_document where client_id = ?', [clientId])).toEqual([]);
+    const print = await request(api.app).post(`/api/v1/license-plates/orders/1/zpl`).set('Authorization', sorter.auth);
+    expect(print.status).toBe(200);
+    expect(print.text).toContain('^XA');
+  }, 90_000);
+
+  it('stores the printed formats when a slot completes; a print answers them while current and renders again once the order changed', async () => {
+    const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }, { id: 2, items: [{ sku: 'SKU-B', qty: 1 }] }] });
     const clientId = floor.tenant.clientId;
     const db = () => api.runtime.orm.em.fork().getConnection();
     const documents = async () =>
@@ -30,6 +52,8 @@ describe('license plates rendered ahead by the labels worker', () => {
     const printAudits = async () => Number((await db().execute<{ n: string }[]>(`select count(*) as n from audit_log where client_id = ? and order_id = 1 and is_license_plate`, [clientId]))[0]!.n);
 
     const sorter = await floor.sorter(1);
+    // The client prints both formats (another order): those are the ones rendered ahead from now on.
+    for (const format of ['zpl', 'pdf']) expect((await request(api.app).post(`/api/v1/license-plates/orders/2/${format}`).set('Authorization', sorter.auth)).status).toBe(200);
     const { body: session } = await connect(api, floor, sorter.auth);
     const item = await scan(api, sorter.auth, session.token, 'SKU-A');
     expect(item.status).toBe(200);

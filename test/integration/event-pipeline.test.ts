@@ -1,238 +1,229 @@
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
-import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
-import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { PermanentJobFailure, createJobQueue, startJobWorker, type JobAttempt, type JobQueueSettings, type JobRequest } from '../../shared/queue/job-queue';
-import { eventBatchJobId, jobOptions } from '../../shared/queue/jobs';
-import { openQueueInspection } from '../../shared/queue/queue-registry';
-import { auditBatchHandler } from '../../workers/audit/audit.worker';
-import { OUTBOX_CONSUMERS } from '../../workers/outbox/consumers';
-import { relayOnce } from '../../workers/outbox/relay.use-case';
+import { Client as PgClient } from 'pg';
+import { parseWallEventMessage, wallEventsChannel, type WallEvent } from '../../shared/events/channels';
+import { query, type SqlRunner } from '../../shared/db/named-sql';
+import { consumeOnce, eventConsumer, runConsumer, type EventConsumer } from '../../workers/outbox/consumer-runner';
+import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
+import { listenForNotifications, RELAYED_CHANNEL } from '../../workers/outbox/notifications';
+import { registerConsumer } from '../../workers/outbox/outbox.queries';
+import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-case';
+import { claimMaintenanceRun } from '../../workers/sweeper/sweep.queries';
+import { consumeAll, relayAll } from '../support/pipeline';
 import { newTenant, startTestApi, waitFor, type TestApi } from '../support/test-api';
 
-describe('event pipeline: job module, failure policy, schedulers, outbox fan-out', () => {
+/*
+ * The event pipeline's transport: the relay stamps committed events with their relay order and
+ * publishes the public ones; each consumer reads the outbox from its position in PostgreSQL, moved in
+ * the transaction of its effect; a poison event is recorded and passed over; the audit consumer records
+ * each event once; the sweeper's interval is given to one process by PostgreSQL.
+ */
+
+const recordEffect = query<{ consumer: string; ids: string[] }>(
+  'test-consumer-effect',
+  'insert into test_consumer_effect (consumer, event_id) select :consumer::text, unnest(:ids::uuid[])',
+);
+
+describe('event pipeline: relay order, consumer positions, poison events, audit records', () => {
   let api: TestApi;
-  let settings: JobQueueSettings;
   beforeAll(async () => {
     // The back-up poll is a minute: an event relayed within seconds was woken by NOTIFY.
-    process.env.OUTBOX_POLL_MS = '60000';
-    api = await startTestApi({ workers: ['outbox'] });
-    delete process.env.OUTBOX_POLL_MS;
-    settings = { ...api.runtime.queueSettings, prefix: `${api.runtime.config.QUEUE_PREFIX}:pipeline-${randomUUID().slice(0, 6)}`, webhookRetryBaseMs: 10 };
+    api = await startTestApi({ workers: ['outbox'], env: { OUTBOX_POLL_MS: '60000' } });
+    await api.runtime.orm.em.fork().execute('create table if not exists test_consumer_effect (consumer text not null, event_id uuid not null, at timestamptz default clock_timestamp())');
   });
   afterAll(async () => {
+    await api.runtime.orm.em.fork().execute('drop table if exists test_consumer_effect');
     await api.close();
   });
   const em = () => api.runtime.orm.em.fork();
-  const deps = () => ({ log: api.runtime.log, recordFailure: failedJobRecorder(em) });
-  const event = (clientId: number, type = 'session.started'): WallEvent => ({ id: randomUUID(), type, occurredAt: new Date().toISOString(), clientId, wallId: 1, data: {} });
-  const failedJob = async (jobId: string) => (await em().execute<{ job_name: string; error: string; attempts: number }[]>('select job_name, error, attempts from failed_job where job_id = ?', [jobId]))[0];
-
-  it('a worker starts only with exactly one handler per job name of its queue', async () => {
-    await expect(startJobWorker(settings, 'webhooks', {}, deps())).rejects.toThrow(
-      "Worker for queue 'webhooks' cannot start: no handler for job(s) webhook.deliver. Every job name needs exactly one handler.",
-    );
-    await expect(startJobWorker(settings, 'audit', { 'audit.batch': async () => undefined, 'webhook.deliver': async () => undefined }, deps())).rejects.toThrow(
-      /handler\(s\) for job\(s\) of other queues: webhook\.deliver/,
-    );
-  });
-
-  it('failure policy: retried with backoff until it succeeds; a permanent failure is recorded in failed_job at once', async () => {
-    const attempts = new Map<string, JobAttempt[]>();
-    const queue = createJobQueue(settings);
-    const worker = await startJobWorker(
-      settings,
-      'webhooks',
-      {
-        'webhook.deliver': async (data, attempt) => {
-          const list = attempts.get(data.event.id) ?? [];
-          list.push(attempt);
-          attempts.set(data.event.id, list);
-          if (data.subscriptionId === 1 && attempt.attempt < 3) throw new Error('receiver answered 500');
-          if (data.subscriptionId === 2) throw new PermanentJobFailure('subscription 2 no longer exists');
-        },
+  const insertEvents = (clientId: number, wallId: number, types: string[]) => {
+    const ids = types.map(() => randomUUID());
+    return em()
+      .execute(
+        `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, ?, e.type, '{}'::jsonb from jsonb_to_recordset(?::jsonb) as e(id uuid, type text)`,
+        [clientId, wallId, JSON.stringify(types.map((type, i) => ({ id: ids[i], type })))],
+      )
+      .then(() => ids);
+  };
+  /** A consumer whose effect is a row per event in test_consumer_effect, in its transaction. */
+  const recording = (name: string, fail?: (e: WallEvent) => boolean, types?: string[]): EventConsumer =>
+    eventConsumer(
+      name,
+      async (events: WallEvent[], tx: SqlRunner) => {
+        for (const e of events) if (fail?.(e)) throw new Error(`cannot take ${e.id}`);
+        await recordEffect(tx, { consumer: name, ids: events.map((e) => e.id) });
       },
-      deps(),
+      types,
     );
-    try {
-      const flaky = event(1);
-      const gone = event(1);
-      await queue.enqueueBulk([
-        { name: 'webhook.deliver', data: { subscriptionId: 1, clientId: 1, event: flaky } },
-        { name: 'webhook.deliver', data: { subscriptionId: 2, clientId: 1, event: gone } },
-      ]);
-      await waitFor(() => attempts.get(flaky.id)?.length === 3, { what: 'three attempts' });
-      expect(attempts.get(flaky.id)!.map((a) => [a.attempt, a.maxAttempts, a.retryDelayMs])).toEqual([[1, 12, 10], [2, 12, 20], [3, 12, 40]]);
-      const goneJobId = jobOptions('webhook.deliver', { subscriptionId: 2, clientId: 1, event: gone }, { webhookRetryBaseMs: 10 }).jobId!;
-      expect(goneJobId).toBe(`webhook_${gone.id}_2`);
-      const row = await waitFor(() => failedJob(goneJobId), { what: 'the failed job in PostgreSQL' });
-      expect(row).toEqual({ job_name: 'webhook.deliver', error: 'subscription 2 no longer exists', attempts: 1 });
-      expect(attempts.get(gone.id)).toHaveLength(1);
-      expect(await failedJob(jobOptions('webhook.deliver', { subscriptionId: 1, clientId: 1, event: flaky }, {}).jobId!)).toBeUndefined();
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
-  });
+  const effects = async (consumer: string) =>
+    (await em().execute<{ event_id: string }[]>('select event_id from test_consumer_effect where consumer = ? order by at', [consumer])).map((r) => r.event_id);
 
-  it('the same batch enqueued twice (a relay repeating it) runs once: its id comes from its events; another batch runs', async () => {
-    const runs: string[][] = [];
-    const queue = createJobQueue(settings);
-    const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, { ...deps(), concurrency: 4 });
-    try {
-      const [a, b, c] = [event(1), event(1), event(1)];
-      await queue.enqueue({ name: 'audit.batch', data: { events: [a, b] } });
-      await queue.enqueue({ name: 'audit.batch', data: { events: [a, b] } });
-      // Claimed again after a crash with an event committed meanwhile: another batch, another id.
-      await queue.enqueue({ name: 'audit.batch', data: { events: [a, c, b] } });
-      await waitFor(() => runs.some((r) => r.includes(c.id)), { what: 'the later batch' });
-      expect(runs.filter((r) => r.join() === [a.id, b.id].join())).toHaveLength(1);
-      expect(eventBatchJobId('audit', [a, b])).toBe(eventBatchJobId('audit', [{ id: a.id }, { id: b.id }]));
-      expect(eventBatchJobId('audit', [a, b])).not.toBe(eventBatchJobId('audit', [a, c, b]));
-      expect(eventBatchJobId('audit', [a, b])).not.toBe(eventBatchJobId('stats', [a, b]));
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
-  });
-
-  it("a per-event job of the previous version (`audit.record`, `{ event }`) still queued at an upgrade is handled as a batch of one", async () => {
-    const runs: string[][] = [];
-    const worker = await startJobWorker(settings, 'audit', { 'audit.batch': async ({ events }) => void runs.push(events.map((e) => e.id)) }, deps());
-    const inspection = openQueueInspection({ ...settings, partitions: 0 });
-    const legacy = inspection.queues().find((q) => q.name === '{audit}')!;
-    try {
-      const e = event(1);
-      await legacy.add('audit.record', { event: e }, { jobId: `audit_${e.id}` });
-      await waitFor(() => runs.some((r) => r.join() === e.id), { what: 'the legacy job handled' });
-    } finally {
-      await worker.close();
-      await inspection.close();
-    }
-  });
-
-  it('a batch with a bad event: the others are written at once; the job is narrowed to the bad one, retried, then recorded in failed_job', async () => {
-    const t = await newTenant(api, 'Bad batch');
-    const fast = { ...settings, eventRetryBaseMs: 1 };
-    const queue = createJobQueue(fast);
-    const worker = await startJobWorker(fast, 'audit', { 'audit.batch': auditBatchHandler(api.runtime.ormSql, em, api.runtime.log) }, deps());
-    try {
-      const [first, last] = [event(t.clientId), event(t.clientId)];
-      // Passes the job schema, fails the audit insert (event_id is a uuid).
-      const bad = { ...event(t.clientId), id: 'not-a-uuid' };
-      const data = { events: [first, bad, last] };
-      await queue.enqueue({ name: 'audit.batch', data });
-      const jobId = jobOptions('audit.batch', data, fast).jobId!;
-      const row = await waitFor(() => failedJob(jobId), { what: 'the bad event in failed_job', timeoutMs: 20_000 });
-      expect(row).toMatchObject({ job_name: 'audit.batch', attempts: 11 });
-      expect(row.error).toMatch(/invalid input syntax for type uuid/);
-      const [{ data: recorded }] = await em().execute<{ data: unknown }[]>('select data from failed_job where job_id = ?', [jobId]);
-      expect(recorded).toEqual({ events: [bad] });
-      const audited = await em().execute<{ event_id: string }[]>('select event_id from audit_log where client_id = ? order by id', [t.clientId]);
-      expect(audited.map((r) => r.event_id)).toEqual([first.id, last.id]);
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
-  });
-
-  it('timers are job schedulers: many processes upserting make one scheduler; each interval runs once', async () => {
-    const a = createJobQueue(settings);
-    const b = createJobQueue(settings);
-    const ran: string[] = [];
-    const handler = { 'sessions.sweep': async (_d: object, attempt: JobAttempt) => void ran.push(attempt.jobId) };
-    const w1 = await startJobWorker(settings, 'maintenance', handler, deps());
-    const w2 = await startJobWorker(settings, 'maintenance', handler, deps());
-    const redis = new IORedis(settings.redisUrl);
-    try {
-      await a.upsertSchedulers({ sessionSweepMs: 150 });
-      await b.upsertSchedulers({ sessionSweepMs: 150 });
-      expect(await redis.zcard(`${settings.prefix}:{maintenance}:repeat`)).toBe(1);
-      await waitFor(() => ran.length >= 3, { what: 'three sweeps' });
-      expect(new Set(ran).size).toBe(ran.length);
-    } finally {
-      await Promise.all([w1.close(), w2.close()]);
-      await Promise.all([a.close(), b.close()]);
-      redis.disconnect();
-    }
-  });
-
-  it('the relay wakes on NOTIFY, fans out each batch once per consumer (its filter applied) with ids from the events, sends hubs every event and webhooks the public ones only', async () => {
+  it('the relay wakes on NOTIFY, stamps events in commit order with their relay order, and publishes the public ones with their outbox id', async () => {
     const t = await newTenant(api, 'Relay');
-    const [{ id: subId }] = await em().execute<{ id: number }[]>(
-      `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/x', '{*}', 'whsec_x') returning id`,
-      [t.clientId],
-    );
     const wallId = 1_000_000 + t.clientId;
     const prefix = api.runtime.config.QUEUE_PREFIX;
-    const redis = new IORedis(api.runtime.config.REDIS_URL);
-    const inspection = openQueueInspection({ redisUrl: api.runtime.config.REDIS_URL, prefix, partitions: 0 });
     const sub = new IORedis(api.runtime.config.REDIS_URL);
-    const seen: WallEvent[] = [];
-    sub.on('message', (_c, m) => seen.push(JSON.parse(m) as WallEvent));
+    const seen: { outboxId: bigint | null; event: WallEvent }[] = [];
+    sub.on('message', (_c, m) => {
+      const { outboxId, raw } = parseWallEventMessage(m);
+      seen.push({ outboxId, event: JSON.parse(raw) as WallEvent });
+    });
     await sub.subscribe(wallEventsChannel(prefix, wallId));
-    const [started, refused, later] = [randomUUID(), randomUUID(), randomUUID()];
     try {
-      await em().execute(
-        `insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, ?, 'command.refused', '{"command":"item.scan"}'), (?, ?, ?, 'session.started', '{}')`,
-        [refused, t.clientId, wallId, started, t.clientId, wallId],
-      );
-      await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, ?, 'wall.updated', '{}')`, [later, t.clientId, wallId]);
+      const [refused, started] = await insertEvents(t.clientId, wallId, ['command.refused', 'session.started']);
+      const [later] = await insertEvents(t.clientId, wallId, ['wall.updated']);
       // The back-up poll is a minute away: only NOTIFY can make this quick.
-      await waitFor(() => seen.length >= 3, { what: 'the hub events', timeoutMs: 5000 });
-      // Hubs get every event of the wall, the refusal too (webhooks only the public ones).
-      expect(seen.map((e) => [e.id, e.type])).toEqual([[refused, 'command.refused'], [started, 'session.started'], [later, 'wall.updated']]);
-      // Hubs and queues get a batch (at once) before it is marked relayed.
-      await waitFor(
-        async () => Number((await em().execute<{ n: string }[]>(`select count(*) as n from outbox_event where event_id in (?) and published_at is not null`, [[started, refused, later]]))[0].n) === 3,
-        { what: 'the batch marked relayed', timeoutMs: 5000 },
+      await waitFor(() => seen.length >= 2, { what: 'the hub events', timeoutMs: 5000 });
+      expect(seen.map((s) => [s.event.id, s.event.type])).toEqual([[started, 'session.started'], [later, 'wall.updated']]);
+      const rows = await em().execute<{ id: string; event_id: string; relay_seq: string; published_at: Date | null }[]>(
+        'select id, event_id, relay_seq, published_at from outbox_event where event_id in (?) order by id',
+        [[refused, started, later]],
       );
-      const exists = (queue: string, jobId: string) => redis.exists(`${prefix}:${queue}:${jobId}`);
-      const ours = new Set<string>([started, refused, later]);
-      // No consumer runs here: the relayed jobs wait in their queues. Each event is in one batch job per
-      // consumer, in commit order; labels takes only sort-box.completed, so none of these.
-      const batched = async (consumer: string) => {
-        const q = inspection.queues().find((queue) => queue.name === `{${consumer}}`)!;
-        const jobs = await q.getJobs(['waiting', 'prioritized', 'delayed']);
-        const ids = jobs.sort((a, b) => a.timestamp - b.timestamp).flatMap((j) => (j.data as { events: WallEvent[] }).events.map((e) => e.id));
-        for (const j of jobs) expect(j.id).toBe(eventBatchJobId(consumer as 'audit', (j.data as { events: WallEvent[] }).events));
-        return ids.filter((id) => ours.has(id));
-      };
-      expect(await batched('audit')).toEqual([refused, started, later]);
-      expect(await batched('stats')).toEqual([refused, started, later]);
-      expect(await batched('labels')).toEqual([]);
-      expect(await batched('lights')).toEqual([refused, later]);
-      expect(await exists('{webhook-deliveries}', `webhook_${started}_${subId}`)).toBe(1);
-      expect(await exists('{webhook-deliveries}', `webhook_${later}_${subId}`)).toBe(1);
-      expect(await exists('{webhook-deliveries}', `webhook_${refused}_${subId}`)).toBe(0);
-
-      // As after a relay crash before its commit: the same events again give one batch job per consumer
-      // (with the ids a repeat of the same batch gets), and a webhook job per public event.
-      await em().execute(`update outbox_event set published_at = null where event_id in (?)`, [[started, refused, later]]);
-      const jobs: JobRequest[] = [];
-      const published: WallEvent[] = [];
-      await waitFor(
-        async () => {
-          await relayOnce(api.runtime.ormSql, async (e) => void published.push(...e), async (j) => void jobs.push(...j), OUTBOX_CONSUMERS);
-          return (await em().execute(`select 1 from outbox_event where event_id in (?) and published_at is null`, [[started, refused, later]])).length === 0;
-        },
-        { what: 'the events relayed again' },
-      );
-      const batches = jobs.filter((j) => j.name !== 'webhook.deliver').map((j) => [j.name, (j.data as { events: WallEvent[] }).events.filter((e) => ours.has(e.id)).map((e) => e.id)]);
-      expect(batches.filter(([, ids]) => ids.length > 0)).toEqual([
-        ['audit.batch', [refused, started, later]],
-        ['stats.batch', [refused, started, later]],
-        // The light gateway takes the events that can change a light: a refusal (a wrong slot flashes) and a wall change.
-        ['lights.batch', [refused, later]],
-      ]);
-      for (const j of jobs) if (j.name !== 'webhook.deliver') expect(jobOptions(j.name, j.data as never, {}).jobId).toBe(eventBatchJobId(j.name.split('.')[0] as 'audit', (j.data as { events: WallEvent[] }).events));
-      const ids = jobs.filter((j) => j.name === 'webhook.deliver').map((j) => jobOptions(j.name, j.data as never, {}).jobId).filter((id) => [started, refused, later].some((e) => id!.includes(e)));
-      expect(ids.sort()).toEqual([`webhook_${started}_${subId}`, `webhook_${later}_${subId}`].sort());
-      expect(published.filter((e) => e.clientId === t.clientId).map((e) => e.type)).toEqual(['command.refused', 'session.started', 'wall.updated']);
+      expect(rows.map((r) => r.event_id)).toEqual([refused, started, later]);
+      // Stamped in id order (per wall the commit order), each with its time.
+      const seqs = rows.map((r) => BigInt(r.relay_seq));
+      expect([...seqs].sort((a, b) => (a < b ? -1 : 1))).toEqual(seqs);
+      expect(rows.every((r) => r.published_at !== null)).toBe(true);
+      expect(seen.map((s) => s.outboxId)).toEqual([BigInt(rows[1]!.id), BigInt(rows[2]!.id)]);
+      // A relay that takes over publishes its predecessor's last seconds again (hubs drop what they sent).
+      expect((await eventsToRepublish(api.runtime.ormSql)).map((e) => e.event.id)).toEqual(expect.arrayContaining([started, later]));
     } finally {
       sub.disconnect();
-      redis.disconnect();
-      await inspection.close();
     }
+  });
+
+  it('one relay at a time: a stand-by stamps nothing while the active one holds the lock', async () => {
+    const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
+    await pg.connect();
+    try {
+      await pg.query('begin');
+      await pg.query(`select pg_advisory_xact_lock(hashtext('outbox-relay'))`);
+      expect(await stampOnce(api.runtime.ormSql)).toEqual({ locked: false, events: [] });
+      await pg.query('commit');
+      expect((await stampOnce(api.runtime.ormSql)).locked).toBe(true);
+    } finally {
+      await pg.end();
+    }
+  });
+
+  it('a consumer applies each batch with its position: a crash rolls both back, a second instance is a stand-by, a filter passes the others over', async () => {
+    const t = await newTenant(api, 'Consumer');
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    await registerConsumer(api.runtime.ormSql, { name });
+    const ids = await insertEvents(t.clientId, 7, ['session.started', 'wall.updated', 'sort-box.completed', 'wall.updated']);
+    await relayAll(api.runtime);
+    // Crashes after its effect: nothing stays, the position does not move.
+    await expect(
+      consumeOnce(api.runtime.ormSql, { ...recording(name), handle: async (b, tx, ctx) => {
+        await recording(name).handle(b, tx, ctx);
+        throw new Error('crash before the commit');
+      } }, 2, api.runtime),
+    ).rejects.toThrow('crash before the commit');
+    expect(await effects(name)).toEqual([]);
+    // Two at once: one takes the batch, the other is a stand-by.
+    const both = await Promise.all([consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime), consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)]);
+    expect(both.map((r) => r.status).sort()).toEqual(['done', 'standby']);
+    await consumeAll(api.runtime, recording(name), 2);
+    expect(await effects(name)).toEqual(ids);
+    expect((await consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)).status).toBe('idle');
+
+    // With a filter: only its types reach it, and its position still passes the others.
+    const filtered = `test-${randomUUID().slice(0, 8)}`;
+    const more = await insertEvents(t.clientId, 7, ['wall.updated', 'sort-box.completed', 'wall.updated']);
+    await em().execute('insert into outbox_consumer (name, position) select ?, position from outbox_consumer where name = ?', [filtered, name]);
+    await relayAll(api.runtime);
+    await consumeAll(api.runtime, recording(filtered, undefined, ['sort-box.completed']));
+    expect(await effects(filtered)).toEqual([more[1]]);
+    const [{ position }] = await em().execute<{ position: string }[]>('select position from outbox_consumer where name = ?', [filtered]);
+    const [{ seq }] = await em().execute<{ seq: string }[]>('select relay_seq as seq from outbox_event where event_id = ?', [more[2]]);
+    expect(BigInt(position)).toBeGreaterThanOrEqual(BigInt(seq));
+  });
+
+  it('a new consumer starts at the end of the relayed events', async () => {
+    const t = await newTenant(api, 'New consumer');
+    await insertEvents(t.clientId, 7, ['wall.updated']);
+    await relayAll(api.runtime);
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    await registerConsumer(api.runtime.ormSql, { name });
+    const [{ position }] = await em().execute<{ position: string }[]>('select position from outbox_consumer where name = ?', [name]);
+    const [{ head }] = await em().execute<{ head: string }[]>('select max(relay_seq) as head from outbox_event');
+    expect(position).toBe(head);
+  });
+
+  it('a poison event: the others are applied, it is tried OUTBOX_CONSUMER_ATTEMPTS times, recorded in failed_job and passed over', async () => {
+    const t = await newTenant(api, 'Poison');
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    await registerConsumer(api.runtime.ormSql, { name });
+    const ids = await insertEvents(t.clientId, 7, ['wall.updated', 'wall.updated', 'wall.updated', 'wall.updated', 'wall.updated']);
+    const poison = ids[2]!;
+    let tries = 0;
+    const consumer = recording(name, (e) => e.id === poison && ++tries > 0);
+    const listener = listenForNotifications(api.runtime.config.DATABASE_URL, api.runtime.log);
+    let stopped = false;
+    const running = runConsumer(
+      api.runtime.ormSql,
+      consumer,
+      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10 },
+      { waiter: listener.waiter(RELAYED_CHANNEL), ctx: api.runtime, stopped: () => stopped },
+    );
+    try {
+      await relayAll(api.runtime);
+      await waitFor(async () => (await effects(name)).length === 4, { what: 'the four good events applied' });
+      expect(await effects(name)).toEqual(ids.filter((id) => id !== poison));
+      const [failed] = await em().execute<{ job_name: string; error: string; attempts: number; data: { consumer: string; event: WallEvent } }[]>(
+        `select job_name, error, attempts, data from failed_job where queue = ? and job_id = ?`,
+        [`consumer:${name}`, poison],
+      );
+      expect(failed).toMatchObject({ job_name: 'wall.updated', attempts: 3, error: `cannot take ${poison}`, data: { consumer: name, event: { id: poison } } });
+      // The batch once, then the poison alone three times.
+      expect(tries).toBe(4);
+    } finally {
+      stopped = true;
+      await listener.close();
+      await running;
+    }
+  });
+
+  it('the audit consumer records each relayed event once: kinds, ids, no session token, a message', async () => {
+    const t = await newTenant(api, 'Audit');
+    const rows: [string, object][] = [
+      ['sort-box-item.created', { item: { id: 31, userId: 5, orderId: 77, crc: 'AB12CD34', barcode: '0123' }, sortBox: { crc: 'AB12CD34' } }],
+      ['sort-box-item.swapped', { item: { id: 1, orderId: 2 }, from: { crc: 'FROM0000' }, to: { crc: 'TO000000' } }],
+      ['session.started', { session: { id: 12, token: 'secret-token', userId: 3, picklistId: 8 } }],
+      ['command.refused', { command: 'slot.release', code: 'slot-not-complete', detail: 'Slot 3 still sorts order 7.', userId: 2, crc: 'AB12CD34', sessionId: null }],
+      ['something.else', ['not', 'an', 'object']],
+    ];
+    const ids = rows.map(() => randomUUID());
+    await em().execute(
+      `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, 9, e.type, e.data from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, data jsonb)`,
+      [t.clientId, JSON.stringify(rows.map(([type, data], i) => ({ id: ids[i], type, data })))],
+    );
+    await relayAll(api.runtime);
+    await consumeAll(api.runtime, EVENT_CONSUMERS.audit);
+    const records = await em().execute<Record<string, unknown>[]>(
+      `select event_id, kind, wall_id, user_id, order_id, picklist_id, crc, barcode, sort_box_item_id, session_id, is_error, message, data
+         from audit_log where client_id = ? order by id`,
+      [t.clientId],
+    );
+    const byId = new Map(records.map((r) => [r.event_id as string, r]));
+    expect(byId.get(ids[0]!)).toMatchObject({ kind: 'sort-box-item', wall_id: 9, user_id: 5, order_id: 77, crc: 'AB12CD34', barcode: '0123', sort_box_item_id: 31, is_error: false });
+    expect(byId.get(ids[1]!)).toMatchObject({ kind: 'sort-box-item', crc: 'TO000000', order_id: 2 });
+    expect(byId.get(ids[2]!)).toMatchObject({ kind: 'session', session_id: 12, user_id: 3, picklist_id: 8 });
+    expect(JSON.stringify(byId.get(ids[2]!)!.data)).not.toContain('secret-token');
+    expect(byId.get(ids[3]!)).toMatchObject({ kind: 'sort-box', is_error: true, user_id: 2, crc: 'AB12CD34', message: 'Slot 3 still sorts order 7.' });
+    expect(byId.get(ids[4]!)).toMatchObject({ kind: 'other', data: ['not', 'an', 'object'] });
+    for (const r of records) expect(typeof r.message === 'string' && (r.message as string).length > 0).toBe(true);
+    // Each event once, even when the consumer is asked again.
+    await consumeAll(api.runtime, EVENT_CONSUMERS.audit);
+    expect(Number((await em().execute<{ n: string }[]>('select count(*) as n from audit_log where client_id = ?', [t.clientId]))[0]!.n)).toBe(rows.length);
+  });
+
+  it("the sweeper's interval goes to one process however many ask", async () => {
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    const claims = await Promise.all(Array.from({ length: 5 }, () => claimMaintenanceRun(api.runtime.ormSql, { name, intervalMs: 60_000 })));
+    expect(claims.filter(([c]) => c!.claimed)).toHaveLength(1);
+    expect((await claimMaintenanceRun(api.runtime.ormSql, { name, intervalMs: 60_000 }))[0]!.claimed).toBe(false);
+    await em().execute(`update maintenance_run set last_run_at = now() - interval '61 seconds' where name = ?`, [name]);
+    expect((await claimMaintenanceRun(api.runtime.ormSql, { name, intervalMs: 60_000 }))[0]!.claimed).toBe(true);
   });
 });

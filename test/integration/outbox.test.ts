@@ -1,5 +1,5 @@
 import { createRedis } from '../../shared/redis/redis';
-import { wallEventsChannel } from '../../shared/events/channels';
+import { parseWallEventMessage, wallEventsChannel } from '../../shared/events/channels';
 import { useTestApi, waitFor } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 
@@ -10,7 +10,12 @@ describe('outbox: every state change is an event, relayed to the wall channel af
     const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 1 }] }] });
     const sub = createRedis(api.deps.config.REDIS_URL);
     const received: { id: string; type: string; wallId: number; data: Record<string, any> }[] = [];
-    sub.on('message', (_c, m) => received.push(JSON.parse(m)));
+    const outboxIds: bigint[] = [];
+    sub.on('message', (_c, m) => {
+      const { outboxId, raw } = parseWallEventMessage(m);
+      outboxIds.push(outboxId!);
+      received.push(JSON.parse(raw));
+    });
     await sub.subscribe(wallEventsChannel(api.deps.config.QUEUE_PREFIX, floor.wallId));
     try {
       const a = await floor.sorter(1);
@@ -22,7 +27,7 @@ describe('outbox: every state change is an event, relayed to the wall channel af
         wallId: floor.wallId,
         data: { color: 'Red', colorHex: '#E53935', sortBox: { crc: item.body.crc, position: 1 }, item: { id: item.body.id } },
       });
-      // Published inside the relay's transaction, marked at its commit: wait for the commit.
+      // Stamped and committed before it is published: already marked.
       await waitFor(
         async () => {
           const [{ unpublished }] = await api.runtime.orm.em
@@ -33,6 +38,14 @@ describe('outbox: every state change is an event, relayed to the wall channel af
         { what: 'every event marked published' },
       );
       expect(new Set(received.map((e) => e.id)).size).toBe(received.length);
+      // Each message carries its event's outbox id, in the wall's order.
+      expect(outboxIds[0]! < outboxIds[1]!).toBe(true);
+      const ids = await api.runtime.orm.em
+        .fork()
+        .execute<{ id: string; relay_seq: string | null }[]>('select id, relay_seq from outbox_event where event_id in (?) order by id', [received.map((e) => e.id)]);
+      expect(ids.map((r) => BigInt(r.id))).toEqual(outboxIds);
+      // Stamped with the relay's order, in the same order.
+      expect(ids.every((r) => r.relay_seq !== null) && BigInt(ids[0]!.relay_seq!) < BigInt(ids[1]!.relay_seq!)).toBe(true);
     } finally {
       sub.disconnect();
     }

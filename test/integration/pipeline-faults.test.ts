@@ -6,13 +6,14 @@ import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 import { spawnWorkerProcess, stopWorkerProcess, workerOutput, type WorkerProcess } from '../support/worker-process';
+import { followWall } from '../../services/api/events/event-stream';
 
 /*
  * Faults in the event pipeline, with every role in its own process on a Redis of the test's own:
- * a sorting worker killed with committed but unrelayed events, the relay killed in the middle of a
- * batch, Redis killed and restarted under load. Afterwards every committed event is in the audit log
- * exactly once, every public event reached the webhook receiver at least once, every scan answered
- * 200 exists, and no scan was applied twice.
+ * a sorting worker killed with committed but unrelayed events, the relay killed between its commit and
+ * its publish while Redis takes no write, Redis killed and restarted under load. Afterwards every
+ * committed event is in the audit log exactly once, every public event reached the webhook receiver at
+ * least once and the hub once, every scan answered 200 exists, and no scan was applied twice.
  */
 
 // Bounds for a busy 2-core machine; on an idle one the file takes about a minute.
@@ -77,8 +78,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       timeoutMs: 30_000, what: 'every event relayed',
     });
     const events = await count('select count(*) as n from outbox_event where client_id = ?', [clientId]);
-    // Bounds with room for a restarted Redis: jobs that failed while it was away come back on their
-    // retry backoff (doubling from 1 s), which on a loaded CI machine can take well over 30 s.
+    // Bounds with room for a loaded machine: the consumers read the outbox on their own, Redis or not.
     await waitFor(async () => (await count('select count(*) as n from audit_log where client_id = ?', [clientId])) >= events, {
       timeoutMs: 90_000, what: `all ${events} events in the audit log`,
     });
@@ -156,24 +156,36 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       await expectConsistent();
     }));
 
-  it('the relay killed in the middle of a batch: the batch is relayed again, consumers apply it once', () =>
+  it('the relay killed between its commit and its publish (Redis paused): consumers go on without Redis, the next relay publishes to the hubs', () =>
     withOutput(async () => {
       await kill('outbox');
       let sent = 0;
       await load(() => ++sent > 30);
+      const clientId = floor.tenant.clientId;
+      const hub: string[] = [];
+      // Where the hub starts: the wall's last relayed event (the 30 scans' events are not relayed yet).
+      const [{ anchor }] = await db().execute<{ anchor: string | null }[]>(
+        'select coalesce(max(id), 0) as anchor from outbox_event where client_id = ? and wall_id = ? and relay_seq is not null',
+        [clientId, floor.wallId],
+      );
+      const follower = await followWall(api.runtime.orm.em.fork(), api.deps.events, clientId, floor.wallId, undefined);
+      follower.start(
+        (e) => hub.push(e.id),
+        () => hub.push('ended'),
+      );
       const control = new IORedis(redis.url);
       try {
-        // Writes pause: the new relay claims a batch (rows locked in its transaction) and blocks on publishing it.
-        await control.client('PAUSE', 20_000, 'WRITE');
+        // Writes pause (PUBLISH too): the relay stamps a batch, commits it, and blocks publishing it.
+        await control.client('PAUSE', 30_000, 'WRITE');
         const relay = spawnWorkerProcess(`outbox #${processes.length + 1}`, { kind: 'outbox', direct: true, env: { ...workerEnv, OUTBOX_BATCH_SIZE: '10' } });
         processes.push(relay);
+        const stamped = async () => count('select count(*) as n from outbox_event where client_id = ? and relay_seq is not null', [clientId]);
+        const before = await stamped();
+        await waitFor(async () => (await stamped()) > before, { timeoutMs: 60_000, what: 'the relay to commit a batch' });
+        // Its events reach the audit log while Redis takes no write: consumers read PostgreSQL only.
         await waitFor(
-          async () =>
-            (await count(
-              `select count(*) as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-                where l.relation = 'outbox_event'::regclass and l.mode = 'RowShareLock' and a.state = 'idle in transaction'`,
-            )) > 0,
-          { timeoutMs: 30_000, what: 'the relay to hold a claimed batch' },
+          async () => (await count('select count(*) as n from outbox_event o where o.client_id = ? and o.relay_seq is not null and not exists (select 1 from audit_log a where a.event_id = o.event_id)', [clientId])) === 0,
+          { timeoutMs: 30_000, what: 'the stamped events audited while Redis is paused' },
         );
         await stopWorkerProcess(relay, 'SIGKILL');
       } finally {
@@ -182,6 +194,17 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       }
       await spawnKind('outbox', { OUTBOX_BATCH_SIZE: '10' });
       await expectConsistent();
+      // The hub got every public event of the wall since it opened, once and in order: the stamped batch
+      // the killed relay never published came from the relay that took over.
+      const expected = (
+        await db().execute<{ event_id: string }[]>(
+          `select event_id from outbox_event where client_id = ? and wall_id = ? and type <> 'command.refused' and id > ? order by id`,
+          [clientId, floor.wallId, anchor],
+        )
+      ).map((r) => r.event_id);
+      await waitFor(() => expected.every((id) => hub.includes(id)), { timeoutMs: 30_000, what: `the hub to receive all ${expected.length} events` });
+      expect(hub).toEqual(expected);
+      await follower.stop();
     }));
 
   it('Redis killed and restarted under load (AOF): nothing answered 200 is lost, every event audited once and delivered', () =>

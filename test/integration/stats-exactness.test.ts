@@ -3,8 +3,11 @@ import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../shared/db/entities/sort-box-item.entity';
 import type { WallEvent } from '../../shared/events/channels';
-import { applyStatsEvents } from '../../workers/stats/apply-events.use-case';
 import { rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
+import { consumeOnce, type EventConsumer } from '../../workers/outbox/consumer-runner';
+import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
+import { stampOnce } from '../../workers/outbox/relay.use-case';
+import type { TestApi } from '../support/test-api';
 import {
   getDailyOrderStats,
   getDailyUnitStats,
@@ -20,10 +23,11 @@ import { newTenant, useTestApi } from '../support/test-api';
 
 /*
  * Exactness: random event streams (scans, refusals of scans and of other commands, confirms of several
- * units, cancels, swaps, completions, releases, session events) are delivered in random order, in random
- * batches, with replays, to the statistics use-case; every insight must then equal the same figure
- * computed with plain SQL over the raw events (test/support/insights-reference.ts). Then the roll-ups
- * are deleted and rebuilt from the raw events, and must answer the same again.
+ * units, cancels, swaps, completions, releases, session events) are committed in random order and
+ * chunks, relayed in random batches and read by the statistics consumer in random batches, with batches
+ * that crash after applying (rolled back) and a second consumer racing the first; every insight must
+ * then equal the same figure computed with plain SQL over the raw events (test/support/insights-reference.ts).
+ * Then the roll-ups are deleted and rebuilt from the raw events, and must answer the same again.
  */
 
 const BASE = Date.parse('2026-11-10T00:00:00Z');
@@ -128,26 +132,56 @@ function eventsOf(world: World, actions: Action[]): WallEvent[] {
   return events;
 }
 
-/** A deterministic shuffle with replays, cut into batches: the fan-out's at-least-once, any-order delivery. */
-function delivery(events: WallEvent[], seed: number, replayEvery: number, batch: number): WallEvent[][] {
+/** A deterministic random source. */
+function prng(seed: number): () => number {
   let s = seed >>> 0 || 1;
-  const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  const stream = [...events, ...events.filter((_, i) => i % replayEvery === 0)];
-  for (let i = stream.length - 1; i > 0; i--) {
+  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+}
+
+/**
+ * The transport under test: the events committed in a random order, in random chunks; between the
+ * chunks the relay stamps random batches and the statistics consumer reads random batches, some of
+ * which crash after applying (their transaction rolls back), while a second consumer races the first.
+ * Ends with everything relayed and consumed.
+ */
+async function deliver(api: TestApi, events: WallEvent[], seed: number, crashEvery: number, batch: number): Promise<void> {
+  const rand = prng(seed);
+  const order = [...events];
+  for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
-    [stream[i], stream[j]] = [stream[j], stream[i]];
+    [order[i], order[j]] = [order[j], order[i]];
   }
-  const batches: WallEvent[][] = [];
-  for (let i = 0; i < stream.length; i += batch) batches.push(stream.slice(i, i + batch));
-  // A whole batch delivered twice.
-  if (batches.length) batches.push(batches[Math.floor(rand() * batches.length)]);
-  return batches;
+  let batches = 0;
+  const crashing: EventConsumer = {
+    ...EVENT_CONSUMERS.stats,
+    handle: async (b, tx, ctx) => {
+      await EVENT_CONSUMERS.stats.handle(b, tx, ctx);
+      if (++batches % crashEvery === 0) throw new Error('the consumer crashed before its commit');
+    },
+  };
+  const consume = async (size: number) => {
+    // Two consumers at once: one holds the position, the other is a stand-by (or goes after it).
+    const [a, b] = await Promise.allSettled([consumeOnce(api.runtime.ormSql, crashing, size, api.runtime), consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, size, api.runtime)]);
+    for (const r of [a, b]) if (r.status === 'rejected' && !/crashed before its commit/.test(String(r.reason))) throw r.reason;
+  };
+  for (let i = 0; i < order.length; ) {
+    const chunk = order.slice(i, i + 1 + Math.floor(rand() * batch));
+    i += chunk.length;
+    await storeRaw(api.runtime.orm.em.fork(), chunk);
+    if (rand() < 0.7) await stampOnce(api.runtime.ormSql, 1 + Math.floor(rand() * batch));
+    if (rand() < 0.7) await consume(1 + Math.floor(rand() * batch));
+  }
+  while ((await stampOnce(api.runtime.ormSql, 500)).events.length > 0);
+  for (;;) {
+    const r = await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 1 + Math.floor(rand() * batch), api.runtime);
+    if (r.status !== 'done') break;
+  }
 }
 
 async function storeRaw(em: EntityManager, events: WallEvent[]): Promise<void> {
   await em.execute(
-    `insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data, published_at)
-     select e.id, e."clientId", e."wallId", e.type, e."occurredAt", e.data, now()
+    `insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+     select e.id, e."clientId", e."wallId", e.type, e."occurredAt", e.data
        from jsonb_to_recordset(?::jsonb) as e(id uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)`,
     [JSON.stringify(events)],
   );
@@ -235,7 +269,7 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
     return { clientId: tenant.clientId, warehouses: [1, 2], walls };
   }
 
-  it('after random delivery with replays, and again after the roll-ups are deleted and rebuilt', async () => {
+  it('after random delivery with crashes and a racing consumer, and again after the roll-ups are deleted and rebuilt', async () => {
     const rangeArb = fc.record({ start: fc.nat(SPAN_MIN), length: fc.nat(2 * 24 * 60), ms: fc.nat(59_999) });
     await fc.assert(
       fc.asyncProperty(
@@ -244,12 +278,11 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
         fc.integer({ min: 1, max: 5 }),
         fc.integer({ min: 1, max: 40 }),
         fc.array(rangeArb, { minLength: 1, maxLength: 2 }),
-        async (actions, seed, replayEvery, batch, ranges) => {
+        async (actions, seed, crashEvery, batch, ranges) => {
           const world = await newWorld();
           const em = api.runtime.orm.em.fork();
           const events = eventsOf(world, actions);
-          await storeRaw(em, events);
-          for (const b of delivery(events, seed, replayEvery, batch)) await applyStatsEvents(api.runtime.ormSql, b);
+          await deliver(api, events, seed, crashEvery + 1, batch);
           const rs = ranges.map((r) => ({ from: at(r.start, r.ms), to: at(r.start + r.length, 0) }));
           await checkEverything(em, world, rs);
 
@@ -258,8 +291,8 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
           await em.execute('delete from stats_day where client_id = ?', [world.clientId]);
           await rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });
           await checkEverything(em, world, rs);
-          // Replaying everything after the rebuild changes nothing.
-          await applyStatsEvents(api.runtime.ormSql, events);
+          // The consumer after the rebuild has nothing to add.
+          expect((await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 500, api.runtime)).status).toBe('idle');
           await checkEverything(em, world, rs.slice(0, 1));
         },
       ),
@@ -272,13 +305,21 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
     const world = await newWorld();
     const em = api.runtime.orm.em.fork();
     const events = eventsOf(world, sample);
-    await storeRaw(em, events);
-    const batches = delivery(events, 7, 3, 10);
-    // Half delivered before, the rest while the rebuild runs (each batch waits for it or goes first).
-    const half = Math.floor(batches.length / 2);
-    for (const b of batches.slice(0, half)) await applyStatsEvents(api.runtime.ormSql, b);
+    const rand = prng(7);
+    const shuffled = [...events].sort(() => rand() - 0.5);
+    // Half committed, relayed and counted before; the rest committed, relayed and counted while the rebuild runs.
+    const half = Math.floor(shuffled.length / 2);
+    await storeRaw(em, shuffled.slice(0, half));
+    while ((await stampOnce(api.runtime.ormSql, 10)).events.length > 0);
+    while ((await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 10, api.runtime)).status === 'done');
     const rest = (async () => {
-      for (const b of batches.slice(half)) await applyStatsEvents(api.runtime.ormSql, b);
+      for (let i = half; i < shuffled.length; i += 10) {
+        await storeRaw(api.runtime.orm.em.fork(), shuffled.slice(i, i + 10));
+        await stampOnce(api.runtime.ormSql, 7);
+        await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 5, api.runtime);
+      }
+      while ((await stampOnce(api.runtime.ormSql, 10)).events.length > 0);
+      while ((await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 10, api.runtime)).status === 'done');
     })();
     const rebuilt = rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });
     await Promise.all([rest, rebuilt]);

@@ -1,50 +1,52 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRunner } from '../../shared/db/named-sql';
+import type { WallEvent } from '../../shared/events/channels';
 import type { LabelFormat } from './label-data';
-import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from './label-sql';
+import { plateForPrerender, recentlyPrintedFormats, storeLabelDocument } from './label.queries';
+import { labelHash, toLabel } from './label-sql';
 import { renderPdf } from './render-pdf';
 import { renderZpl } from './render-zpl';
-
-/*
- * Makes the order's plate number if it has none yet (print_count 0: no print happened, so no audit
- * row, docs/api.md §9 audits prints) and reads what the label shows, in one statement. An existing
- * number is kept; the no-op update only makes the upsert return it.
- */
-const PLATE_SQL = `
-with ${LABEL_DATA_CTES}, p as (
-  insert into license_plate (client_id, order_id, plate_number, print_count)
-  select :clientId, o.id, ${NEW_PLATE_NUMBER_SQL}, 0 from o
-  on conflict (client_id, order_id) do update set plate_number = license_plate.plate_number
-  returning plate_number
-)
-select o.ship_to, o.units, p.plate_number, s.crc, s.position, s.wall_name
-from o cross join p left join s on true`;
-
-const STORE_SQL = `
-insert into license_plate_document (client_id, order_id, format, plate_number, label_hash, body, rendered_at)
-values (?, ?, ?, ?, ?, ?, now()), (?, ?, ?, ?, ?, ?, now())
-on conflict (client_id, order_id, format) do update
-  set plate_number = excluded.plate_number, label_hash = excluded.label_hash, body = excluded.body, rendered_at = excluded.rendered_at`;
 
 export type PrerenderResult = { plateNumber: string; formats: LabelFormat[] } | { skipped: 'no-such-order' };
 
 /**
- * Renders an order's license plate ahead, as ZPL and as PDF, and stores both with the digest of the
- * data they show, so the shipper's print can answer them at once. Idempotent: a repeated render
- * replaces the documents with the same or newer ones (the print compares digests, so an older one
- * left by a race is never answered).
+ * Renders an order's license plate ahead in `formats` and stores each with the digest of the data it
+ * shows, so the shipper's print can answer it at once. Idempotent: a repeated render replaces the
+ * documents with the same or newer ones (the print compares digests, so an older one left by a race is
+ * never answered).
  */
-export async function prerenderLicensePlate(em: EntityManager, clientId: number, orderId: number): Promise<PrerenderResult> {
-  const knex = em.getKnex();
-  const row = (
-    (await knex.raw(PLATE_SQL, { clientId, orderId })) as {
-      rows: LabelRow[];
-    }
-  ).rows[0];
+export async function prerenderLicensePlate(db: SqlRunner, clientId: number, orderId: number, formats: readonly LabelFormat[]): Promise<PrerenderResult> {
+  const [row] = await plateForPrerender(db, { clientId, orderId });
   if (!row) return { skipped: 'no-such-order' };
   const label = toLabel(row, orderId);
   const hash = labelHash(label);
-  const zpl = Buffer.from(renderZpl(label), 'utf8');
-  const pdf = await renderPdf(label);
-  await knex.raw(STORE_SQL, [clientId, orderId, 'zpl', label.plateNumber, hash, zpl, clientId, orderId, 'pdf', label.plateNumber, hash, pdf]);
-  return { plateNumber: label.plateNumber, formats: ['zpl', 'pdf'] };
+  for (const format of formats) {
+    const body = format === 'zpl' ? Buffer.from(renderZpl(label), 'utf8') : await renderPdf(label);
+    await storeLabelDocument(db, { clientId, orderId, format, plateNumber: label.plateNumber, hash, body });
+  }
+  return { plateNumber: label.plateNumber, formats: [...formats] };
+}
+
+/**
+ * The labels consumer's batch (its events are `sort-box.completed` only): each completed slot's order
+ * gets its license plate rendered ahead in the formats its client printed within the last `days` days.
+ * A client that never printed gets nothing ahead: its prints render on the API's threads when asked.
+ */
+export async function prerenderCompletedSlots(tx: SqlRunner, events: readonly WallEvent[], days: number): Promise<number> {
+  const completed = events.flatMap((e) => {
+    const orderId = (e.data as { orderId?: unknown } | null)?.orderId;
+    return e.type === 'sort-box.completed' && Number.isInteger(orderId) ? [{ clientId: e.clientId, orderId: orderId as number }] : [];
+  });
+  if (completed.length === 0 || days <= 0) return 0;
+  const formats = new Map<number, LabelFormat[]>();
+  for (const f of await recentlyPrintedFormats(tx, { clientIds: [...new Set(completed.map((c) => c.clientId))], days })) {
+    formats.set(f.client_id, [...(formats.get(f.client_id) ?? []), f.format]);
+  }
+  let rendered = 0;
+  for (const c of completed) {
+    const wanted = formats.get(c.clientId);
+    if (!wanted?.length) continue;
+    const result = await prerenderLicensePlate(tx, c.clientId, c.orderId, wanted);
+    if ('formats' in result) rendered += result.formats.length;
+  }
+  return rendered;
 }

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
-import { startEventConsumer } from '../../shared/queue/event-batch';
 import { createCommandClient } from '../../shared/commands/command-client';
+import { eventConsumer, startEventConsumer } from '../outbox/consumer-runner';
+import { EVENT_CONSUMERS } from '../outbox/consumers';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
@@ -12,9 +13,9 @@ import { loadTcpControllers, TcpLightsDriver } from './tcp/tcp-driver';
 const RESYNC_RETRY_MS = 2_000;
 
 /**
- * Worker kind `lights`: the light gateway (docs/lights.md). A consumer of the committed events (its
- * `lights.batch` jobs) that sets the slot lights of every wall through its drivers (MQTT, TCP
- * pick-to-light) and turns the controllers' buttons into commands. Every light is set again from
+ * Worker kind `lights`: the light gateway (docs/lights.md). A consumer of the relayed events (the
+ * consumer `lights`, reading the outbox from its position) that sets the slot lights of every wall
+ * through its drivers (MQTT, TCP pick-to-light) and turns the controllers' buttons into commands. Every light is set again from
  * PostgreSQL at start, at each (re)connect of the broker or of a controller, and every
  * LIGHTS_RESYNC_MS. One gateway per deployment (the supervisor runs one).
  */
@@ -94,6 +95,12 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
     await commands.close();
   });
   resync();
-  // One batch at a time: pictures reach the devices in the order the walls were read.
-  await startEventConsumer(runtime, 'lights', (events) => handleLightsEvents(engine, events), { concurrency: 1, name: 'light gateway' });
+  // The consumer `lights` (workers/outbox/consumers.ts), one batch at a time: pictures reach the devices
+  // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
+  // Read at every relay notification, gathering nothing: a light is due at once.
+  const { name, types, attempts } = EVENT_CONSUMERS.lights;
+  await startEventConsumer(runtime, eventConsumer(name, (events) => handleLightsEvents(engine, events), types, attempts), {
+    name: 'light gateway',
+    settings: { intervalMs: 0 },
+  });
 }

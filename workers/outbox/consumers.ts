@@ -1,65 +1,43 @@
-import type { SqlRunner } from '../../shared/db/named-sql';
-import type { WallEvent } from '../../shared/events/channels';
-import { isPublicEventType } from '../../shared/events/event-types';
-import type { JobRequest } from '../../shared/queue/job-queue';
-import { EVENT_CONSUMERS, EVENT_CONSUMER_NAMES, eventJobName, type EventConsumer, type EventConsumerSpec } from '../../shared/queue/jobs';
-import { activeWebhookSubscriptions } from './outbox.queries';
+import { applyStatsEventRange } from '../stats/apply-events.use-case';
+import { auditRecordsOf } from '../audit/audit-names';
+import { writeAuditRecords } from '../audit/write-audit.use-case';
+import { prerenderCompletedSlots } from '../labels/prerender-label.use-case';
+import { scheduleDeliveries } from '../webhooks/delivery.queries';
+import { eventConsumer, type ConsumerSpec, type EventConsumer } from './consumer-runner';
+
+/** The events that change a light (the light gateway's consumer, workers/lights). */
+const LIGHT_EVENT_TYPES = [
+  'sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box-item.swapped',
+  'sort-box.completed', 'sort-box.released', 'wall.updated', 'command.refused', 'lights.mode',
+] as const;
 
 /**
- * A consumer of committed events: the relay asks it, once per batch, for the jobs the batch means to
- * it, enqueues them (each with a job id derived from its events, jobs.ts) and only then marks the
- * batch relayed. Consumers deduplicate on the event id: at-least-once transport, exactly-once effect.
+ * Every consumer of the relayed events, one entry each (docs/architecture.md "Event pipeline"). Each
+ * reads the outbox from its own position in outbox_consumer; its worker kind starts it with
+ * startEventConsumer (workers/outbox/consumer-runner.ts). The retention keeps every event until each
+ * consumer here has passed it. Adding one: an entry here, a worker kind that starts it
+ * (workers/registry.ts and the supervisor's roles). A new consumer starts at the end of the relayed events.
  */
-export interface OutboxConsumer {
-  name: string;
-  /** `tx`: the relay's transaction. */
-  jobsFor(tx: SqlRunner, events: WallEvent[]): JobRequest[] | Promise<JobRequest[]>;
-}
+const consumers = {
+  /** The audit log: each batch's records (their messages naming employees and walls) in one insert. */
+  audit: eventConsumer('audit', async (events, tx) => void (await writeAuditRecords(tx, await auditRecordsOf(tx, events)))),
+  /** The statistics roll-ups for /insights: one statement per batch, reading the outbox rows in the database. */
+  stats: { name: 'stats', readsEvents: false, handle: async (batch, tx) => void (await applyStatsEventRange(tx, batch)) },
+  /** License plates rendered ahead when a slot completes, in the formats the client prints. */
+  labels: eventConsumer(
+    'labels',
+    async (events, tx, { config }) => void (await prerenderCompletedSlots(tx, events, config.LABEL_PRERENDER_DAYS)),
+    ['sort-box.completed'],
+  ),
+  /** Webhook deliveries: written as pending rows that the webhook senders work through (workers/webhooks). */
+  webhooks: { name: 'webhooks', readsEvents: false, handle: async (batch, tx) => void (await scheduleDeliveries(tx, batch)) },
+  /**
+   * The light gateway: the events that change a light, its handler given by the worker (it needs the
+   * gateway's drivers). Few attempts: a wall missed is set again at the gateway's next full resync
+   * (LIGHTS_RESYNC_MS), and a stale light is worse than a late one.
+   */
+  lights: { name: 'lights', types: LIGHT_EVENT_TYPES, attempts: 5 },
+} satisfies Record<string, EventConsumer | ConsumerSpec>;
 
-/**
- * The whole batch (internal events included), or the part its filter keeps, as ONE job on the
- * consumer's queue; none when nothing is left.
- */
-function batchConsumer(consumer: EventConsumer): OutboxConsumer {
-  const spec: EventConsumerSpec = EVENT_CONSUMERS[consumer];
-  const name = eventJobName(consumer);
-  const types = spec.types ? new Set(spec.types) : null;
-  return {
-    name: consumer,
-    jobsFor: (_tx, all) => {
-      const events = types ? all.filter((e) => types.has(e.type)) : all;
-      return events.length ? [{ name, data: { events } } as JobRequest] : [];
-    },
-  };
-}
-
-/** One job per public event and matching active subscription of the event's client, in event order. */
-async function webhookJobs(tx: SqlRunner, all: WallEvent[]): Promise<JobRequest[]> {
-  const events = all.filter((e) => isPublicEventType(e.type));
-  if (events.length === 0) return [];
-  const subs = await activeWebhookSubscriptions(tx, { clientIds: [...new Set(events.map((e) => e.clientId))] });
-  if (subs.length === 0) return [];
-  // Each client's subscriptions (id order), each with its types: an event looks only at its own client's.
-  const byClient = new Map<number, { id: number; all: boolean; types: Set<string> }[]>();
-  for (const s of subs) {
-    const list = byClient.get(s.client_id) ?? [];
-    list.push({ id: s.id, all: s.events.includes('*'), types: new Set(s.events) });
-    byClient.set(s.client_id, list);
-  }
-  const jobs: JobRequest[] = [];
-  for (const event of events) {
-    for (const s of byClient.get(event.clientId) ?? []) {
-      if (s.all || s.types.has(event.type)) jobs.push({ name: 'webhook.deliver', data: { subscriptionId: s.id, clientId: event.clientId, event } });
-    }
-  }
-  return jobs;
-}
-
-/**
- * Every consumer of the outbox: each event consumer of the job module (EVENT_CONSUMERS: audit, stats,
- * labels), one job per batch, and webhooks, one job per event and subscription.
- */
-export const OUTBOX_CONSUMERS: readonly OutboxConsumer[] = [
-  ...EVENT_CONSUMER_NAMES.map(batchConsumer),
-  { name: 'webhooks', jobsFor: webhookJobs },
-];
+export type EventConsumerName = keyof typeof consumers;
+export const EVENT_CONSUMERS: { [N in EventConsumerName]: (typeof consumers)[N] extends EventConsumer ? EventConsumer : ConsumerSpec } = consumers;

@@ -1,45 +1,52 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { wallEventsChannel, type WallEvent } from '../../shared/events/channels';
-import { createJobQueue } from '../../shared/queue/job-queue';
-import { OUTBOX_CONSUMERS } from './consumers';
-import { listenForOutbox } from './outbox-listener';
-import { relayOnce } from './relay.use-case';
+import { notificationsOf, OUTBOX_CHANNEL } from './notifications';
+import { HubPublisher, eventsToRepublish, stampOnce } from './relay.use-case';
 
 /**
- * Worker kind `outbox`: relays events committed with their change (docs/api.md §8) in commit order:
- * live to Redis pub/sub per wall (SSE, WebSocket hubs), and as jobs (OUTBOX_CONSUMERS): one per
- * batch for each event consumer (audit, stats, labels), one per event and subscription for webhooks. Wakes on NOTIFY outbox_event; polls every
- * OUTBOX_POLL_MS as a back-up; drains without pause while there is a backlog.
+ * Worker kind `outbox`: the relay. Stamps committed events with their relay order (the order every
+ * consumer reads them in, recorded in PostgreSQL) and publishes them live to their walls'
+ * Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event; polls every OUTBOX_POLL_MS as a
+ * back-up; drains without pause while there is a backlog. One relay is active at a time (an advisory
+ * lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
+ * few seconds again, in case it died between its commit and its publish (hubs drop what they sent).
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { ormSql, redis, log, config } = runtime;
-  const publish = async (events: WallEvent[]) => {
-    const pipeline = redis.pipeline();
-    for (const e of events) pipeline.publish(wallEventsChannel(config.QUEUE_PREFIX, e.wallId), JSON.stringify(e));
-    await pipeline.exec();
-  };
-  const jobs = createJobQueue(runtime.queueSettings, log);
-  const listener = listenForOutbox(config.DATABASE_URL, log);
+  const publisher = new HubPublisher(redis, config.QUEUE_PREFIX, log);
+  const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
   let stopped = false;
+  let active = false;
   const loop = (async () => {
     while (!stopped) {
       let n = 0;
       try {
-        n = await relayOnce(ormSql, publish, (list) => jobs.enqueueBulk(list), OUTBOX_CONSUMERS, config.OUTBOX_BATCH_SIZE);
+        const { locked, events } = await stampOnce(ormSql, config.OUTBOX_BATCH_SIZE);
+        n = events.length;
+        if (locked && !active) {
+          const first = events[0]?.relaySeq;
+          const earlier = (await eventsToRepublish(ormSql)).filter((e) => first === undefined || BigInt(e.relaySeq) < BigInt(first));
+          publisher.add(earlier);
+          log.info({ republished: earlier.length }, 'outbox relay is the active one');
+        }
+        active = locked;
+        publisher.add(events);
       } catch (err) {
         log.error({ err }, 'outbox relay failed; retrying');
-        await new Promise((r) => setTimeout(r, 1000));
+        active = false;
+        await waiter.wait(1000);
         continue;
       }
+      // Redis away: what is not published stays in order in memory; the stamps (and the consumers) go on.
+      const published = await publisher.flush();
       // A full batch: more are waiting. Otherwise sleep until a commit notifies (or the back-up poll).
-      if (n < config.OUTBOX_BATCH_SIZE && !stopped) await listener.wait(config.OUTBOX_POLL_MS);
+      if (!stopped && (n < config.OUTBOX_BATCH_SIZE || !published)) await waiter.wait(published ? config.OUTBOX_POLL_MS : Math.min(config.OUTBOX_POLL_MS, 1000));
     }
   })();
-  log.info({ consumers: OUTBOX_CONSUMERS.map((c) => c.name), pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');
+  log.info({ pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');
   runtime.onClose('outbox relay', async () => {
     stopped = true;
-    await listener.close();
+    waiter.wake();
     await loop;
-    await jobs.close();
+    await publisher.flush();
   });
 }

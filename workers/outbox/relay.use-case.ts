@@ -1,43 +1,91 @@
-import type { SqlDatabase } from '../../shared/db/named-sql';
-import { toWallEvent, type WallEvent } from '../../shared/events/channels';
-import type { JobRequest } from '../../shared/queue/job-queue';
-import type { OutboxConsumer } from './consumers';
-import { claimOutboxEvents, markOutboxRelayed } from './outbox.queries';
+import type { SqlRunner } from '../../shared/db/named-sql';
+import { toWallEvent, wallEventMessage, wallEventsChannel, type WallEvent } from '../../shared/events/channels';
+import type { Logger } from '../../shared/logging/logger';
+import type { Redis } from '../../shared/redis/redis';
+import { recentlyRelayed, stampOutboxEvents, type RelayedRow } from './outbox.queries';
 
-/** Live pub/sub to the hubs' wall channels (every event: hubs show refusals and device state too). */
-export type Publish = (events: WallEvent[]) => Promise<void>;
+/** An event as the relay stamped it: its outbox id (its place in its wall's order) and relay order. */
+export interface RelayedEvent {
+  outboxId: string;
+  relaySeq: string;
+  event: WallEvent;
+}
 
-/** Hands jobs to their queues; must be idempotent per job id (jobs.ts derives ids from the events). */
-export type Enqueue = (jobs: JobRequest[]) => Promise<void>;
+const toRelayed = (r: RelayedRow): RelayedEvent => ({ outboxId: String(r.id), relaySeq: String(r.relay_seq), event: toWallEvent(r) });
 
 export const RELAY_BATCH = 500;
 
 /**
- * Claims committed, unrelayed outbox events in commit order, publishes them to the hubs,
- * enqueues the consumers' jobs (one per batch and consumer, one per webhook delivery), and marks them
- * relayed in the same transaction: two statements besides begin and commit, and one Redis round trip's
- * wait, per batch (one more statement when it has public events: the webhook subscriptions). A crash
- * before the commit relays them again: the jobs' deterministic ids make a second enqueue of the same
- * batch a no-op and the consumers deduplicate on the event id. Per wall, the id order is the commit
- * order (each command writes its events under the wall's row lock). Named plain SQL
- * (outbox.queries.ts) in one transaction of `db` (runtime.ormSql: the ORM's pool).
+ * One relay step: stamps up to `batchSize` committed events with their relay order and notifies the
+ * consumers, in one statement that commits on its own (outbox.queries.ts). `locked` is false when
+ * another relay is the active one. Publishing to the hubs follows the commit (HubPublisher): the
+ * consumers never wait for Redis, and Redis never holds the only copy of anything.
  */
-export async function relayOnce(
-  db: SqlDatabase,
-  publish: Publish,
-  enqueue: Enqueue,
-  consumers: readonly OutboxConsumer[],
-  batchSize = RELAY_BATCH,
-): Promise<number> {
-  return db.transaction(async (tx) => {
-    const rows = await claimOutboxEvents(tx, { batchSize });
-    if (rows.length === 0) return 0;
-    const events: WallEvent[] = rows.map(toWallEvent);
-    const jobs: JobRequest[] = [];
-    for (const consumer of consumers) for (const job of await consumer.jobsFor(tx, events)) jobs.push(job);
-    // Hubs and queues at once: one round trip's wait, not two.
-    await Promise.all([publish(events), enqueue(jobs)]);
-    await markOutboxRelayed(tx, { ids: rows.map((r) => r.id) });
-    return rows.length;
-  });
+export async function stampOnce(db: SqlRunner, batchSize = RELAY_BATCH): Promise<{ locked: boolean; events: RelayedEvent[] }> {
+  const rows = await stampOutboxEvents(db, { batchSize });
+  const locked = rows[0]?.locked ?? false;
+  const events = rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => toRelayed(r as RelayedRow));
+  return { locked, events };
+}
+
+/** What the previous active relay stamped in its last seconds: published again by a relay that takes over. */
+export async function eventsToRepublish(db: SqlRunner): Promise<RelayedEvent[]> {
+  return (await recentlyRelayed(db, {})).map(toRelayed);
+}
+
+
+/**
+ * Publishes relayed events to their walls' Redis channels, in relay order, after their commit. A batch
+ * that cannot be published (Redis away) stays in memory, in order, and goes first at the next flush;
+ * beyond `maxBacklog` events the oldest are dropped, with a warning: a hub that lost Redis for that
+ * long catches up from the outbox when its subscription is back (services/api/events/event-stream.ts).
+ */
+export class HubPublisher {
+  private backlog: RelayedEvent[] = [];
+  private failing = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly log: Logger,
+    private readonly maxBacklog = 10_000,
+  ) {}
+
+  /** Every relayed event goes to the hubs: they show refusals and device state too (docs/api.md §8). */
+  add(events: readonly RelayedEvent[]): void {
+    for (const e of events) this.backlog.push(e);
+    const over = this.backlog.length - this.maxBacklog;
+    if (over > 0) {
+      this.backlog.splice(0, over);
+      this.log.warn({ dropped: over }, 'hub events not published while Redis was away were dropped from memory; hubs catch up from the outbox');
+    }
+  }
+
+  /** Whether events are waiting to be published. */
+  get pending(): number {
+    return this.backlog.length;
+  }
+
+  /** Publishes the backlog in one pipeline; false (and the backlog kept) when Redis does not take it. */
+  async flush(): Promise<boolean> {
+    if (this.backlog.length === 0) return true;
+    const batch = this.backlog.slice();
+    const pipeline = this.redis.pipeline();
+    for (const e of batch) pipeline.publish(wallEventsChannel(this.prefix, e.event.wallId), wallEventMessage(e.outboxId, e.event));
+    try {
+      const results = await pipeline.exec();
+      const failed = results?.find(([err]) => err);
+      if (failed) throw failed[0];
+    } catch (err) {
+      if (!this.failing) this.log.warn({ err, events: batch.length }, 'could not publish events to the hubs; kept in order and tried again');
+      this.failing = true;
+      return false;
+    }
+    if (this.failing) this.log.info({ events: batch.length }, 'hub events published again');
+    this.failing = false;
+    // Events added while the pipeline ran stay for the next flush.
+    const sent = new Set(batch);
+    this.backlog = this.backlog.filter((e) => !sent.has(e));
+    return true;
+  }
 }

@@ -1,11 +1,11 @@
-import type { SqlDatabase } from '../../shared/db/named-sql';
+import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../shared/events/channels';
 import { STATS_LOCK_KEY } from './rollup-sql';
-import { applyStatsBatch, lockStatsForBatch } from './stats.queries';
+import { applyStatsBatch, applyStatsRange, lockStatsForBatch } from './stats.queries';
 
 export type { OutboxEventRow };
 
-/** A batch's event: as consumers receive it, or as an outbox row (snake case: the tests and the bench read those). */
+/** A batch's event: as consumers receive it, or as an outbox row (snake case: the bench reads those). */
 export type StatsEvent = WallEvent | OutboxEventRow;
 
 /** The shape applyStatsBatch reads (jsonb_to_recordset). */
@@ -15,16 +15,26 @@ function toRecord(e: StatsEvent) {
 }
 
 export interface ApplyResult {
-  /** Events of the batch counted now (not counted before, of a type that counts). */
+  /** Events of the batch that count (of a type that changes a counter). */
   counted: number;
   /** Roll-up rows written (hour and day buckets). */
   rows: number;
 }
 
 /**
- * The statistics consumer: adds a batch of events to the roll-ups, idempotently and in any order.
- * Every counter is a sum of per-event values bucketed by the event's own instant, so delivery order
- * does not matter; the counted-event record, written in the same transaction, makes a replay a no-op.
+ * The statistics consumer's batch: adds the relayed events in (after, through] to the roll-ups, in the
+ * consumer's transaction `tx` (which moves its position: each event is counted once). Every counter is a
+ * sum of per-event values bucketed by the event's own instant, so the order of events does not matter.
+ */
+export async function applyStatsEventRange(tx: SqlRunner, range: { after: string; through: string }): Promise<ApplyResult> {
+  await lockStatsForBatch(tx, { lockKey: STATS_LOCK_KEY });
+  const [r] = await applyStatsRange(tx, range);
+  return { counted: r.counted, rows: r.hour_rows + r.day_rows };
+}
+
+/**
+ * Adds the given events to the roll-ups, each as many times as it is given (the caller hands each over
+ * once): the same SQL as the consumer over events held in memory, for the bench's consumer rate.
  */
 export async function applyStatsEvents(db: SqlDatabase, events: readonly StatsEvent[]): Promise<ApplyResult> {
   if (events.length === 0) return { counted: 0, rows: 0 };
@@ -36,4 +46,3 @@ export async function applyStatsEvents(db: SqlDatabase, events: readonly StatsEv
     return { counted: r.counted, rows: r.hour_rows + r.day_rows };
   });
 }
-

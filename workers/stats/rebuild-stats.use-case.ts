@@ -22,22 +22,24 @@ export interface RebuildResult {
   days: number;
   hourRows: number;
   dayRows: number;
-  /** Outbox events of the range the roll-ups now count. */
+  /** Outbox events of the range the roll-ups count now (the consumer adds the ones after its position). */
   events: number;
 }
 
 /*
  * One chunk of whole UTC days: delete its hour buckets (first instant within those days) and its day
  * buckets (those dates, in each scope's zone), and fill them again from the stored outbox events around it.
- * An event counts when the worker has counted it already, or when every bucket it falls into lies
- * inside the rebuilt range (all replaced in this transaction): an event the worker has not seen yet
- * near the range's edge is left to the worker, which adds it to every bucket when it is delivered.
+ * An event counts when the statistics consumer has counted it: its relay_seq is at or before the
+ * consumer's position ($5, read under the lock the consumer takes per batch). An event after it is left
+ * to the consumer, which adds it to every bucket when it gets there. Events stored before relay_seq
+ * existed (relayed, without one) count when an older consumer recorded them in stats_counted_event, or
+ * when every bucket they fall into lies inside the rebuilt range (all replaced in this transaction).
  */
 function chunkSql(clientFilter: string): string[] {
-  // Per event, once: counted already, or every bucket it falls into (UTC and its wall's zone; hours
-  // and days) inside the rebuilt range. Only those are expanded into rows.
+  // Per event, once: counted already, or (an older event) every bucket it falls into (UTC and its
+  // wall's zone; hours and days) inside the rebuilt range. Only those are expanded into rows.
   const src = `src0 as (
-  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
+  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data, e.relay_seq, e.published_at
     from outbox_event e
    where e.occurred_at >= $1::timestamptz - ${ZONE_MARGIN} and e.occurred_at < $2::timestamptz + ${ZONE_MARGIN}
      and ${COUNTED_EVENT_SQL} ${clientFilter.replace(/o\./g, 'e.')}
@@ -47,10 +49,12 @@ function chunkSql(clientFilter: string): string[] {
     left join wall w on w.id = s.wall_id and w.client_id = s.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
     cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
-   where exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
-      or (s.occurred_at >= $3::timestamptz and s.occurred_at < $4::timestamptz
-          and date_trunc('hour', s.occurred_at, z.tz) >= $3::timestamptz and date_trunc('hour', s.occurred_at, z.tz) < $4::timestamptz
-          and (s.occurred_at at time zone z.tz)::date >= $3::date and (s.occurred_at at time zone z.tz)::date < $4::date)
+   where s.relay_seq <= $5::bigint
+      or (s.relay_seq is null and s.published_at is not null
+          and (exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
+               or (s.occurred_at >= $3::timestamptz and s.occurred_at < $4::timestamptz
+                   and date_trunc('hour', s.occurred_at, z.tz) >= $3::timestamptz and date_trunc('hour', s.occurred_at, z.tz) < $4::timestamptz
+                   and (s.occurred_at at time zone z.tz)::date >= $3::date and (s.occurred_at at time zone z.tz)::date < $4::date)))
 ), src as (
   select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data from eligible e
 )`;
@@ -59,19 +63,32 @@ function chunkSql(clientFilter: string): string[] {
     `delete from stats_day where bucket >= $1::date and bucket < $2::date ${clientFilter.replace(/o\./g, '')}`,
     `with ${src}, ${EXPAND_CTES.trim()},
 hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'expanded', `${HOUR_ROWS_SQL} and ${HOUR_BUCKET_SQL} >= $1::timestamptz and ${HOUR_BUCKET_SQL} < $2::timestamptz`)} returning 1),
-days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'expanded', `${DAY_BUCKET_SQL} >= $1::date and ${DAY_BUCKET_SQL} < $2::date`)} returning 1),
-marked as (insert into stats_counted_event (event_id) select event_id from src on conflict (event_id) do nothing returning 1)
-select (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows`,
+days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'expanded', `${DAY_BUCKET_SQL} >= $1::date and ${DAY_BUCKET_SQL} < $2::date`)} returning 1)
+select (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows,
+       (select count(*) from src where occurred_at >= $1::timestamptz and occurred_at < $2::timestamptz)::int as events`,
   ];
+}
+
+/**
+ * The first UTC day a rebuild can restore: every event that falls into its buckets (in any time zone)
+ * is still stored. Null when the outbox retention has not deleted anything yet.
+ */
+export async function firstRebuildableDay(pg: Pick<PgClient, 'query'>): Promise<string | null> {
+  const { rows } = await pg.query<{ day: string | null }>(
+    `select to_char(date_trunc('day', (deleted_before at time zone 'UTC') + ${ZONE_MARGIN}) + interval '1 day', 'YYYY-MM-DD') as day
+       from retention_horizon where kind = 'outbox'`,
+  );
+  return rows[0]?.day ?? null;
 }
 
 const parseDay = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /**
  * `npm run cli -- stats rebuild`: recomputes the roll-ups of whole UTC days from the stored outbox
- * events (the one complete record: refused scans and completed slots exist nowhere else). Runs in one
+ * events (the one complete record: refused scans and completed slots exist nowhere else), as far back
+ * as the outbox retention keeps them (firstRebuildableDay; an earlier range is refused). Runs in one
  * REPEATABLE READ transaction (one snapshot of the events for every day) while holding the advisory
- * lock the worker takes per batch: the worker waits, then adds only events the rebuild did not count.
+ * lock the consumer takes per batch: the consumer waits, then adds the events after its position.
  */
 export async function rebuildStats(
   databaseUrl: string,
@@ -92,6 +109,15 @@ export async function rebuildStats(
       await pg.query(`set local work_mem = '256MB'`);
       await pg.query(`set local timezone = 'UTC'`);
       const clientFilter = range.clientId === undefined ? '' : `and o.client_id = ${Number(range.clientId)}`;
+      const first = await firstRebuildableDay(pg);
+      if (first !== null && range.from < first) {
+        throw new Error(
+          `The outbox keeps the events of ${first} and later (OUTBOX_RETENTION_DAYS): a rebuild can start on ${first} at the earliest, not ${range.from}; the roll-ups of earlier days are kept as they are.`,
+        );
+      }
+      // Everything the statistics consumer has counted (it waits on the lock held here meanwhile).
+      const { rows: consumer } = await pg.query<{ position: string }>(`select position::text from outbox_consumer where name = 'stats'`);
+      const position = consumer[0]?.position ?? '0';
       const [delHours, delDays, fill] = chunkSql(clientFilter);
       onProgress(0, days);
       for (let i = 0; i < days; i += CHUNK_DAYS) {
@@ -100,17 +126,18 @@ export async function rebuildStats(
         const chunkEnd = new Date(start.getTime() + (i + n) * DAY_MS).toISOString();
         await pg.query(delHours, [chunkStart, chunkEnd]);
         await pg.query(delDays, [chunkStart, chunkEnd]);
-        const { rows } = await pg.query<{ hour_rows: number; day_rows: number }>(fill, [chunkStart, chunkEnd, start.toISOString(), end.toISOString()]);
+        const { rows } = await pg.query<{ hour_rows: number; day_rows: number; events: number }>(fill, [
+          chunkStart,
+          chunkEnd,
+          start.toISOString(),
+          end.toISOString(),
+          position,
+        ]);
         result.hourRows += rows[0].hour_rows;
         result.dayRows += rows[0].day_rows;
+        result.events += rows[0].events;
         onProgress(i + n, days);
       }
-      const { rows } = await pg.query<{ n: number }>(
-        `select count(*)::int as n from outbox_event o
-          where o.occurred_at >= $1 and o.occurred_at < $2 ${clientFilter} and exists (select 1 from stats_counted_event c where c.event_id = o.event_id)`,
-        [start.toISOString(), end.toISOString()],
-      );
-      result.events = rows[0].n;
       await pg.query('commit');
     } catch (err) {
       await pg.query('rollback').catch(() => undefined);

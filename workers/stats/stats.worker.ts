@@ -1,24 +1,12 @@
-import type { SqlDatabase } from '../../shared/db/named-sql';
 import type { Runtime } from '../../shared/runtime/runtime';
-import { startEventConsumer } from '../../shared/queue/event-batch';
-import { applyStatsEvents, type ApplyResult, type StatsEvent } from './apply-events.use-case';
+import { startEventConsumer } from '../outbox/consumer-runner';
+import { EVENT_CONSUMERS } from '../outbox/consumers';
 
 /**
- * One batch of committed events applied to the roll-ups. Idempotent, so the fan-out may deliver an
- * event again after a crash (at-least-once) and in any order.
- */
-export async function handleStatsJob(db: SqlDatabase, events: readonly StatsEvent[]): Promise<ApplyResult> {
-  return applyStatsEvents(db, events);
-}
-
-/**
- * Worker kind `stats`: the statistics consumer of the outbox fan-out. Each job is one relay batch
- * (`stats.batch`, refused commands included), applied in one statement; stats_counted_event makes an
- * event delivered again a no-op. A batch with a bad event is applied one event at a time
- * (shared/queue/event-batch.ts).
+ * Worker kind `stats`: the statistics consumer. Each batch of relayed events (refused commands
+ * included) is added to the roll-ups in one statement, in the transaction that moves the consumer's
+ * position (workers/outbox/consumers.ts): each event is counted exactly once.
  */
 export async function startStatsWorker(runtime: Runtime): Promise<void> {
-  const { ormSql } = runtime;
-  // One batch at a time: applying takes the statistics lock anyway.
-  await startEventConsumer(runtime, 'stats', (events) => handleStatsJob(ormSql, events), { concurrency: 1, name: 'statistics worker' });
+  await startEventConsumer(runtime, EVENT_CONSUMERS.stats, { name: 'statistics worker' });
 }

@@ -1,31 +1,55 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { createJobQueue, startJobWorker } from '../../shared/queue/job-queue';
 import { createCommandClient } from '../../shared/commands/command-client';
+import { EVENT_CONSUMERS } from '../outbox/consumers';
+import { enforceRetention, retentionSettings } from './retention.use-case';
+import { claimMaintenanceRun } from './sweep.queries';
 import { sweepOnce } from './sweep.use-case';
 
+/** The longest one sweep spends deleting old records; what is left waits for the next one. */
+const RETENTION_BUDGET_MS = 10_000;
+
 /**
- * Worker kind `sweeper`: ends sessions idle past SESSION_IDLE_TIMEOUT_MS (server-side, docs/api.md §6)
- * by sending each an `session.expire` command through its wall's queue, so expiry is ordered with
- * the wall's other commands; and forgets applied-command and idempotency records after a day.
- * The timer is a BullMQ job scheduler (`sessions.sweep` every SESSION_SWEEP_INTERVAL_MS): every sweeper
- * process upserts the same scheduler, and each interval's one job goes to one of them.
+ * Worker kind `sweeper`: every SESSION_SWEEP_INTERVAL_MS, ends sessions idle past
+ * SESSION_IDLE_TIMEOUT_MS (server-side, docs/api.md §6) by sending each a `session.expire` command
+ * through its wall's queue (ordered with the wall's other commands), tidies webhook attempts left
+ * unrecorded, and deletes records past their retention (docs/operations.md "Retention"). The timer is
+ * this process's own; PostgreSQL (maintenance_run) gives each interval to one sweeper however many run,
+ * so nothing about it lives only in Redis: an empty Redis changes nothing here.
  */
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
-  const { config, log, orm } = runtime;
+  const { config, log, ormSql } = runtime;
   const commands = createCommandClient(runtime.queueSettings, log);
-  const jobs = createJobQueue(runtime.queueSettings, log);
-  await jobs.upsertSchedulers({ sessionSweepMs: config.SESSION_SWEEP_INTERVAL_MS });
-  const worker = await startJobWorker(
-    runtime.queueSettings,
-    'maintenance',
-    { 'sessions.sweep': async () => void (await sweepOnce(orm.em.fork(), commands, log)) },
-    { log, recordFailure: failedJobRecorder(() => orm.em.fork()) },
-  );
+  const retention = retentionSettings(config);
+  const consumers = Object.values(EVENT_CONSUMERS).map((c) => c.name);
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const [{ claimed }] = await claimMaintenanceRun(ormSql, { name: 'sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS });
+        if (claimed) {
+          await sweepOnce(ormSql, commands, log);
+          await enforceRetention(ormSql, retention, { consumers, budgetMs: Math.min(RETENTION_BUDGET_MS, config.SESSION_SWEEP_INTERVAL_MS / 2), log });
+        }
+      } catch (err) {
+        log.warn({ err }, 'sweep failed; the next interval tries again');
+      }
+      if (!stopped) await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, config.SESSION_SWEEP_INTERVAL_MS);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  })();
   log.info({ intervalMs: config.SESSION_SWEEP_INTERVAL_MS, idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS }, 'session sweeper started');
   runtime.onClose('session sweeper', async () => {
-    await worker.close();
-    await jobs.close();
+    stopped = true;
+    (wake as (() => void) | null)?.();
+    await loop;
     await commands.close();
   });
 }

@@ -1,101 +1,106 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
-import { PermanentDeliveryFailure, type DeliveryAttempt, type WebhookJob } from '../../shared/queue/webhook-jobs';
+import { toWallEvent } from '../../shared/events/channels';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
 import { WEBHOOK_USER_AGENT } from '../../shared/webhooks/webhook-user-agent';
-import { beginDeliveryAttempt, finishDeliveryAttempt } from './delivery.queries';
+import { deliveryFailed, deliverySucceeded, type ClaimedDelivery } from './delivery.queries';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
+/**
+ * Webhook deliveries (docs/api.md §8: "at least an hour"): 12 attempts, the waits doubling from
+ * WEBHOOK_RETRY_BASE_MS; with the 5 s default the 11 waits add up to about 2 h 50 min.
+ */
+export const WEBHOOK_MAX_ATTEMPTS = 12;
 const MAX_ERROR_LENGTH = 500;
-/** What a delivery row says when its attempt's outcome could not be written (issue: no `pending` forever). */
+/** What a delivery row says when its attempt's outcome could not be recorded (no `pending` forever). */
 export const UNRECORDED_OUTCOME = 'The outcome of this attempt was not recorded (the worker stopped or the database was unavailable); the event was retried.';
-const INACTIVE = 'The subscription is inactive; the event was not sent.';
+export const INACTIVE = 'The subscription is inactive; the event was not sent.';
 
 export interface DeliverOptions {
   allowPrivateTargets: boolean;
+  retryBaseMs: number;
   timeoutMs?: number;
-  now?: () => Date;
 }
 
 interface Outcome {
   ok: boolean;
+  /** False: no later attempt can succeed (the subscription is inactive). */
   retry: boolean;
   responseStatus?: number;
   error?: string;
   durationMs?: number;
 }
 
-/**
- * POSTs one event to one subscription, signed per Standard Webhooks (docs/api.md §8), and records the
- * attempt in webhook_delivery: `pending` while the request is under way (a row left pending means
- * the worker died mid-request, or its outcome could not be written), then `succeeded` or `failed`.
- * The next attempt turns such a left-over `pending` row into `failed` (the sweeper does it for a last
- * attempt, see sweepOnce). Throws on failure so the queue retries;
- * a deleted or inactive subscription is a permanent failure. Named plain SQL (delivery.queries.ts) on
- * `db` (runtime.ormSql), two statements per delivery, each its own transaction.
- */
-export async function deliverWebhook(db: SqlRunner, job: WebhookJob, attempt: DeliveryAttempt, opts: DeliverOptions): Promise<void> {
-  const now = opts.now ?? (() => new Date());
-  const [sub] = await beginDeliveryAttempt(db, {
-    subscriptionId: job.subscriptionId,
-    clientId: job.clientId,
-    eventId: job.event.id,
-    eventType: job.event.type,
-    attempt: attempt.attempt,
-    unrecorded: UNRECORDED_OUTCOME,
-    inactive: INACTIVE,
-    now: now(),
-  });
-  // Deleted: its deliveries went with it (on delete cascade), so there is nowhere to record this.
-  if (!sub) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} no longer exists`);
-  if (!sub.is_active) throw new PermanentDeliveryFailure(`webhook subscription ${job.subscriptionId} is inactive`);
+/** The wait after failed attempt `attempt` (1-based), or null after the last one. */
+export function webhookRetryDelayMs(attempt: number, baseMs: number): number | null {
+  return attempt >= WEBHOOK_MAX_ATTEMPTS ? null : Math.round(2 ** (attempt - 1) * baseMs);
+}
 
-  const finish = async (outcome: Outcome) => {
-    const retryAt = !outcome.ok && outcome.retry && attempt.retryDelayMs !== null ? new Date(Date.now() + attempt.retryDelayMs) : null;
-    const status = outcome.ok ? 'succeeded' : 'failed';
-    const error = outcome.error ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
-    await finishDeliveryAttempt(db, {
-      deliveryId: sub.delivery_id,
-      status,
+/**
+ * POSTs one claimed delivery (one event to one subscription), signed per Standard Webhooks (docs/api.md
+ * §8), and records its outcome in one statement: the attempt's row `succeeded` (and the delivery done)
+ * or `failed` with, unless it was the last attempt, the time of the next one (the delivery due again
+ * then); after the last attempt the delivery is recorded in failed_job. An inactive subscription's
+ * delivery ends at once (its attempt row says so). Never throws for the receiver's failures; a database failure while recording
+ * leaves the attempt `pending` and the delivery leased: it is tried again when the lease ends, and that
+ * attempt marks this one failed (UNRECORDED_OUTCOME).
+ */
+export async function deliverClaimed(db: SqlRunner, d: ClaimedDelivery, opts: DeliverOptions): Promise<Outcome> {
+  const event = toWallEvent(d);
+  const finish = async (outcome: Outcome): Promise<Outcome> => {
+    if (outcome.ok) {
+      await deliverySucceeded(db, {
+        deliveryId: d.delivery_id,
+        eventId: event.id,
+        subscriptionId: d.subscription_id,
+        responseStatus: outcome.responseStatus ?? 200,
+        durationMs: outcome.durationMs ?? 0,
+      });
+      return outcome;
+    }
+    const delay = outcome.retry ? webhookRetryDelayMs(d.attempt, opts.retryBaseMs) : null;
+    const error = (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH);
+    await deliveryFailed(db, {
+      deliveryId: d.delivery_id,
+      eventId: event.id,
+      subscriptionId: d.subscription_id,
       responseStatus: outcome.responseStatus ?? null,
       error,
       durationMs: outcome.durationMs ?? null,
-      retryAt,
+      retryAt: delay === null ? null : new Date(Date.now() + delay),
+      attempts: d.attempt,
+      job: JSON.stringify({ subscriptionId: d.subscription_id, clientId: d.client_id, event }),
     });
+    return outcome;
   };
 
+  if (!d.is_active) return finish({ ok: false, retry: false, error: INACTIVE });
   try {
-    await assertPublicTarget(sub.url, opts.allowPrivateTargets);
+    await assertPublicTarget(d.url, opts.allowPrivateTargets);
   } catch (err) {
-    await finish({ ok: false, retry: true, error: `Target refused: ${(err as Error).message}` });
-    throw err;
+    return finish({ ok: false, retry: true, error: `Target refused: ${(err as Error).message}` });
   }
-
-  const body = JSON.stringify(job.event);
-  const headers = { ...signWebhook(sub.secret, job.event.id, Math.floor(Date.now() / 1000), body), 'user-agent': WEBHOOK_USER_AGENT };
+  const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const body = JSON.stringify(event);
+  const headers = { ...signWebhook(d.secret, event.id, Math.floor(Date.now() / 1000), body), 'user-agent': WEBHOOK_USER_AGENT };
   const started = performance.now();
   let response: Response;
   try {
-    response = await fetch(sub.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) });
+    response = await fetch(d.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const e = err as Error;
     const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
     const cause = (e as { cause?: Error }).cause?.message;
-    await finish({
+    return finish({
       ok: false,
       retry: true,
       durationMs: Math.round(performance.now() - started),
-      error: timedOut ? `No answer within ${opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS} ms` : `Request failed: ${e.message}${cause ? ` (${cause})` : ''}`,
+      error: timedOut ? `No answer within ${timeoutMs} ms` : `Request failed: ${e.message}${cause ? ` (${cause})` : ''}`,
     });
-    throw err;
   }
   // The body is not needed; reading it frees the connection.
   await response.arrayBuffer().catch(() => undefined);
   const durationMs = Math.round(performance.now() - started);
-  if (response.status >= 200 && response.status < 300) {
-    await finish({ ok: true, retry: false, responseStatus: response.status, durationMs });
-    return;
-  }
-  await finish({ ok: false, retry: true, responseStatus: response.status, durationMs, error: `The receiver answered HTTP ${response.status}` });
-  throw new Error(`webhook receiver answered HTTP ${response.status}`);
+  if (response.status >= 200 && response.status < 300) return finish({ ok: true, retry: false, responseStatus: response.status, durationMs });
+  return finish({ ok: false, retry: true, responseStatus: response.status, durationMs, error: `The receiver answered HTTP ${response.status}` });
 }

@@ -1,25 +1,65 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { failedJobRecorder } from '../../shared/queue/failed-job';
-import { startJobWorker } from '../../shared/queue/job-queue';
-import type { WebhookJob } from '../../shared/queue/webhook-jobs';
-import { deliverWebhook } from './deliver-webhook.use-case';
+import { startEventConsumer } from '../outbox/consumer-runner';
+import { EVENT_CONSUMERS } from '../outbox/consumers';
+import { notificationsOf, WEBHOOK_CHANNEL } from '../outbox/notifications';
+import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
+import { claimDueDeliveries, nextDueAt } from './delivery.queries';
+
+/** Deliveries under way at once per process: they wait on receivers, not on the database. */
+const CONCURRENCY = 16;
+/** A claimed delivery is left alone this long; a sender that died mid-request leaves it due again then. */
+const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
 
 /**
- * Worker kind `webhooks`: sends the webhook deliveries the outbox relay enqueued on the queue
- * `{webhook-deliveries}` (docs/api.md §8), retried by the queue with exponential backoff
- * (shared/queue/jobs.ts); every attempt is a webhook_delivery row, written with two named plain SQL
- * statements (runtime.ormSql: prepared unless DATABASE_PREPARED_STATEMENTS=false).
+ * Worker kind `webhooks` (docs/api.md §8): the consumer `webhooks` turns each batch of relayed events
+ * into pending deliveries (webhook_pending, in the transaction that moves its position), and the sender
+ * works through the due ones, CONCURRENCY at a time per process, any number of processes: each claims
+ * its own (skip locked). Retries and their schedule live in PostgreSQL; nothing of a delivery is only in
+ * Redis. Every attempt is a webhook_delivery row (named plain SQL on runtime.ormSql).
  */
 export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
-  const { config, log, orm, ormSql } = runtime;
-  const options = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
-  const worker = await startJobWorker(
-    runtime.queueSettings,
-    'webhooks',
-    // Named plain SQL on the ORM's pool: no unit of work, no EntityManager per delivery.
-    { 'webhook.deliver': (job, attempt) => deliverWebhook(ormSql, job as WebhookJob, attempt, options) },
-    { log, recordFailure: failedJobRecorder(() => orm.em.fork()) },
-  );
+  const { config, log, ormSql } = runtime;
+  const waiter = notificationsOf(runtime).waiter(WEBHOOK_CHANNEL);
+  const options = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS };
+  let stopped = false;
+  let inFlight = 0;
+  const running = new Set<Promise<unknown>>();
+  const sender = (async () => {
+    while (!stopped) {
+      const free = CONCURRENCY - inFlight;
+      let waitMs = config.OUTBOX_POLL_MS;
+      try {
+        if (free > 0) {
+          const claimed = await claimDueDeliveries(ormSql, { limit: free, leaseMs: LEASE_MS, unrecorded: UNRECORDED_OUTCOME, inactive: INACTIVE, maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+          for (const d of claimed) {
+            inFlight++;
+            const p = deliverClaimed(ormSql, d, options)
+              .catch((err) => log.warn({ err, eventId: d.event_id, subscriptionId: d.subscription_id }, 'could not record a webhook attempt; it is tried again when its lease ends'))
+              .finally(() => {
+                inFlight--;
+                running.delete(p);
+                // A sender that was full looks for more at once.
+                if (inFlight === CONCURRENCY - 1) waiter.wake();
+              });
+            running.add(p);
+          }
+          if (claimed.length === free) continue;
+          const [{ due_at }] = await nextDueAt(ormSql, { maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+          if (due_at) waitMs = Math.max(0, Math.min(waitMs, new Date(due_at).getTime() - Date.now()));
+        }
+      } catch (err) {
+        log.warn({ err }, 'webhook sender could not read its deliveries; retrying');
+        waitMs = Math.max(waitMs, 1000);
+      }
+      if (!stopped) await waiter.wait(waitMs);
+    }
+  })();
+  await startEventConsumer(runtime, EVENT_CONSUMERS.webhooks, { name: 'webhook scheduler', afterCommit: () => waiter.wake() });
   log.info({ allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }, 'webhook deliveries started');
-  runtime.onClose('webhook deliveries', () => worker.close());
+  runtime.onClose('webhook deliveries', async () => {
+    stopped = true;
+    waiter.wake();
+    await sender;
+    await Promise.all(running);
+  });
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../shared/errors/app-error';
-import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../../shared/events/channels';
+import { parseWallEventMessage, toWallEvent, wallEventMessage, type OutboxEventRow, type WallEvent } from '../../../shared/events/channels';
 import type { WallEventsHub } from './wall-events.hub';
 
 const REPLAY_LIMIT = 1000;
@@ -19,56 +19,117 @@ export function parseLastEventId(value: string | null | undefined, name: string,
 
 /** A hub connection's subscription: live events are held back until `start` hands them over. */
 export interface WallFollower {
-  /** Sends the replayed events, then what arrived meanwhile, then every live event as it comes. */
-  start(send: (event: WallEvent, raw: string) => void): void;
+  /**
+   * Sends the replayed events, then what arrived meanwhile, then every live event as it comes.
+   * `end` is called when the stream can no longer be kept complete (it could not catch up after a
+   * gap in the live feed): the caller closes it, and the client reconnects with its last event id.
+   */
+  start(send: (event: WallEvent, raw: string) => void, end: () => void): void;
   /** Removes the wall listener. Idempotent; never rejects. */
   stop(): Promise<void>;
 }
 
+/*
+ * The wall's relayed events after outbox id :after, in their order (per wall the outbox id order is the
+ * commit order and the relay's order), as hubs receive them. Along the (client_id, wall_id, id) index.
+ */
+const REPLAY_SQL = `select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
+  where client_id = ? and wall_id = ? and id > ? and relay_seq is not null
+  order by id limit ${REPLAY_LIMIT}`;
+
 /**
  * Follows a wall's events for one hub connection: live events from the hub, and, when the client
- * says which event it saw last, the published events after it from the outbox first. Duplicates
- * between the two are dropped by event id. Everything that can fail (the Redis subscription, the
- * replay query) happens here, before the caller answers: a failure leaves no listener behind.
+ * says which event it saw last, the relayed events after it from the outbox first. Every message
+ * carries its event's outbox id, the wall's order: the connection sends each event once, in order, and
+ * drops what it already sent or what predates it (a duplicate, a relay's re-publish). When the hub's
+ * subscription was lost and is back, the connection catches up from the outbox after the last event it
+ * sent, holding live events meanwhile, or ends when it cannot. Everything that can fail at the start
+ * (the queries, the Redis subscription) happens here, before the caller answers: a failure leaves no
+ * listener behind.
  */
-export async function followWall(em: EntityManager, hub: WallEventsHub, wallId: number, lastEventId: string | undefined): Promise<WallFollower> {
-  const seen = new Set<string>();
+export async function followWall(em: EntityManager, hub: WallEventsHub, clientId: number, wallId: number, lastEventId: string | undefined): Promise<WallFollower> {
   let send: ((event: WallEvent, raw: string) => void) | null = null;
+  let end: (() => void) | null = null;
+  let catchingUp = false;
+  /** The outbox id of the last event sent, or where the stream starts: what is at or before it is not sent. */
+  let last = 0n;
+  const seenWithoutId = new Set<string>();
   const held: string[] = [];
-  const deliver = (raw: string) => {
+  const deliver = (message: string) => {
+    const { outboxId, raw } = parseWallEventMessage(message);
     const event = JSON.parse(raw) as WallEvent;
-    if (seen.has(event.id)) return;
-    seen.add(event.id);
-    if (seen.size > 10_000) seen.delete(seen.values().next().value as string);
+    if (outboxId !== null) {
+      if (outboxId <= last) return;
+      last = outboxId;
+    } else {
+      // A message of a relay without outbox ids (a rolling upgrade): by its event id.
+      if (seenWithoutId.has(event.id)) return;
+      seenWithoutId.add(event.id);
+      if (seenWithoutId.size > 10_000) seenWithoutId.delete(seenWithoutId.values().next().value as string);
+    }
     send!(event, raw);
   };
-  const stop = await hub.subscribe(wallId, (raw) => {
-    if (send) deliver(raw);
-    // Bounded: a connection that never starts must not hold a wall's traffic.
-    else if (held.length < REPLAY_LIMIT) held.push(raw);
-  });
-  const replay: string[] = [];
-  if (lastEventId) {
+  const replayAfter = async (after: bigint): Promise<string[]> => {
+    const rows = await em.fork().execute<(OutboxEventRow & { id: string })[]>(REPLAY_SQL, [clientId, wallId, after.toString()]);
+    return rows.map((r) => wallEventMessage(String(r.id), toWallEvent(r)));
+  };
+  const catchUp = async () => {
+    if (!send || catchingUp) return;
+    catchingUp = true;
     try {
-      const rows = await em.execute<OutboxEventRow[]>(
-        `select event_id, type, occurred_at, client_id, wall_id, data from outbox_event
-          where wall_id = ? and published_at is not null
-            and id > (select id from outbox_event where event_id = ? and wall_id = ?)
-          order by id limit ${REPLAY_LIMIT}`,
-        [wallId, lastEventId, wallId],
-      );
-      for (const r of rows) replay.push(JSON.stringify(toWallEvent(r)));
-    } catch (err) {
-      await stop();
-      throw err;
+      for (;;) {
+        const missed = await replayAfter(last);
+        for (const m of missed) deliver(m);
+        if (missed.length < REPLAY_LIMIT) break;
+      }
+      catchingUp = false;
+      for (const m of held.splice(0)) deliver(m);
+    } catch {
+      catchingUp = false;
+      held.length = 0;
+      end?.();
     }
+  };
+
+  // Where the stream starts, read before subscribing: the event the client saw last, else the wall's
+  // last relayed event. Whatever is relayed after it reaches the connection, by the replay below or live.
+  const [anchor] = lastEventId
+    ? await em.execute<{ id: string }[]>(`select id from outbox_event where event_id = ? and client_id = ? and wall_id = ?`, [lastEventId, clientId, wallId])
+    : [];
+  if (anchor) {
+    last = BigInt(anchor.id);
+  } else {
+    // No event id, or one this wall never had: the stream goes on from now.
+    const [head] = await em.execute<{ id: string | null }[]>(
+      `select max(id) as id from outbox_event where client_id = ? and wall_id = ? and relay_seq is not null`,
+      [clientId, wallId],
+    );
+    last = head?.id ? BigInt(head.id) : 0n;
+  }
+  const stop = await hub.subscribe(wallId, {
+    message(m) {
+      if (send && !catchingUp) deliver(m);
+      // Bounded: a connection that never starts must not hold a wall's traffic.
+      else if (held.length < REPLAY_LIMIT) held.push(m);
+    },
+    resumed() {
+      void catchUp();
+    },
+  });
+  let replay: string[];
+  try {
+    replay = await replayAfter(last);
+  } catch (err) {
+    await stop();
+    throw err;
   }
   return {
-    start(fn) {
+    start(fn, onEnd) {
       if (send) return;
       send = fn;
-      for (const raw of replay.splice(0)) deliver(raw);
-      for (const raw of held.splice(0)) deliver(raw);
+      end = onEnd;
+      for (const m of replay.splice(0)) deliver(m);
+      for (const m of held.splice(0)) deliver(m);
     },
     stop,
   };

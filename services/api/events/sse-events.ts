@@ -17,7 +17,7 @@ export async function streamWallEvents(req: Request, res: Response, em: EntityMa
   // Everything that can fail runs before the 200: a bad Last-Event-ID is a 400, Redis down a 503.
   const lastEventId = parseLastEventId(req.header('last-event-id'), 'Last-Event-ID', 'header');
   await assertWallExists(em, clientId, wallId);
-  const follower = await followWall(em, deps.events, wallId, lastEventId);
+  const follower = await followWall(em, deps.events, clientId, wallId, lastEventId);
   // The one release point: 'close' fires when the client goes away or the server ends the response.
   let heartbeat: NodeJS.Timeout | undefined;
   const untrack = trackHubConnection('sse');
@@ -35,7 +35,13 @@ export async function streamWallEvents(req: Request, res: Response, em: EntityMa
   res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
   write('retry: 3000\n\n');
-  follower.start((event, raw) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`));
+  // Ended when it cannot be kept complete after a gap in the live feed: EventSource reconnects with Last-Event-ID.
+  follower.start(
+    (event, raw) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`),
+    () => {
+      if (!res.writableEnded) res.end();
+    },
+  );
   // Access ends for streams too: a deactivated employee's stream closes at the next heartbeat.
   const token = requestToken(req, true)!;
   heartbeat = setInterval(() => {

@@ -2,7 +2,15 @@ import type { Redis } from '../../../shared/redis/redis';
 import { AppError } from '../../../shared/errors/app-error';
 import { wallEventsChannel } from '../../../shared/events/channels';
 
-export type WallEventListener = (event: string) => void;
+export interface WallEventListener {
+  /** One message of the wall's channel (shared/events/channels.ts, wallEventMessage). */
+  message(message: string): void;
+  /**
+   * The subscription was lost and is back (Redis restarted, a network gap): messages published
+   * meanwhile never came. Called once the subscription is in place again.
+   */
+  resumed(): void;
+}
 
 interface Channel {
   listeners: Set<WallEventListener>;
@@ -12,10 +20,13 @@ interface Channel {
 
 /**
  * One Redis subscription per wall per API process, shared by every hub connected to that wall
- * (SSE or WebSocket); the outbox relay publishes each committed event of the wall there.
+ * (SSE or WebSocket); the outbox relay publishes each relayed event of the wall there. When the
+ * subscriber's connection is lost and comes back (ioredis subscribes its channels again), every
+ * listener is told, so it can catch up from the outbox (event-stream.ts).
  */
 export class WallEventsHub {
   private readonly channels = new Map<string, Channel>();
+  private lost = false;
 
   constructor(
     private readonly subscriber: Redis,
@@ -26,11 +37,34 @@ export class WallEventsHub {
         // One connection's failure (a malformed message, a write to a dying socket) must neither reach
         // the other connections nor escape the Redis event handler (an uncaught exception stops the process).
         try {
-          l(message);
+          l.message(message);
         } catch {
           // the connection's own close handler releases it
         }
       }
+    });
+    subscriber.on('close', () => {
+      this.lost = true;
+    });
+    subscriber.on('ready', () => {
+      if (!this.lost) return;
+      this.lost = false;
+      // ioredis sent SUBSCRIBE for every channel before 'ready'; a PING answered after them means they
+      // are in place, so nothing published from now on is missed while the listeners catch up.
+      void this.subscriber
+        .ping()
+        .catch(() => undefined)
+        .then(() => {
+          for (const c of this.channels.values()) {
+            for (const l of c.listeners) {
+              try {
+                l.resumed();
+              } catch {
+                // as above
+              }
+            }
+          }
+        });
     });
   }
 

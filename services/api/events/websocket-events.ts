@@ -63,7 +63,7 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       }
       const lastEventId = parseLastEventId(url.searchParams.get('lastEventId'), 'lastEventId', 'query');
       await assertWallExists(em, claims.clientId, wallId);
-      const follower = await followWall(em, deps.events, wallId, lastEventId);
+      const follower = await followWall(em, deps.events, claims.clientId, wallId, lastEventId);
       stop = follower.stop;
       // The one release point: the socket closes on every path (close, terminate, reset, failed handshake).
       if (socket.destroyed) return void follower.stop();
@@ -71,9 +71,14 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         ws.on('error', () => undefined);
         ws.once('close', trackHubConnection('websocket'));
-        follower.start((_event, raw) => {
-          if (ws.readyState === ws.OPEN) ws.send(raw);
-        });
+        follower.start(
+          (_event, raw) => {
+            if (ws.readyState === ws.OPEN) ws.send(raw);
+          },
+          // It could not catch up after a gap in the live feed: 1012 (service restart), the client
+          // reconnects with ?lastEventId= and the replay fills the gap.
+          () => ws.close(1012, 'reconnect with lastEventId'),
+        );
         const ping = setInterval(() => {
           if (ws.readyState !== ws.OPEN) return;
           ws.ping();

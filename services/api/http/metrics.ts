@@ -81,6 +81,8 @@ export interface OperationalSources {
   webhookFailures(): Promise<number>;
   /** Light controllers the gateway knows of, online and offline (docs/lights.md). */
   lightControllers(): Promise<{ online: number; offline: number }>;
+  /** Per event consumer: the age of the oldest relayed event it has not applied yet (0 when caught up). */
+  consumers(): Promise<{ consumer: string; lagSeconds: number }[]>;
 }
 
 export const WEBHOOK_FAILURE_WINDOW_S = 300;
@@ -167,6 +169,22 @@ outboxGauge(
   true,
 );
 outboxGauge('outbox_unpublished_events', 'Committed events waiting for the outbox relay', (o) => o.unpublished, false);
+
+new client.Gauge({
+  name: 'outbox_consumer_lag_seconds',
+  help: 'Per event consumer (audit, stats, labels, webhooks, …): age of the oldest relayed event it has not applied (0 when caught up)',
+  labelNames: ['consumer'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources) return;
+    try {
+      for (const c of await bounded(sources.consumers())) this.set({ consumer: c.consumer }, c.lagSeconds);
+    } catch {
+      collectorErrors.inc({ collector: 'outbox_consumers' });
+    }
+  },
+});
 
 new client.Gauge({
   name: 'webhook_delivery_failures_recent',

@@ -11,6 +11,7 @@ import { Migration20261123080000_insights } from './Migration20261123080000_insi
 import { Migration20261123100000_license_plate_documents } from './Migration20261123100000_license_plate_documents';
 import { Migration20261125100000_open_lines_by_warehouse } from './Migration20261125100000_open_lines_by_warehouse';
 import { Migration20261125110000_wall_actor } from './Migration20261125110000_wall_actor';
+import { Migration20261125300000_durable_pipeline } from './Migration20261125300000_durable_pipeline';
 import { Migration20261125400000_pending_items } from './Migration20261125400000_pending_items';
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 
@@ -28,6 +29,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123100000_license_plate_documents', class: Migration20261123100000_license_plate_documents },
   { name: 'Migration20261125100000_open_lines_by_warehouse', class: Migration20261125100000_open_lines_by_warehouse },
   { name: 'Migration20261125110000_wall_actor', class: Migration20261125110000_wall_actor },
+  { name: 'Migration20261125300000_durable_pipeline', class: Migration20261125300000_durable_pipeline },
   { name: 'Migration20261125400000_pending_items', class: Migration20261125400000_pending_items },
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
 ];

@@ -16,7 +16,8 @@ interface PrintRow extends LabelRow {
  * One statement prints: it reads the order and its slot, makes the plate number on the first print or
  * counts the reprint (the row lock of the upsert orders simultaneous prints of one order), and writes
  * the audit row (kind license-plate) with an event id derived from the order and the print count, so
- * one print is one row. It also reads the document the labels worker rendered ahead, if any. A single
+ * one print is one row, and notes the format as one the client prints (label_print_format: the labels
+ * worker renders ahead in those). It also reads the document rendered ahead, if any. A single
  * statement commits all of it or nothing, in one round trip.
  * nextval() runs for reprints too: plate numbers are unique, not gap-free.
  */
@@ -37,6 +38,11 @@ with ${LABEL_DATA_CTES}, p as (
          jsonb_build_object('plateNumber', p.plate_number, 'format', cast(:format as text), 'printCount', p.print_count)
   from p left join s on true
   returning id
+), printed_format as (
+  -- The formats a client prints are the ones the labels worker renders ahead (at most one write an hour).
+  insert into label_print_format (client_id, format, last_printed_at) select cast(:clientId as int), cast(:format as text), now() from p
+  on conflict (client_id, format) do update set last_printed_at = excluded.last_printed_at
+   where label_print_format.last_printed_at < now() - interval '1 hour'
 )
 select o.ship_to, o.units, p.plate_number, p.print_count, s.crc, s.position, s.wall_name, d.label_hash as stored_hash, d.body as stored_body
 from o cross join p left join s on true

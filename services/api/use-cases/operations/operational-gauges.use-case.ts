@@ -28,5 +28,13 @@ export function operationalSources(orm: Orm, queues: QueueInspection): Operation
       );
       return { online: Number(row?.online ?? 0), offline: Number(row?.offline ?? 0) };
     },
+    consumers: async () => {
+      // Along the relay_seq index: each consumer's first relayed event after its position.
+      const rows = await sql<{ name: string; lag: string | null }>(
+        `select c.name, extract(epoch from now() - (select occurred_at from outbox_event o where o.relay_seq > c.position order by o.relay_seq limit 1)) as lag
+           from outbox_consumer c order by c.name`,
+      );
+      return rows.map((r) => ({ consumer: r.name, lagSeconds: Math.max(0, Number(r.lag ?? 0)) }));
+    },
   };
 }

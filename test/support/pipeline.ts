@@ -1,0 +1,25 @@
+import type { Runtime } from '../../shared/runtime/runtime';
+import { consumeOnce, type EventConsumer } from '../../workers/outbox/consumer-runner';
+import { stampOnce, type RelayedEvent } from '../../workers/outbox/relay.use-case';
+import { registerConsumer } from '../../workers/outbox/outbox.queries';
+
+/** Stamps every committed event not relayed yet, as the relay does (without publishing); the events stamped. */
+export async function relayAll(runtime: Pick<Runtime, 'ormSql'>): Promise<RelayedEvent[]> {
+  const all: RelayedEvent[] = [];
+  for (;;) {
+    const { events } = await stampOnce(runtime.ormSql, 500);
+    all.push(...events);
+    if (events.length === 0) return all;
+  }
+}
+
+/** Runs one consumer over everything relayed after its position, in batches of `batchSize`, as its worker does. */
+export async function consumeAll(runtime: Pick<Runtime, 'ormSql' | 'config' | 'log'>, consumer: EventConsumer, batchSize = 500): Promise<number> {
+  await registerConsumer(runtime.ormSql, { name: consumer.name });
+  let batches = 0;
+  for (;;) {
+    const r = await consumeOnce(runtime.ormSql, consumer, batchSize, runtime);
+    if (r.status !== 'done') return batches;
+    batches++;
+  }
+}

@@ -1,0 +1,257 @@
+import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
+import { toWallEvent, type WallEvent } from '../../shared/events/channels';
+import type { Runtime } from '../../shared/runtime/runtime';
+import { RELAYED_CHANNEL, notificationsOf, type Waiter } from './notifications';
+import {
+  databaseAnswers,
+  lockConsumerPosition,
+  nextEvents,
+  nextRange,
+  recordSkippedEvent,
+  registerConsumer,
+  relayedEvent,
+  saveConsumerPosition,
+  type RelayedRow,
+} from './outbox.queries';
+
+/** A consumer's batch: the relayed events with relay_seq in (after, through], in relay order. */
+export interface ConsumerBatch {
+  after: string;
+  through: string;
+  /** The batch's events of the consumer's types; empty for a consumer that reads none (`readsEvents: false`). */
+  events: WallEvent[];
+}
+
+/**
+ * A consumer of the relayed events (docs/architecture.md "Event pipeline"). It reads the outbox itself,
+ * in batches, from its position in `outbox_consumer`; `handle` runs in the transaction that records the
+ * new position, so an effect in PostgreSQL is applied exactly once (both commit or neither), and an
+ * effect outside (an MQTT message, an HTTP request) at least once.
+ */
+export interface ConsumerSpec {
+  /** The consumer's name: its row in outbox_consumer. */
+  name: string;
+  /** Only events of these types reach `handle`; every type (internal ones included) when absent. */
+  types?: readonly string[];
+  /** false: no event is read into the process; `handle` works on the batch's range in SQL. */
+  readsEvents?: boolean;
+  /** Tries of an event that fails while the database answers, before it is passed over (OUTBOX_CONSUMER_ATTEMPTS unless given). */
+  attempts?: number;
+}
+
+export interface EventConsumer extends ConsumerSpec {
+  handle(batch: ConsumerBatch, tx: SqlRunner, ctx: ConsumerContext): Promise<void>;
+}
+
+/** What a consumer's batch may need of its process: the settings and the log. */
+export type ConsumerContext = Pick<Runtime, 'config' | 'log'>;
+
+/** A consumer whose effect needs only the events: the interface of every event consumer table entry. */
+export function eventConsumer(
+  name: string,
+  handler: (events: WallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
+  types?: readonly string[],
+  attempts?: number,
+): EventConsumer {
+  return { name, types, attempts, handle: async (batch, tx, ctx) => (batch.events.length ? handler(batch.events, tx, ctx) : undefined) };
+}
+
+export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batch: ConsumerBatch; full: boolean };
+
+/**
+ * One batch of a consumer, in one transaction: lock its position (a stand-by when another process holds
+ * it), read what follows, apply it with `handle`, move the position. Throws what `handle` throws (the
+ * transaction is rolled back: nothing applied, the position unmoved).
+ */
+export async function consumeOnce(db: SqlDatabase, consumer: EventConsumer, batchSize: number, ctx: ConsumerContext): Promise<StepResult> {
+  return db.transaction(async (tx) => {
+    const [row] = await lockConsumerPosition(tx, { name: consumer.name });
+    if (!row) return { status: 'standby' as const };
+    const after = row.position;
+    let through: string | null;
+    let events: WallEvent[] = [];
+    let full: boolean;
+    if (consumer.readsEvents === false) {
+      const [range] = await nextRange(tx, { after, batchSize });
+      through = range.through;
+      full = range.n >= batchSize;
+    } else {
+      const rows = await nextEvents(tx, { after, batchSize, types: consumer.types ? [...consumer.types] : null });
+      through = rows[0]?.through ?? null;
+      const read = rows.filter((r) => r.id !== null && r.id !== undefined) as RelayedRow[];
+      events = read.map(toWallEvent);
+      full = read.length >= batchSize;
+    }
+    if (through === null || BigInt(through) <= BigInt(after)) return { status: 'idle' as const };
+    const batch = { after, through, events };
+    await consumer.handle(batch, tx, ctx);
+    await saveConsumerPosition(tx, { name: consumer.name, position: through });
+    return { status: 'done' as const, batch, full };
+  });
+}
+
+export interface ConsumerSettings {
+  batchSize: number;
+  pollMs: number;
+  intervalMs: number;
+  attempts: number;
+  retryBaseMs: number;
+}
+
+/** Passes over the event at `through`, right after the position: recorded in failed_job, the position moved past it. */
+async function skipEvent(db: SqlDatabase, consumer: EventConsumer, after: string, through: string, error: string, attempts: number): Promise<RelayedRow | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await lockConsumerPosition(tx, { name: consumer.name });
+    if (!row || row.position !== after) return null;
+    const [event] = await relayedEvent(tx, { seq: through });
+    if (event) {
+      await recordSkippedEvent(tx, {
+        queue: `consumer:${consumer.name}`,
+        type: event.type,
+        eventId: event.event_id,
+        data: JSON.stringify({ consumer: consumer.name, relaySeq: through, event: toWallEvent(event) }),
+        error: error.slice(0, 2000),
+        attempts,
+      });
+    }
+    await saveConsumerPosition(tx, { name: consumer.name, position: through });
+    return event ?? null;
+  });
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a consumer until `stopped()`: a batch after every relay notification (at most one per
+ * `intervalMs` while events trickle in; at once while batches are full), a look every `pollMs` anyway.
+ * - PostgreSQL away: it waits and tries again, for as long as it takes, counting nothing: the events
+ *   wait in the outbox, nothing is lost or given up.
+ * - A batch that fails while PostgreSQL answers: the events up to that batch's end are taken one at a
+ *   time, so the others are applied; the one that fails is tried `attempts` times (waits doubling from
+ *   `retryBaseMs`), then recorded in failed_job (`consumer:<name>`) and passed over, so it never blocks
+ *   the consumer forever.
+ */
+export async function runConsumer(
+  db: SqlDatabase,
+  consumer: EventConsumer,
+  settings: ConsumerSettings,
+  deps: { waiter: Waiter; ctx: ConsumerContext; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void },
+): Promise<void> {
+  const { waiter, ctx } = deps;
+  const { log } = ctx;
+  // While > position: one event per batch (after a failed batch), up to that batch's end.
+  let singleUntil: bigint | null = null;
+  let failures = 0;
+  let outage = 0;
+  let lastRun = 0;
+  let lastAfter: string | null = null;
+  while (!deps.stopped()) {
+    // Woken early: let the events of the next moments join this batch.
+    const since = Date.now() - lastRun;
+    if (since < settings.intervalMs) await pause(settings.intervalMs - since);
+    if (deps.stopped()) break;
+    lastRun = Date.now();
+    let attempted: { after: string; through: string | null } = { after: '', through: null };
+    const probe: EventConsumer = {
+      ...consumer,
+      handle: (batch, tx, c) => {
+        attempted = { after: batch.after, through: batch.through };
+        return consumer.handle(batch, tx, c);
+      },
+    };
+    let result: StepResult;
+    try {
+      const size = singleUntil !== null ? 1 : settings.batchSize;
+      result = await consumeOnce(db, probe, size, ctx);
+    } catch (err) {
+      const answers = await databaseAnswers(db, {}).then(
+        () => true,
+        () => false,
+      );
+      if (!answers) {
+        if (outage++ === 0) log.warn({ err, consumer: consumer.name }, 'consumer waits for the database');
+        await waiter.wait(Math.min(settings.pollMs * 2 ** Math.min(outage, 5), 30_000));
+        continue;
+      }
+      outage = 0;
+      const { after, through } = attempted;
+      if (through === null) {
+        // It failed before a batch was read: nothing to blame on an event.
+        log.error({ err, consumer: consumer.name }, 'consumer failed; retrying');
+        await waiter.wait(settings.retryBaseMs);
+        continue;
+      }
+      if (singleUntil === null && BigInt(through) - BigInt(after) > 1n) {
+        log.warn({ err, consumer: consumer.name, after, through }, 'consumer batch failed; taking its events one at a time');
+        singleUntil = BigInt(through);
+        continue;
+      }
+      failures = lastAfter === after ? failures + 1 : 1;
+      lastAfter = after;
+      if (failures < (consumer.attempts ?? settings.attempts)) {
+        log.warn({ err, consumer: consumer.name, after, attempt: failures }, 'consumer failed on an event; retrying');
+        await waiter.wait(settings.retryBaseMs * 2 ** (failures - 1));
+        continue;
+      }
+      const message = (err as Error)?.message ?? String(err);
+      try {
+        const skipped = await skipEvent(db, consumer, after, through, message, failures);
+        if (skipped) log.error({ consumer: consumer.name, eventId: skipped.event_id, type: skipped.type, err: message }, 'event passed over after its attempts; recorded in failed_job');
+        failures = 0;
+        lastAfter = null;
+      } catch (e) {
+        log.error({ err: e, consumer: consumer.name }, 'could not record an event passed over; retrying');
+        await waiter.wait(settings.retryBaseMs);
+      }
+      continue;
+    }
+    if (outage) log.info({ consumer: consumer.name }, 'consumer reaches the database again');
+    outage = 0;
+    if (result.status === 'done') {
+      failures = 0;
+      lastAfter = null;
+      if (singleUntil !== null && BigInt(result.batch.through) >= singleUntil) singleUntil = null;
+      deps.afterCommit?.(result.batch);
+      if (result.full || singleUntil !== null) continue;
+    }
+    await waiter.wait(settings.pollMs);
+  }
+}
+
+/** The consumer settings of the process (OUTBOX_* settings). */
+export function consumerSettings(config: Runtime['config']): ConsumerSettings {
+  return {
+    batchSize: config.OUTBOX_BATCH_SIZE,
+    pollMs: config.OUTBOX_POLL_MS,
+    intervalMs: config.OUTBOX_CONSUMER_INTERVAL_MS,
+    attempts: config.OUTBOX_CONSUMER_ATTEMPTS,
+    retryBaseMs: config.OUTBOX_CONSUMER_RETRY_BASE_MS,
+  };
+}
+
+/**
+ * Starts one consumer in this process (woken by the relay's notifications), closed with the runtime.
+ * Any number of processes may run it: one holds its position at a time, the others wait as stand-bys.
+ */
+export async function startEventConsumer(
+  runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
+  consumer: EventConsumer,
+  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings> },
+): Promise<void> {
+  const { log, ormSql, config } = runtime;
+  await registerConsumer(ormSql, { name: consumer.name });
+  const waiter = notificationsOf(runtime).waiter(RELAYED_CHANNEL);
+  let stopped = false;
+  const loop = runConsumer(ormSql, consumer, { ...consumerSettings(config), ...opts.settings }, {
+    waiter,
+    ctx: { config, log },
+    stopped: () => stopped,
+    afterCommit: opts.afterCommit,
+  }).catch((err) => log.fatal({ err, consumer: consumer.name }, 'consumer loop ended'));
+  log.info({ consumer: consumer.name }, `${opts.name} started`);
+  runtime.onClose(opts.name, async () => {
+    stopped = true;
+    waiter.wake();
+    await loop;
+  });
+}

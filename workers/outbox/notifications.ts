@@ -1,0 +1,146 @@
+import { Client } from 'pg';
+import type { Logger } from '../../shared/logging/logger';
+import type { Runtime } from '../../shared/runtime/runtime';
+
+/** Sent by the outbox_event trigger when a transaction that wrote events commits: wakes the relay. */
+export const OUTBOX_CHANNEL = 'outbox_event';
+/** Sent by the relay when it has stamped events: wakes the consumers. */
+export const RELAYED_CHANNEL = 'outbox_relayed';
+/** Sent when webhook deliveries become due: wakes the webhook senders of every process. */
+export const WEBHOOK_CHANNEL = 'webhook_pending';
+
+export interface Waiter {
+  /** Resolves on the next notification or after `ms`, whichever comes first; at once if one came since the last call. */
+  wait(ms: number): Promise<void>;
+  /** Wakes this waiter as a notification would (a local producer that knows there is work). */
+  wake(): void;
+}
+
+export interface Notifications {
+  /** A waiter on `channel`, LISTENed from now on. Each waiter has its own pending flag. */
+  waiter(channel: string): Waiter;
+  close(): Promise<void>;
+}
+
+function newWaiter(): Waiter & { closed: boolean } {
+  let pending = false;
+  let wake: (() => void) | null = null;
+  return {
+    closed: false,
+    wait(ms) {
+      if (pending || this.closed) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          pending = false;
+          resolve();
+        }
+        wake = done;
+      });
+    },
+    wake() {
+      pending = true;
+      wake?.();
+    },
+  };
+}
+
+/**
+ * One dedicated PostgreSQL connection per process in LISTEN on the channels its waiters need. A lost
+ * connection is re-opened after a second (every waiter is woken then: a notification may have been
+ * missed); meanwhile each loop's back-up poll keeps things moving. Behind PgBouncer in transaction mode
+ * LISTEN does not work; the polls carry the pipeline alone then (docs/scaling.md).
+ */
+export function listenForNotifications(databaseUrl: string, log: Logger): Notifications {
+  const waiters = new Map<string, Set<ReturnType<typeof newWaiter>>>();
+  let client: Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+  let connecting: Promise<void> | null = null;
+
+  const wakeAll = (channel?: string) => {
+    for (const [c, set] of waiters) if (channel === undefined || c === channel) for (const w of set) w.wake();
+  };
+  const connect = async () => {
+    if (closed) return;
+    const c = new Client({ connectionString: databaseUrl, application_name: 'sorting:listen' });
+    c.on('notification', (n) => wakeAll(n.channel));
+    c.on('error', (err) => {
+      log.warn({ err: err.message }, 'notification listener lost its connection; polling until it is back');
+      reconnect(c);
+    });
+    c.on('end', () => reconnect(c));
+    try {
+      await c.connect();
+      for (const channel of waiters.keys()) await c.query(`listen ${channel}`);
+      client = c;
+      // Whatever was notified while the listener was down: look once.
+      wakeAll();
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'notification listener could not connect; retrying in 1 s');
+      reconnect(c);
+    }
+  };
+  const reconnect = (c: Client) => {
+    if (closed || retry) return;
+    if (client === c) client = null;
+    c.removeAllListeners('end');
+    c.end().catch(() => undefined);
+    retry = setTimeout(() => {
+      retry = null;
+      connecting = connect();
+    }, 1000);
+  };
+
+  return {
+    waiter(channel) {
+      if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+      const w = newWaiter();
+      let set = waiters.get(channel);
+      if (!set) {
+        set = new Set();
+        waiters.set(channel, set);
+        if (client) client.query(`listen ${channel}`).catch(() => undefined);
+      }
+      set.add(w);
+      connecting ??= connect();
+      return w;
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      for (const set of waiters.values()) {
+        for (const w of set) {
+          w.closed = true;
+          w.wake();
+        }
+      }
+      await connecting?.catch(() => undefined);
+      const c = client;
+      client = null;
+      if (c) {
+        c.removeAllListeners('end');
+        await c.end().catch(() => undefined);
+      }
+    },
+  };
+}
+
+const perRuntime = new WeakMap<object, Notifications>();
+
+/** The process's one listener (several worker kinds in one process share it), closed with the runtime. */
+export function notificationsOf(runtime: Pick<Runtime, 'config' | 'log' | 'onClose'>): Notifications {
+  let n = perRuntime.get(runtime);
+  if (!n) {
+    const created = listenForNotifications(runtime.config.DATABASE_URL, runtime.log);
+    perRuntime.set(runtime, created);
+    runtime.onClose('notification listener', () => created.close());
+    n = created;
+  }
+  return n;
+}
