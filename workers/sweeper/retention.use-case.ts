@@ -90,8 +90,8 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * One pass of the retention: for each kind of record, statements of at most `batch` rows (each its own
  * short transaction, a short pause between them so the hot path's transactions interleave) until a
- * statement finds fewer than `batch` old rows or `budgetMs` is spent; what is left waits for the next
- * sweep. Records the horizon of each kind deleted from (retention_horizon: the statistics rebuild reads
+ * statement finds fewer than `batch` old rows or `budgetMs` is spent (each kind has one statement
+ * anyway); what is left waits for the next sweep. Records the horizon of each kind deleted from (retention_horizon: the statistics rebuild reads
  * the outbox's). `consumers`: the outbox is kept until each of them has passed an event.
  */
 export async function enforceRetention(
@@ -105,23 +105,22 @@ export async function enforceRetention(
   for (const k of kinds(opts.consumers)) {
     const cutoff = k.cutoff(settings, now);
     const keys = k.keys ? await k.keys(db) : [0];
-    for (const key of keys) {
+    // Each kind gets one statement per pass at least, so a long backlog of one never starves the others.
+    let statements = 0;
+    kind: for (const key of keys) {
       for (;;) {
-        if (Date.now() - started > opts.budgetMs) return finish();
+        if (statements > 0 && Date.now() - started > opts.budgetMs) break kind;
         const [r] = await k.step(db, cutoff, settings.batch, key);
+        statements++;
         if (r.n > 0) {
           deleted[k.kind] = (deleted[k.kind] ?? 0) + r.n;
-          if (r.newest) await raiseRetentionHorizon(db, { kind: k.kind, before: cutoff });
+          await raiseRetentionHorizon(db, { kind: k.kind, before: cutoff });
         }
         if (r.n < settings.batch) break;
         await pause(opts.pauseMs ?? 10);
       }
     }
   }
-  return finish();
-
-  function finish() {
-    if (Object.keys(deleted).length) opts.log?.info({ deleted, ms: Date.now() - started }, 'retention: old records deleted');
-    return deleted;
-  }
+  if (Object.keys(deleted).length) opts.log?.info({ deleted, ms: Date.now() - started }, 'retention: old records deleted');
+  return deleted;
 }

@@ -133,14 +133,15 @@ select count(*)::int as n, max(rendered_at) as newest from gone`);
 
 /*
  * A client's confirmed and cancelled sort box items created before :cutoff (along its (client_id,
- * created_at) index), except those of an order still in their slot: a slot's decisions read them.
+ * created_at) index), except confirmed ones of an order still in their slot: the slot's decisions count
+ * them (cancelled ones count for nothing).
  */
 export const deleteOldSortBoxItems = query<{ clientId: number; cutoff: Date; batch: number }, Deleted>('retention-sort-box-items', `
 with gone as (
   delete from sort_box_item where id in (
     select i.id from sort_box_item i
      where i.client_id = :clientId::int and i.created_at < :cutoff::timestamptz and i.status <> 'PendingConfirmation'
-       and not exists (select 1 from sort_box sb where sb.id = i.sort_box_id and sb.order_id = i.order_id)
+       and (i.status = 'Cancelled' or not exists (select 1 from sort_box sb where sb.id = i.sort_box_id and sb.order_id = i.order_id))
      limit :batch::int)
   returning created_at
 )
