@@ -36,8 +36,11 @@ function serverUser(): { uid: number; gid: number } | undefined {
 /**
  * initdb in a temporary directory, then the server on a free loopback port with durability off (a test
  * server, thrown away): a few seconds. Trust authentication for `postgres`, like the shared server.
+ * `durable`: commits as in production (fsync, synchronous commit), for a test that crashes the server
+ * (`kill`) and then counts on everything committed before (with durability off, an immediate shutdown
+ * loses the last commits, whose WAL was not yet written).
  */
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+export async function startOwnPostgres(opts: { durable?: boolean } = {}): Promise<OwnPostgres> {
   const bin = binDir();
   const user = serverUser();
   const dir = mkdtempSync(path.join(tmpdir(), 'sorting-pg-'));
@@ -56,7 +59,10 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     exited = false;
     const server = spawn(
       path.join(bin, 'postgres'),
-      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60', '-c', 'shared_buffers=16MB'],
+      [
+        ...['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=60', '-c', 'shared_buffers=16MB'],
+        ...(opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+      ],
       { stdio: 'ignore', ...(user ?? {}) },
     );
     child = server;

@@ -6,12 +6,17 @@ import IORedis from 'ioredis';
 import { acceptsConnections, type OwnServer } from '../../fixtures/local-servers';
 import { waitFor } from './test-api';
 
-/** A redis-server of the test's own, with AOF (fsync on every write; a restart replays it), on a port of 6391-6399. */
+/**
+ * A redis-server of the test's own on a port of 6391-6399: with AOF (fsync on every write; a restart
+ * replays it), or with no persistence at all (`persistence: false`: a restart comes back empty, as many
+ * deployments run Redis).
+ */
 export type OwnRedis = OwnServer;
 
 const PORTS = [6391, 6392, 6393, 6394, 6395, 6396, 6397, 6398, 6399];
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promise<OwnRedis> {
+  const persistence = opts.persistence ?? true;
   const dir = mkdtempSync(path.join(tmpdir(), 'sorting-redis-'));
   let port = 0;
   for (const p of PORTS) {
@@ -28,7 +33,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     exited = false;
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--loglevel', 'warning'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...(persistence ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--save', '', '--loglevel', 'warning'],
       { stdio: 'ignore' },
     );
     child.once('exit', () => {
