@@ -100,7 +100,6 @@ export const configSchema = z.object({
   WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().min(1).default(30),
   LABEL_DOCUMENT_RETENTION_DAYS: z.coerce.number().min(0.01).default(3),
   SORT_BOX_ITEM_RETENTION_DAYS: z.coerce.number().min(1).default(400),
-  SESSION_RETENTION_DAYS: z.coerce.number().min(1).default(400),
   FAILED_JOB_RETENTION_DAYS: z.coerce.number().min(1).default(90),
   COMMAND_RECORD_RETENTION_HOURS: z.coerce.number().min(1).default(24),
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
