@@ -6,7 +6,7 @@ import { SqlClient } from './sql-pool';
 
 /** What knex's pg client hands out: a `pg` client (its pool's, or the one a transaction holds). */
 interface KnexPgClient {
-  acquireConnection(): Promise<Pick<PoolClient, 'query'> | undefined>;
+  acquireConnection(): Promise<(Pick<PoolClient, 'query'> & { __knex__disposed?: unknown }) | undefined>;
   releaseConnection(connection: unknown): Promise<unknown>;
 }
 
@@ -42,8 +42,8 @@ export function emTransactionSql(em: EntityManager, prepared: boolean): SqlRunne
  * Named plain SQL on the ORM's own pool (docs/architecture.md, "ORM or plain SQL"): for the processes
  * that do not run the workflow commands (the relay, the event consumers, webhook deliveries), so a
  * process keeps one pool of DATABASE_POOL_MAX connections, not two. `run`: one statement on a
- * connection taken for it (its own transaction); `transaction`: a MikroORM transaction, its statements
- * on its connection (emTransactionSql). Named prepared statements unless `prepared` is false
+ * connection taken for it (its own transaction); `transaction`: begin … commit on one connection of
+ * the pool. Named prepared statements unless `prepared` is false
  * (DATABASE_PREPARED_STATEMENTS, as SqlPool).
  */
 export class OrmSql implements SqlDatabase {
@@ -56,7 +56,29 @@ export class OrmSql implements SqlDatabase {
     return runOn<R>(this.em.getKnex(), this.prepared, statement, values);
   }
 
-  transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
-    return this.em.fork().transactional((em) => fn(emTransactionSql(em, this.prepared)));
+  /**
+   * `fn` inside one transaction on one connection of the ORM's pool: begin, fn, commit; rollback when
+   * it throws. No unit of work, no EntityManager: an event consumer runs one per batch. A connection
+   * whose rollback failed is marked so knex closes it instead of reusing it.
+   */
+  async transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    const client = this.em.getKnex().client as KnexPgClient;
+    const connection = await client.acquireConnection();
+    if (!connection) throw new Error(`the ORM's pool gave no connection for a transaction`);
+    try {
+      await connection.query('begin');
+      try {
+        const value = await fn(new SqlClient(connection, this.prepared));
+        await connection.query('commit');
+        return value;
+      } catch (err) {
+        await connection.query('rollback').catch((e: unknown) => {
+          connection.__knex__disposed = e ?? 'rollback failed';
+        });
+        throw err;
+      }
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 }

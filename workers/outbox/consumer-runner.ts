@@ -3,6 +3,7 @@ import { toWallEvent, type WallEvent } from '../../shared/events/channels';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, notificationsOf, type Waiter } from './notifications';
 import {
+  consumerHasWork,
   databaseAnswers,
   lockConsumerPosition,
   nextEvents,
@@ -145,7 +146,20 @@ export async function runConsumer(
   let outage = 0;
   let lastRun = 0;
   let lastAfter: string | null = null;
+  // Whether the last wait ended by a notification (or a batch just ran, or the loop starts): a poll that
+  // merely timed out first looks, in one cheap statement, whether anything waits at all.
+  let woken = true;
   while (!deps.stopped()) {
+    if (!woken && singleUntil === null && failures === 0 && outage === 0) {
+      const work = await consumerHasWork(db, { name: consumer.name }).then(
+        ([r]) => r?.work ?? true,
+        () => true,
+      );
+      if (!work) {
+        woken = await waiter.wait(settings.pollMs);
+        continue;
+      }
+    }
     // Woken early: let the events of the next moments join this batch.
     const since = Date.now() - lastRun;
     if (since < settings.intervalMs) await pause(settings.intervalMs - since);
@@ -212,9 +226,12 @@ export async function runConsumer(
       lastAfter = null;
       if (singleUntil !== null && BigInt(result.batch.through) >= singleUntil) singleUntil = null;
       deps.afterCommit?.(result.batch);
-      if (result.full || singleUntil !== null) continue;
+      if (result.full || singleUntil !== null) {
+        woken = true;
+        continue;
+      }
     }
-    await waiter.wait(settings.pollMs);
+    woken = await waiter.wait(settings.pollMs);
   }
 }
 

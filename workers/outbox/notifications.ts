@@ -10,8 +10,11 @@ export const RELAYED_CHANNEL = 'outbox_relayed';
 export const WEBHOOK_CHANNEL = 'webhook_pending';
 
 export interface Waiter {
-  /** Resolves on the next notification or after `ms`, whichever comes first; at once if one came since the last call. */
-  wait(ms: number): Promise<void>;
+  /**
+   * Resolves on the next notification or after `ms`, whichever comes first; at once if one came since
+   * the last call. True when woken (a notification, `wake`, a reconnect), false when the time ran out.
+   */
+  wait(ms: number): Promise<boolean>;
   /** Wakes this waiter as a notification would (a local producer that knows there is work). */
   wake(): void;
 }
@@ -30,17 +33,17 @@ function newWaiter(): Waiter & { closed: boolean } {
     wait(ms) {
       if (pending || this.closed) {
         pending = false;
-        return Promise.resolve();
+        return Promise.resolve(true);
       }
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), ms);
+        function done(woken: boolean) {
           clearTimeout(timer);
           wake = null;
           pending = false;
-          resolve();
+          resolve(woken);
         }
-        wake = done;
+        wake = () => done(true);
       });
     },
     wake() {

@@ -116,3 +116,9 @@ export const recordSkippedEvent = query<{ queue: string; type: string; eventId: 
 
 /** Whether the database answers: tells an outage (wait, count nothing) from an event that fails. */
 export const databaseAnswers = query<Record<string, never>, { ok: number }>('database-answers', 'select 1 as ok');
+
+/** Whether relayed events wait after the consumer's position: the cheap look of a poll, before any transaction. */
+export const consumerHasWork = query<{ name: string }, { work: boolean }>(
+  'outbox-consumer-has-work',
+  `select exists (select 1 from outbox_consumer c, outbox_event o where c.name = :name::text and o.relay_seq > c.position) as work`,
+);
