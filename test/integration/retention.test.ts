@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
+import type { EventConsumer } from '../../workers/outbox/consumer-runner';
 import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
 import { enforceRetention, retentionSettings, type RetentionSettings } from '../../workers/sweeper/retention.use-case';
 import { firstRebuildableDay, rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
@@ -21,12 +22,14 @@ describe('retention', () => {
   const api = useTestApi({ workers: ['sorting'] });
   const em = () => api.runtime.orm.em.fork();
   const consumers = Object.values(EVENT_CONSUMERS).map((c) => c.name);
+  // Every consumer, the light gateway's with a handler that does nothing (it has no drivers here).
+  const everyConsumer: EventConsumer[] = Object.values(EVENT_CONSUMERS).map((c) => ('handle' in c ? c : { ...c, handle: async () => undefined }));
   const settings = (): RetentionSettings => ({ ...retentionSettings(api.runtime.config), batch: 1000 });
   const retain = (opts: Partial<RetentionSettings> = {}, budgetMs = 60_000) => enforceRetention(api.runtime.ormSql, { ...settings(), ...opts }, { consumers, budgetMs, pauseMs: 0 });
   const n = async (sql: string, params: unknown[]) => Number((await em().execute<{ n: string }[]>(`select count(*) as n from (${sql}) x`, params))[0]!.n);
   const relayAndConsumeAll = async () => {
     await relayAll(api.runtime);
-    for (const c of Object.values(EVENT_CONSUMERS)) await consumeAll(api.runtime, c);
+    for (const c of everyConsumer) await consumeAll(api.runtime, c);
   };
   let floor: Floor;
   beforeAll(async () => {
@@ -68,7 +71,7 @@ describe('retention', () => {
     // Relayed, but no consumer has passed it yet.
     expect(await exists(late)).toBe(true);
     expect(await exists(unrelayed)).toBe(true);
-    for (const c of Object.values(EVENT_CONSUMERS)) await consumeAll(api.runtime, c);
+    for (const c of everyConsumer) await consumeAll(api.runtime, c);
     await em().execute(`delete from webhook_pending where subscription_id = ?`, [subscriptionId]);
     await em().execute(`delete from webhook_subscription where id = ?`, [subscriptionId]);
     await retain();

@@ -3,13 +3,18 @@ import { consumeOnce, type EventConsumer } from '../../workers/outbox/consumer-r
 import { stampOnce, type RelayedEvent } from '../../workers/outbox/relay.use-case';
 import { registerConsumer } from '../../workers/outbox/outbox.queries';
 
-/** Stamps every committed event not relayed yet, as the relay does (without publishing); the events stamped. */
+/**
+ * Stamps every committed event not relayed yet, as the relay does (without publishing); the events it
+ * stamped. A relay worker running meanwhile (one of the test's API) holds the lock while it stamps:
+ * then this waits for it, so everything committed before the call is relayed when it returns.
+ */
 export async function relayAll(runtime: Pick<Runtime, 'ormSql'>): Promise<RelayedEvent[]> {
   const all: RelayedEvent[] = [];
   for (;;) {
-    const { events } = await stampOnce(runtime.ormSql, 500);
+    const { locked, events } = await stampOnce(runtime.ormSql, 500);
     all.push(...events);
-    if (events.length === 0) return all;
+    if (locked && events.length === 0) return all;
+    if (!locked) await new Promise((r) => setTimeout(r, 10));
   }
 }
 
