@@ -28,6 +28,8 @@ import { bytesPerPair, tableBytes } from './table-bytes';
  * from the first command until every consumer has passed the last event and every delivery is done.
  * Redis is the whole server's CPU (other users' included): an upper bound.
  *
+ * PIPELINE_PROCESSES=one runs the five roles in one process (bench/pipeline-worker.ts: one database
+ * pool, one notification listener), as a deployment runs roles that need no core of their own.
  * PIPELINE_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
  *
  *   PIPELINE_RATE (100), PIPELINE_SECONDS (30), PIPELINE_DATABASE (sorting_pipeline_bench), DATABASE_URL, REDIS_URL
@@ -97,18 +99,25 @@ async function main(): Promise<void> {
   };
   const outputs = new Map<string, string>();
   const children = new Map<string, ChildProcess>();
-  for (const kind of KINDS) {
-    const profile = process.env.PIPELINE_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PIPELINE_PROFILE_DIR}/${kind}`] : [];
-    const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'workers/main.ts', kind], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    outputs.set(kind, '');
-    const add = (b: Buffer) => outputs.set(kind, outputs.get(kind) + b.toString());
+  // One process per role, or (PIPELINE_PROCESSES=one) every role in one process with one runtime.
+  const groups: { name: string; args: string[]; kinds: readonly string[] }[] =
+    process.env.PIPELINE_PROCESSES === 'one'
+      ? [{ name: 'pipeline', args: ['bench/pipeline-worker.ts', KINDS.join(',')], kinds: KINDS }]
+      : KINDS.map((kind) => ({ name: kind, args: ['workers/main.ts', kind], kinds: [kind] }));
+  for (const g of groups) {
+    const profile = process.env.PIPELINE_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PIPELINE_PROFILE_DIR}/${g.name}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...g.args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    outputs.set(g.name, '');
+    const add = (b: Buffer) => outputs.set(g.name, outputs.get(g.name) + b.toString());
     child.stdout!.on('data', add);
     child.stderr!.on('data', add);
-    children.set(kind, child);
+    children.set(g.name, child);
   }
   const redis = createRedis(redisUrl);
   try {
-    for (const kind of KINDS) await pollUntil(`the ${kind} worker to start`, async () => outputs.get(kind)!.includes(`worker '${kind}' started`), { timeoutMs: 120_000 });
+    for (const g of groups) {
+      for (const kind of g.kinds) await pollUntil(`the ${kind} worker to start`, async () => outputs.get(g.name)!.includes(`worker '${kind}' started`), { timeoutMs: 120_000 });
+    }
     // The commands' backend (this process inserting the events) is the sorting worker's cost, not the pipeline's.
     const { rows: own } = await pg.query<{ pid: number }>('select pg_backend_pid() as pid');
     const commandsBackend = own[0]!.pid;

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { ensureDatabase, initOrm, migrate } from '../shared/db/orm';
-import { openQueueInspection } from '../shared/queue/queue-registry';
 import { createRedis } from '../shared/redis/redis';
 import { cpuMs } from './cpu-usage';
 import { pollUntil } from './service-processes';
@@ -17,8 +16,9 @@ import { pollUntil } from './service-processes';
  * 50 walls, no webhook subscriptions) appear at once, and the CPU used until the relay has published
  * them all is divided by their number. Redis is shared with whatever else runs: an upper bound.
  * RELAY_CONSUMERS=1 also runs the audit and stats workers (processes of their own) and measures them
- * until their queues are drained; the events are then `sort-box-item.created` with an item (counted
- * by the statistics, at client scope: the bench's walls do not exist) of a client that exists.
+ * until each has passed every relayed event (bench/pipeline-cpu.ts measures the whole pipeline per
+ * scan+confirm pair); the events are then `sort-box-item.created` with an item (counted by the
+ * statistics, at client scope: the bench's walls do not exist) of a client that exists.
  *
  * RELAY_WEBHOOKS=webhooks also runs that worker kind (`notifications` on versions before the rename)
  * with one subscription of the client to every event, answered 204 by a receiver in this process: one
@@ -39,7 +39,6 @@ const prefix = `sorting-relay-bench-${process.pid}`;
 const WITH_CONSUMERS = process.env.RELAY_CONSUMERS === '1';
 const WEBHOOKS_KIND = process.env.RELAY_WEBHOOKS;
 const CONSUMERS: string[] = [...(WITH_CONSUMERS ? ['audit', 'stats'] : []), ...(WEBHOOKS_KIND ? [WEBHOOKS_KIND] : [])];
-const queueOf = (kind: string) => (kind === WEBHOOKS_KIND ? '{webhook-deliveries}' : `{${kind}}`);
 
 async function redisCpuMs(redis: ReturnType<typeof createRedis>): Promise<number> {
   const info = await redis.info('cpu');
@@ -91,8 +90,6 @@ async function main(): Promise<void> {
   const pg = new PgClient({ connectionString: databaseUrl });
   await pg.connect();
   const redis = createRedis(redisUrl);
-  // Only the job module's queues (no command partitions): the consumers' queues are among them.
-  const inspection = openQueueInspection({ redisUrl, prefix, partitions: 0 });
   try {
     await pollUntil('the outbox relay to start', async () => output().includes('outbox relay started'), { timeoutMs: 60_000 });
     for (const c of consumers) await pollUntil(`the ${c.kind} worker to start`, async () => outputs.get(c.kind)!.includes(`worker '${c.kind}' started`), { timeoutMs: 60_000 });
@@ -130,14 +127,19 @@ async function main(): Promise<void> {
       return ms;
     };
     const pgMs = pgSince(backendsBefore, await backendsCpu(pg));
-    // The consumers: until their queues hold nothing waiting, active or due for a retry.
+    // The consumers: until each has passed the last relayed event (its position in outbox_consumer),
+    // and the webhooks have no delivery left.
     const consumerMs: Record<string, { worker: number; postgres: number; seconds: number }> = {};
     for (const [i, c] of consumers.entries()) {
       await pollUntil(
-        `the ${c.kind} queue to drain`,
+        `the ${c.kind} consumer to catch up`,
         async () => {
-          const { counts } = (await inspection.jobCounts()).find((q) => q.queue === queueOf(c.kind))!;
-          return counts.waiting + counts.active + counts.delayed + counts.prioritized === 0;
+          const { rows } = await pg.query<{ done: boolean; pending: string }>(
+            `select coalesce((select position from outbox_consumer where name = $1) >= (select max(relay_seq) from outbox_event), false) as done,
+                    (select count(*) from webhook_pending) as pending`,
+            [c.kind === WEBHOOKS_KIND ? 'webhooks' : c.kind],
+          );
+          return rows[0]!.done && (c.kind !== WEBHOOKS_KIND || rows[0]!.pending === '0');
         },
         { timeoutMs: 600_000, intervalMs: 50 },
       );
@@ -175,7 +177,6 @@ async function main(): Promise<void> {
       cursor = next;
       if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');
-    await inspection.close();
     redis.disconnect();
     receiver.close();
   }

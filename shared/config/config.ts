@@ -84,9 +84,12 @@ export const configSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  // The relay stamps at most this often while commits trickle in (each commit notifies it), so a busy
+  // floor's commits share a statement and a publish; a full batch goes on at once.
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10),
   // Event consumers (docs/architecture.md "Event pipeline"): a consumer that woke up reads at most this
   // often while events trickle in, so it takes them in fewer, larger batches (a full batch goes on at once).
-  OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(200),
+  OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(500),
   // An event a consumer fails on while the database answers is tried this often (waits doubling from
   // OUTBOX_CONSUMER_RETRY_BASE_MS), then recorded in failed_job and passed over.
   OUTBOX_CONSUMER_ATTEMPTS: z.coerce.number().int().min(1).default(8),

@@ -4,10 +4,10 @@ import { HubPublisher, eventsToRepublish, stampOnce } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: the relay. Stamps committed events with their relay order (the order every
- * consumer reads them in, recorded in PostgreSQL) and publishes them live to their walls'
- * Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event; polls every OUTBOX_POLL_MS as a
- * back-up; drains without pause while there is a backlog. One relay is active at a time (an advisory
- * lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
+ * consumer reads them in, recorded in PostgreSQL) and publishes them live to their walls' Redis
+ * channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS;
+ * polls every OUTBOX_POLL_MS as a back-up; drains while there is a backlog. One relay is active at a
+ * time (an advisory lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
  * few seconds again, in case it died between its commit and its publish (hubs drop what they sent).
  */
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
@@ -16,8 +16,13 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
   let stopped = false;
   let active = false;
+  let lastStamp = 0;
   const loop = (async () => {
     while (!stopped) {
+      // Woken by a commit right after the last stamp: let the commits of the next moments join this one.
+      const since = Date.now() - lastStamp;
+      if (since < config.OUTBOX_RELAY_INTERVAL_MS) await new Promise((r) => setTimeout(r, config.OUTBOX_RELAY_INTERVAL_MS - since));
+      lastStamp = Date.now();
       let n = 0;
       try {
         const { locked, events } = await stampOnce(ormSql, config.OUTBOX_BATCH_SIZE);
