@@ -9,10 +9,11 @@ import { initOrm } from '../shared/db/orm';
 import { createRedis } from '../shared/redis/redis';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
+import { freePort } from '../fixtures/local-servers';
 import { recreateDatabase } from './bench-seed';
 import { CpuMeter } from './cpu-usage';
 import { pollUntil } from './service-processes';
-import { bytesPerPair, tableBytes } from './table-bytes';
+import { bytesPerPair, tableSizes } from './pg-insight';
 
 /*
  * `npx tsx bench/pipeline-cpu.ts`: CPU per scan+confirm pair of the event pipeline's roles (the relay
@@ -25,14 +26,14 @@ import { bytesPerPair, tableBytes } from './table-bytes';
  * and for every fifth pair the order's `sort-box.completed`), 2.2 events per pair, over 10 walls. As on
  * the realistic floor, a webhook subscription takes sort-box.completed and .released and the session
  * events (answered 204 here), and the client prints ZPL (labels rendered ahead in ZPL). The CPU counts
- * from the first command until every consumer has passed the last event and every delivery is done.
- * Redis is the whole server's CPU (other users' included): an upper bound.
+ * from the first command until every effect is there. Redis is a redis-server of the bench's own, so
+ * its CPU is the pipeline's.
  *
  * PIPELINE_PROCESSES=one runs the five roles in one process (bench/pipeline-worker.ts: one database
  * pool, one notification listener), as a deployment runs roles that need no core of their own.
  * PIPELINE_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
  *
- *   PIPELINE_RATE (100), PIPELINE_SECONDS (30), PIPELINE_DATABASE (sorting_pipeline_bench), DATABASE_URL, REDIS_URL
+ *   PIPELINE_RATE (100), PIPELINE_SECONDS (30), PIPELINE_DATABASE (sorting_pipeline_bench), DATABASE_URL
  */
 
 const ROOT = path.resolve(__dirname, '..');
@@ -44,15 +45,19 @@ const admin = new URL(base.toString());
 admin.pathname = '/postgres';
 base.pathname = `/${DB}`;
 const databaseUrl = base.toString();
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `sorting-pipeline-bench-${process.pid}`;
+const prefix = 'sorting-pipeline-bench';
 const KINDS = ['outbox', 'audit', 'stats', 'labels', 'webhooks'] as const;
 const WALLS = 10;
 
-async function redisCpuMs(redis: ReturnType<typeof createRedis>): Promise<number> {
-  const info = await redis.info('cpu');
-  const read = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (read('used_cpu_sys') + read('used_cpu_user')) * 1000;
+/** A redis-server of the bench's own (no persistence) on a free port, so its CPU is the pipeline's alone. */
+async function ownRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = createRedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  await pollUntil('the bench Redis to answer', async () => (await probe.connect().then(() => probe.ping(), () => null)) === 'PONG', { timeoutMs: 10_000, intervalMs: 50 });
+  probe.disconnect();
+  return { url, child };
 }
 
 async function main(): Promise<void> {
@@ -87,6 +92,8 @@ async function main(): Promise<void> {
     `do $$ begin if to_regclass('label_print_format') is not null then insert into label_print_format (client_id, format, last_printed_at) values (${Number(clientId)}, 'zpl', now()); end if; end $$`,
   );
 
+  const ownRedisServer = await ownRedis();
+  const redisUrl = ownRedisServer.url;
   const env = {
     ...process.env,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -113,7 +120,6 @@ async function main(): Promise<void> {
     child.stderr!.on('data', add);
     children.set(g.name, child);
   }
-  const redis = createRedis(redisUrl);
   try {
     for (const g of groups) {
       for (const kind of g.kinds) await pollUntil(`the ${kind} worker to start`, async () => outputs.get(g.name)!.includes(`worker '${kind}' started`), { timeoutMs: 120_000 });
@@ -121,10 +127,13 @@ async function main(): Promise<void> {
     // The commands' backend (this process inserting the events) is the sorting worker's cost, not the pipeline's.
     const { rows: own } = await pg.query<{ pid: number }>('select pg_backend_pid() as pid');
     const commandsBackend = own[0]!.pid;
-    const meter = new CpuMeter(databaseUrl, DB, () => ({ ...Object.fromEntries([...children].map(([k, c]) => [k, c.pid])), commands: commandsBackend }));
-    const bytesBefore = await tableBytes(pg);
+    const meter = new CpuMeter(databaseUrl, DB, () => ({
+      ...Object.fromEntries([...children].map(([k, c]) => [k, c.pid])),
+      commands: commandsBackend,
+      redis: ownRedisServer.child.pid,
+    }));
+    const bytesBefore = await tableSizes(pg);
     const before = await meter.snapshot();
-    const redisBefore = await redisCpuMs(redis);
     const t0 = Date.now();
 
     // The commands, as the sorting worker writes their events: one transaction each, at the rate asked.
@@ -185,14 +194,13 @@ async function main(): Promise<void> {
     );
     const seconds = (Date.now() - t0) / 1000;
     const used = CpuMeter.used(before, await meter.snapshot());
-    const redisMs = (await redisCpuMs(redis)) - redisBefore;
-    const bytes = bytesPerPair(bytesBefore, await tableBytes(pg), pairs);
+    const bytes = bytesPerPair(bytesBefore, await tableSizes(pg), pairs);
     const per = (ms: number) => Math.round((ms / pairs) * 1000) / 1000;
     // The commands' backend is in both the `commands` group and `postgres`: out of both.
     const commandsMs = used.commands ?? 0;
     delete used.commands;
     used.postgres = (used.postgres ?? 0) - commandsMs;
-    const cpu: Record<string, number> = { ...Object.fromEntries(Object.entries(used).map(([k, v]) => [k, per(v)])), redis: per(redisMs) };
+    const cpu: Record<string, number> = Object.fromEntries(Object.entries(used).map(([k, v]) => [k, per(v)]));
     const { rows: counts } = await pg.query<{ events: string; audit: string; deliveries: string; documents: string }>(
       `select (select count(*) from outbox_event) as events, (select count(*) from audit_log) as audit,
               (select count(*) from webhook_delivery where status = 'succeeded') as deliveries, (select count(*) from license_plate_document) as documents`,
@@ -208,7 +216,7 @@ async function main(): Promise<void> {
           counts: Object.fromEntries(Object.entries(counts[0]!).map(([k, v]) => [k, Number(v)])),
           cpuMsPerPair: { ...cpu, total: Math.round(Object.values(cpu).reduce((a, b) => a + b, 0) * 1000) / 1000 },
           bytesPerPair: bytes,
-          note: `run ${randomUUID().slice(0, 8)}; postgres = every backend of the bench database (the workers' pools and listeners); Redis CPU includes anything else using that server`,
+          note: `run ${randomUUID().slice(0, 8)}; postgres = every backend of the bench database (the workers' pools and listeners); redis = a redis-server of the bench's own`,
         },
         null,
         2,
@@ -220,13 +228,7 @@ async function main(): Promise<void> {
       await pollUntil('a worker to exit', async () => child.exitCode !== null || child.signalCode !== null, { timeoutMs: 15_000 }).catch(() => child.kill('SIGKILL'));
     }
     await pg.end();
-    let cursor = '0';
-    do {
-      const [next, keys] = await (redis as import('ioredis').Redis).scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-    redis.disconnect();
+    ownRedisServer.child.kill('SIGKILL');
     receiver.close();
   }
 }
