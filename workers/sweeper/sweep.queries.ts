@@ -67,6 +67,23 @@ type Deleted = { n: number; newest: Date | null };
  * many it deleted and the newest instant among them: a statement stays short whatever the backlog.
  */
 
+/**
+ * The statement that deletes old rows of `table`: those whose `time` is before :cutoff and that `where`
+ * keeps (with :clientId or :subscriptionId when it names them), at most :batch of them, oldest first
+ * when `oldestFirst` (the table's index leads with the key `where` fixes, then the time). `key`: the
+ * column(s) naming a row.
+ */
+function oldRows<P extends object = object>(name: string, table: string, opts: { key: string; time: string; where?: string; oldestFirst?: boolean }) {
+  const where = opts.where ? ` and ${opts.where}` : '';
+  return query<P & { cutoff: Date; batch: number }, Deleted>(`retention-${name}`, `
+with gone as (
+  delete from ${table} where (${opts.key}) in (
+    select ${opts.key} from ${table} where ${opts.time} < :cutoff::timestamptz${where}${opts.oldestFirst ? ` order by ${opts.time}` : ''} limit :batch::int)
+  returning ${opts.time} as at
+)
+select count(*)::int as n, max(at) as newest from gone`);
+}
+
 /*
  * Outbox events every consumer has passed (:consumers, their position at or after the event) and older
  * than :cutoff, with no webhook delivery still pending: taken oldest first along relay_seq, so a
@@ -84,87 +101,41 @@ oldest as (
 )
 select count(*)::int as n, max(occurred_at) as newest from gone`);
 
-/* Outbox events stored before relay_seq existed (relayed, without one), older than :cutoff. */
-export const deleteOldUnstampedOutboxEvents = query<{ cutoff: Date; batch: number }, Deleted>('retention-outbox-unstamped', `
-with gone as (
-  delete from outbox_event where id in (
-    select id from outbox_event where occurred_at < :cutoff::timestamptz and relay_seq is null and published_at is not null limit :batch::int)
-  returning occurred_at
-)
-select count(*)::int as n, max(occurred_at) as newest from gone`);
+/* Outbox events stored before relay_seq existed (relayed, without one). */
+export const deleteOldUnstampedOutboxEvents = oldRows('outbox-unstamped', 'outbox_event', { key: 'id', time: 'occurred_at', where: 'relay_seq is null and published_at is not null' });
 
-/* A client's audit records older than :cutoff, oldest first along its (client_id, occurred_at) index. */
-export const deleteOldAuditRecords = query<{ clientId: number; cutoff: Date; batch: number }, Deleted>('retention-audit', `
-with gone as (
-  delete from audit_log where id in (
-    select id from audit_log where client_id = :clientId::int and occurred_at < :cutoff::timestamptz order by occurred_at, id limit :batch::int)
-  returning occurred_at
-)
-select count(*)::int as n, max(occurred_at) as newest from gone`);
+/* A client's audit records, oldest first along its (client_id, occurred_at) index. */
+export const deleteOldAuditRecords = oldRows<{ clientId: number }>('audit', 'audit_log', { key: 'id', time: 'occurred_at', where: 'client_id = :clientId::int', oldestFirst: true });
 
-export const deleteOldCountedEvents = query<{ cutoff: Date; batch: number }, Deleted>('retention-counted-events', `
-with gone as (
-  delete from stats_counted_event where event_id in (select event_id from stats_counted_event where counted_at < :cutoff::timestamptz limit :batch::int)
-  returning counted_at
-)
-select count(*)::int as n, max(counted_at) as newest from gone`);
+export const deleteOldCountedEvents = oldRows('counted-events', 'stats_counted_event', { key: 'event_id', time: 'counted_at' });
 
 /** The subscriptions (the retention of their delivery history goes subscription by subscription, along their index). */
 export const subscriptionIds = query<Record<string, never>, { id: number }>('sweep-subscription-ids', 'select id from webhook_subscription order by id');
 
-/* A subscription's finished attempts older than :cutoff, oldest first along its (subscription_id, attempted_at) index. */
-export const deleteOldWebhookDeliveries = query<{ subscriptionId: number; cutoff: Date; batch: number }, Deleted>('retention-webhook-deliveries', `
-with gone as (
-  delete from webhook_delivery where id in (
-    select id from webhook_delivery where subscription_id = :subscriptionId::int and attempted_at < :cutoff::timestamptz and status <> 'pending'
-     order by attempted_at limit :batch::int)
-  returning attempted_at
-)
-select count(*)::int as n, max(attempted_at) as newest from gone`);
+/* A subscription's finished attempts, oldest first along its (subscription_id, attempted_at) index. */
+export const deleteOldWebhookDeliveries = oldRows<{ subscriptionId: number }>('webhook-deliveries', 'webhook_delivery', {
+  key: 'id',
+  time: 'attempted_at',
+  where: "subscription_id = :subscriptionId::int and status <> 'pending'",
+  oldestFirst: true,
+});
 
-export const deleteOldLabelDocuments = query<{ cutoff: Date; batch: number }, Deleted>('retention-label-documents', `
-with gone as (
-  delete from license_plate_document d using (
-    select client_id, order_id, format from license_plate_document where rendered_at < :cutoff::timestamptz limit :batch::int
-  ) old where d.client_id = old.client_id and d.order_id = old.order_id and d.format = old.format
-  returning d.rendered_at
-)
-select count(*)::int as n, max(rendered_at) as newest from gone`);
+export const deleteOldLabelDocuments = oldRows('label-documents', 'license_plate_document', { key: 'client_id, order_id, format', time: 'rendered_at' });
 
 /*
- * A client's confirmed and cancelled sort box items created before :cutoff (along its (client_id,
- * created_at) index), except confirmed ones of an order still in their slot: the slot's decisions count
- * them (cancelled ones count for nothing).
+ * A client's confirmed and cancelled sort box items (along its (client_id, created_at) index), except
+ * confirmed ones of an order still in their slot: the slot's decisions count them (cancelled ones count
+ * for nothing).
  */
-export const deleteOldSortBoxItems = query<{ clientId: number; cutoff: Date; batch: number }, Deleted>('retention-sort-box-items', `
-with gone as (
-  delete from sort_box_item where id in (
-    select i.id from sort_box_item i
-     where i.client_id = :clientId::int and i.created_at < :cutoff::timestamptz and i.status <> 'PendingConfirmation'
-       and (i.status = 'Cancelled' or not exists (select 1 from sort_box sb where sb.id = i.sort_box_id and sb.order_id = i.order_id))
-     limit :batch::int)
-  returning created_at
-)
-select count(*)::int as n, max(created_at) as newest from gone`);
+export const deleteOldSortBoxItems = oldRows<{ clientId: number }>('sort-box-items', 'sort_box_item', {
+  key: 'id',
+  time: 'created_at',
+  where: `client_id = :clientId::int and status <> 'PendingConfirmation'
+       and (status = 'Cancelled' or not exists (select 1 from sort_box sb where sb.id = sort_box_item.sort_box_id and sb.order_id = sort_box_item.order_id))`,
+});
 
-export const deleteOldFailedJobs = query<{ cutoff: Date; batch: number }, Deleted>('retention-failed-jobs', `
-with gone as (
-  delete from failed_job where id in (select id from failed_job where failed_at < :cutoff::timestamptz limit :batch::int) returning failed_at
-)
-select count(*)::int as n, max(failed_at) as newest from gone`);
+export const deleteOldFailedJobs = oldRows('failed-jobs', 'failed_job', { key: 'id', time: 'failed_at' });
 
-export const deleteOldAppliedCommands = query<{ cutoff: Date; batch: number }, Deleted>('retention-applied-commands', `
-with gone as (
-  delete from applied_command where command_id in (select command_id from applied_command where applied_at < :cutoff::timestamptz limit :batch::int)
-  returning applied_at
-)
-select count(*)::int as n, max(applied_at) as newest from gone`);
+export const deleteOldAppliedCommands = oldRows('applied-commands', 'applied_command', { key: 'command_id', time: 'applied_at' });
 
-export const deleteOldIdempotencyRecords = query<{ cutoff: Date; batch: number }, Deleted>('retention-idempotency-records', `
-with gone as (
-  delete from idempotency_record r using (
-    select client_id, idempotency_key from idempotency_record where created_at < :cutoff::timestamptz limit :batch::int
-  ) old where r.client_id = old.client_id and r.idempotency_key = old.idempotency_key
-  returning r.created_at
-)
-select count(*)::int as n, max(created_at) as newest from gone`);
+export const deleteOldIdempotencyRecords = oldRows('idempotency-records', 'idempotency_record', { key: 'client_id, idempotency_key', time: 'created_at' });
