@@ -34,12 +34,17 @@ select l.locked, (select count(*) from (select pg_notify('${RELAYED_CHANNEL}', '
  order by s.relay_seq`);
 
 /*
- * The events the previous relay stamped in its last 5 seconds of work (at most 1000), for a relay that
- * has just taken over: its predecessor may have died between its commit and its publish. Hub
- * connections drop what they already sent (by outbox id).
+ * The events the previous relay stamped in its last 5 seconds of work (at most 1000; before relay_seq
+ * :before, the first this relay stamped, or all when it stamped none), for a relay that has just taken
+ * over: its predecessor may have died between its commit and its publish. Hub connections drop what
+ * they already sent (by outbox id).
  */
-export const recentlyRelayed = query<Record<string, never>, RelayedRow>('outbox-recently-relayed', `
-with last as (select * from outbox_event where relay_seq is not null order by relay_seq desc limit 1000)
+export const recentlyRelayed = query<{ before: string | null }, RelayedRow>('outbox-recently-relayed', `
+with last as (
+  select * from outbox_event
+   where relay_seq is not null and (:before::bigint is null or relay_seq < :before::bigint)
+   order by relay_seq desc limit 1000
+)
 select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from last
  where published_at >= (select max(published_at) from last) - interval '5 seconds'
  order by relay_seq`);

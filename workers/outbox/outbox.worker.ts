@@ -28,8 +28,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         const { locked, events } = await stampOnce(ormSql, config.OUTBOX_BATCH_SIZE);
         n = events.length;
         if (locked && !active) {
-          const first = events[0]?.relaySeq;
-          const earlier = (await eventsToRepublish(ormSql)).filter((e) => first === undefined || BigInt(e.relaySeq) < BigInt(first));
+          const earlier = await eventsToRepublish(ormSql, events[0]?.relaySeq ?? null);
           publisher.add(earlier);
           log.info({ republished: earlier.length }, 'outbox relay is the active one');
         }

@@ -28,9 +28,12 @@ export async function stampOnce(db: SqlRunner, batchSize = RELAY_BATCH): Promise
   return { locked, events };
 }
 
-/** What the previous active relay stamped in its last seconds: published again by a relay that takes over. */
-export async function eventsToRepublish(db: SqlRunner): Promise<RelayedEvent[]> {
-  return (await recentlyRelayed(db, {})).map(toRelayed);
+/**
+ * What the previous active relay stamped in its last seconds (before `before`, the first relay_seq this
+ * relay stamped): published again by a relay that takes over.
+ */
+export async function eventsToRepublish(db: SqlRunner, before: string | null): Promise<RelayedEvent[]> {
+  return (await recentlyRelayed(db, { before })).map(toRelayed);
 }
 
 
