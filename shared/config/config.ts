@@ -87,8 +87,8 @@ export const configSchema = z.object({
   // The relay stamps at most this often while commits trickle in (each commit notifies it), so a busy
   // floor's commits share a statement and a publish; a full batch goes on at once.
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10),
-  // Event consumers (docs/architecture.md "Event pipeline"): a consumer that woke up reads at most this
-  // often while events trickle in, so it takes them in fewer, larger batches (a full batch goes on at once).
+  // Event consumers (docs/architecture.md "Event pipeline"): a consumer looks this often for relayed
+  // events, so it takes them in fewer, larger batches (a full batch goes on at once).
   OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(500),
   // An event a consumer fails on while the database answers is tried this often (waits doubling from
   // OUTBOX_CONSUMER_RETRY_BASE_MS), then recorded in failed_job and passed over.

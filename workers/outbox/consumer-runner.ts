@@ -1,7 +1,7 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent, type WallEvent } from '../../shared/events/channels';
 import type { Runtime } from '../../shared/runtime/runtime';
-import { RELAYED_CHANNEL, notificationsOf, type Waiter } from './notifications';
+import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
 import {
   consumerHasWork,
   databaseAnswers,
@@ -247,7 +247,8 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
 }
 
 /**
- * Starts one consumer in this process (woken by the relay's notifications), closed with the runtime.
+ * Starts one consumer in this process, closed with the runtime: it looks every `intervalMs` for relayed
+ * events, or, with an interval of 0, at each of the relay's notifications.
  * Any number of processes may run it: one holds its position at a time, the others wait as stand-bys.
  */
 export async function startEventConsumer(
@@ -257,9 +258,15 @@ export async function startEventConsumer(
 ): Promise<void> {
   const { log, ormSql, config } = runtime;
   await registerConsumer(ormSql, { name: consumer.name });
-  const waiter = notificationsOf(runtime).waiter(RELAYED_CHANNEL);
+  const settings = { ...consumerSettings(config), ...opts.settings };
+  // A consumer that reads at once (interval 0: the light gateway) listens for the relay's notifications;
+  // one that gathers events anyway looks every interval instead: PostgreSQL wakes every listening
+  // connection for every NOTIFY of the database, so listening costs each process a wake-up per commit.
+  const listening = settings.intervalMs === 0;
+  const waiter = listening ? notificationsOf(runtime).waiter(RELAYED_CHANNEL) : localWaiter();
+  if (!listening) settings.pollMs = Math.min(settings.pollMs, settings.intervalMs);
   let stopped = false;
-  const loop = runConsumer(ormSql, consumer, { ...consumerSettings(config), ...opts.settings }, {
+  const loop = runConsumer(ormSql, consumer, settings, {
     waiter,
     ctx: { config, log },
     stopped: () => stopped,

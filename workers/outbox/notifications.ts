@@ -4,10 +4,8 @@ import type { Runtime } from '../../shared/runtime/runtime';
 
 /** Sent by the outbox_event trigger when a transaction that wrote events commits: wakes the relay. */
 export const OUTBOX_CHANNEL = 'outbox_event';
-/** Sent by the relay when it has stamped events: wakes the consumers. */
+/** Sent by the relay when it has stamped events: wakes the consumers that read at once (the light gateway). */
 export const RELAYED_CHANNEL = 'outbox_relayed';
-/** Sent when webhook deliveries become due: wakes the webhook senders of every process. */
-export const WEBHOOK_CHANNEL = 'webhook_pending';
 
 export interface Waiter {
   /**
@@ -25,7 +23,12 @@ export interface Notifications {
   close(): Promise<void>;
 }
 
-function newWaiter(): Waiter & { closed: boolean } {
+/**
+ * A waiter that no notification wakes, only `wake` and its time: for a loop that looks on its own
+ * schedule. PostgreSQL wakes every listening connection of a database for every NOTIFY, whatever its
+ * channel, so a process listens only when it must react at once.
+ */
+export function localWaiter(): Waiter & { closed: boolean } {
   let pending = false;
   let wake: (() => void) | null = null;
   return {
@@ -60,7 +63,7 @@ function newWaiter(): Waiter & { closed: boolean } {
  * LISTEN does not work; the polls carry the pipeline alone then (docs/scaling.md).
  */
 export function listenForNotifications(databaseUrl: string, log: Logger): Notifications {
-  const waiters = new Map<string, Set<ReturnType<typeof newWaiter>>>();
+  const waiters = new Map<string, Set<ReturnType<typeof localWaiter>>>();
   let client: Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
@@ -103,7 +106,7 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
   return {
     waiter(channel) {
       if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-      const w = newWaiter();
+      const w = localWaiter();
       let set = waiters.get(channel);
       if (!set) {
         set = new Set();

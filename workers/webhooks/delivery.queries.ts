@@ -1,7 +1,6 @@
 import { query } from '../../shared/db/named-sql';
 import type { OutboxEventRow } from '../../shared/events/channels';
 import { INTERNAL_EVENT_TYPES } from '../../shared/events/event-types';
-import { WEBHOOK_CHANNEL } from '../outbox/notifications';
 
 /* The webhook consumer's statement and the statements of each delivery (workers/webhooks/). */
 
@@ -22,8 +21,7 @@ with scheduled as (
   on conflict do nothing
   returning 1
 )
-select (select count(*) from scheduled)::int as scheduled,
-       (select count(*) from (select pg_notify('${WEBHOOK_CHANNEL}', '') where exists (select 1 from scheduled)) n)::int as notified`);
+select (select count(*) from scheduled)::int as scheduled`);
 
 export interface ClaimedDelivery extends OutboxEventRow {
   subscription_id: number;

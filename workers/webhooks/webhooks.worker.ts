@@ -1,7 +1,7 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { startEventConsumer } from '../outbox/consumer-runner';
 import { EVENT_CONSUMERS } from '../outbox/consumers';
-import { notificationsOf, WEBHOOK_CHANNEL } from '../outbox/notifications';
+import { localWaiter } from '../outbox/notifications';
 import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
 import { claimDueDeliveries, nextDueAt } from './delivery.queries';
 
@@ -19,7 +19,9 @@ const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
  */
 export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
   const { config, log, ormSql } = runtime;
-  const waiter = notificationsOf(runtime).waiter(WEBHOOK_CHANNEL);
+  // Woken by this process's consumer when it schedules deliveries, and by its own timer (the next due
+  // delivery, or OUTBOX_POLL_MS): no LISTEN, which PostgreSQL would wake at every commit of the floor.
+  const waiter = localWaiter();
   const options = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS };
   let stopped = false;
   let inFlight = 0;
