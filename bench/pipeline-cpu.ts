@@ -29,8 +29,8 @@ import { bytesPerPair, tableSizes } from './pg-insight';
  * from the first command until every effect is there. Redis is a redis-server of the bench's own, so
  * its CPU is the pipeline's.
  *
- * PIPELINE_PROCESSES=one runs the five roles in one process (bench/pipeline-worker.ts: one database
- * pool, one notification listener), as a deployment runs roles that need no core of their own.
+ * PIPELINE_PROCESSES=one runs the five roles in one process (`workers/main.ts outbox,audit,…`: one
+ * database pool, one notification listener), as `npm start` runs the roles that need no core of their own.
  * PIPELINE_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
  *
  *   PIPELINE_RATE (100), PIPELINE_SECONDS (30), PIPELINE_DATABASE (sorting_pipeline_bench), DATABASE_URL
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   // One process per role, or (PIPELINE_PROCESSES=one) every role in one process with one runtime.
   const groups: { name: string; args: string[]; kinds: readonly string[] }[] =
     process.env.PIPELINE_PROCESSES === 'one'
-      ? [{ name: 'pipeline', args: ['bench/pipeline-worker.ts', KINDS.join(',')], kinds: KINDS }]
+      ? [{ name: 'pipeline', args: ['workers/main.ts', KINDS.join(',')], kinds: KINDS }]
       : KINDS.map((kind) => ({ name: kind, args: ['workers/main.ts', kind], kinds: [kind] }));
   for (const g of groups) {
     const profile = process.env.PIPELINE_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PIPELINE_PROFILE_DIR}/${g.name}`] : [];
