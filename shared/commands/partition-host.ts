@@ -1,21 +1,18 @@
-import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import { createRedisConnection } from '../redis/connection';
 import { watchRedisErrors } from '../redis/redis';
 import type { FailureRecorder } from '../queue/job-queue';
-import { assertJobHandlers } from '../queue/job-queue';
 import { ReplyPublisher, startPartitionWorker, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandOutcome, CommandReply } from './command-job';
-import { COMMAND_SCHEMAS } from './commands';
-import { commandQueueName } from './partitioning';
+import { assertHandlers, dispatchCommand } from './command-dispatch';
 import { PartitionLeases } from './partition-leases';
 
 /**
  * The worker side of the command module: a process that holds command partitions (partition-leases.ts)
- * runs the BullMQ worker of each partition it holds, and only those; each job is parsed with its
- * command's schema and handed to its one handler (the wall actors of workers/sorting), whose answer
- * goes back on the caller's reply channel and stays with the job (the caller reads it there if the
- * reply was lost).
+ * runs the BullMQ worker of each partition it holds, and only those; each job is dispatched
+ * (command-dispatch.ts: parsed with its command's schema, handed to its one handler, the wall actors of
+ * workers/sorting), and the answer goes back on the caller's reply channel and stays with the job (the
+ * caller reads it there if the reply was lost).
  */
 
 export interface PartitionHostOptions {
@@ -33,49 +30,14 @@ export interface PartitionHost {
   close(): Promise<void>;
 }
 
-export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
-  assertJobHandlers('commands', handlers);
-}
-
-const unavailable: CommandOutcome = {
-  ok: false,
-  problem: {
-    code: 'service-unavailable',
-    detail: 'The database was unavailable while the command ran. Retry in a few seconds with the same Idempotency-Key: a command is never applied twice.',
-  },
-};
-
 export async function startPartitionHost(settings: QueueSettings, handlers: Partial<CommandHandlers>, opts: PartitionHostOptions): Promise<PartitionHost> {
   assertHandlers(handlers);
   const { log } = opts;
   const publisher = new ReplyPublisher(settings.redisUrl, log);
 
   const processJob = async (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
-    const { commandId, name: cmd, replyTo } = job.data;
-    let outcome: CommandOutcome;
-    const schema = COMMAND_SCHEMAS[cmd];
-    const parsed = schema?.safeParse(job.data.payload);
-    if (!schema || !parsed?.success) {
-      outcome = { ok: false, problem: { code: 'validation-failed', detail: `Malformed command '${String(cmd)}'.` } };
-    } else {
-      try {
-        const handler = handlers[cmd] as (p: unknown, info: unknown) => Promise<CommandOutcome>;
-        outcome = await handler(parsed.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered });
-      } catch (err) {
-        if (isDependencyOutage(err)) {
-          // PostgreSQL (or Redis) down or restarting: the caller gets a 503 and retries, not a 500.
-          log.warn({ err, command: cmd, commandId, jobId: job.id }, 'command failed: a dependency is unavailable');
-          outcome = unavailable;
-        } else {
-          log.error({ err, command: cmd, commandId, jobId: job.id }, 'command failed unexpectedly');
-          // Commands are never retried (ordering): this answer is final, so it is recorded like any final failure.
-          await opts
-            .recordFailure?.({ queue: commandQueueName(partition), jobName: cmd, jobId: job.id, data: job.data, error: (err as Error)?.message ?? String(err), attempts: 1 })
-            .catch((e) => log.error({ err: e, jobId: job.id }, 'could not record a failed job in PostgreSQL'));
-          outcome = { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
-        }
-      }
-    }
+    const { commandId, replyTo } = job.data;
+    const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, opts);
     if (replyTo) {
       const reply: CommandReply = { commandId, outcome };
       await publisher.publish(replyTo, reply).catch((err) => log.warn({ err, commandId }, 'could not publish a command answer; the caller reads it from the job'));

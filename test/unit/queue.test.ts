@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
-import { assertHandlers } from '../../shared/commands/partition-host';
+import { assertHandlers } from '../../shared/commands/command-dispatch';
 import { COMMAND_NAMES } from '../../shared/commands/commands';
 import { loadConfig } from '../../shared/config/config';
 

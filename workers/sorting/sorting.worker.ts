@@ -4,8 +4,11 @@ import { startPartitionHost } from '../../shared/commands/partition-host';
 import { sortingHandlers } from './sorting.handlers';
 import { WallActors, type ActorDeps } from './actor/wall-actor';
 
-/** What the wall actors need from a process: the plain-SQL pool, the logger, the idle timeout. */
-export function actorDeps(runtime: Runtime): ActorDeps {
+/**
+ * What the wall actors need from a process: the plain-SQL pool, the logger, the idle timeout. A test
+ * that runs commands in-process builds its actors with it too, from these parts of a runtime alone.
+ */
+export function actorDeps(runtime: Pick<Runtime, 'sqlPool' | 'log' | 'config'>): ActorDeps {
   return { db: runtime.sqlPool(), log: runtime.log, sessionIdleTimeoutMs: runtime.config.SESSION_IDLE_TIMEOUT_MS };
 }
 
