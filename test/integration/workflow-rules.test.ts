@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandName, CommandPayloads } from '../../shared/commands/commands';
 import { AppError } from '../../shared/errors/app-error';
-import { startSession } from '../../services/api/use-cases/sorting/sessions.use-case';
+import { endOrRenewSession, startSession } from '../../services/api/use-cases/sorting/sessions.use-case';
 import { releaseSortBox } from '../../services/api/use-cases/sorting/release-sort-box.use-case';
-import { detachSortBox } from '../../services/api/use-cases/walls/edit-wall.use-case';
-import { bumpWallVersion } from '../support/fixtures';
+import { attachSortBoxes, detachSortBox, updateWall } from '../../services/api/use-cases/walls/edit-wall.use-case';
+import { addWarehouse, bumpWallVersion } from '../support/fixtures';
 import { buildInProcessFloor, useInProcessWalls, type FloorPerson, type InProcessFloor } from '../support/in-process-wall';
 
 /*
@@ -132,6 +132,37 @@ describe('the workflow, decided in-process', () => {
     expect(await detach(empty.crc)).toMatchObject({ crc: empty.crc, status: 'Empty' });
     expect(await slot(empty.crc)).toBeUndefined();
     expect(await refusals()).toEqual([expect.objectContaining({ command: 'slot.detach', code: 'slot-not-empty' })]);
+  });
+
+  it('a stopped session cancels its pending scans and frees its place under the sorter limit a wall edit set', async () => {
+    const manager = await floor.manager();
+    const other = await floor.sorter(2);
+    expect(await updateWall(walls.em(), walls.commands, manager.auth, floor.wallId, { maxSorters: 1 })).toMatchObject({ maxSorters: 1 });
+    await expect(startSession(walls.em(), walls.commands, other.auth, floor.wallId, null)).rejects.toMatchObject({ code: 'sorter-limit-reached' });
+
+    const item = applied(await scan());
+    expect(await endOrRenewSession(walls.em(), walls.commands, sorter.auth, 'session.stop', floor.wallId, token)).toMatchObject({ status: 'Ended', endReason: 'Stopped' });
+    expect(await itemStatus(item.id)).toBe('Cancelled');
+    expect(await line(1)).toEqual({ qty: 1, confirmed_qty: 0, pending_qty: 0 });
+    expect(await slot(item.crc)).toEqual({ status: 'Empty', order_id: null });
+    expect(await startSession(walls.em(), walls.commands, other.auth, floor.wallId, null)).toMatchObject({ userId: other.userId, status: 'Connected' });
+  });
+
+  it("a new warehouse waits until every slot's machine lets its order go; attached slots join the wall after the last one", async () => {
+    const manager = await floor.manager();
+    await addWarehouse(walls.em(), floor.clientId, { id: 2, name: 'Second DC' });
+    const item = applied(await scan());
+    const edit = (warehouseId: number) => updateWall(walls.em(), walls.commands, manager.auth, floor.wallId, { warehouseId });
+
+    await expect(edit(2)).rejects.toMatchObject({ code: 'slot-not-empty' });
+    expect((await walls.rows<{ warehouse_id: number }>('select warehouse_id from wall where id = ?', [floor.wallId]))[0]).toEqual({ warehouse_id: 1 });
+
+    const attached = await attachSortBoxes(walls.em(), walls.commands, manager.auth, floor.wallId, ['0xNEW-SLOT-1']);
+    expect(attached).toEqual([expect.objectContaining({ serialNumber: '0xNEW-SLOT-1', position: floor.slots.length + 1, status: 'Empty' })]);
+    expect(await slot(attached[0]!.crc)).toEqual({ status: 'Empty', order_id: null });
+
+    applied(await send('item.cancel', { ...sorter.on, itemId: item.id }));
+    expect(await edit(2)).toMatchObject({ warehouseId: 2 });
   });
 
   it("a wall whose version moved behind the actor's back is loaded again: its stale decision is never written", async () => {
