@@ -8,7 +8,7 @@ import type { SqlDatabase } from '../shared/db/named-sql';
 import { createRuntime } from '../shared/runtime/runtime';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { applyStatsEvents, type OutboxEventRow } from '../workers/stats/apply-events.use-case';
-import { rebuildStats } from '../workers/stats/rebuild-stats.use-case';
+import { rebuildStats } from '../shared/statistics/rebuild-stats.use-case';
 import { recreateDatabase } from './bench-seed';
 import { withDatabase, type BenchSettings } from './bench-settings';
 import { BenchHttp } from './http-client';

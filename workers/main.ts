@@ -1,5 +1,6 @@
 import { closeOnSignals, createRuntime } from '../shared/runtime/runtime';
-import { COMMAND_POOL_KINDS, WORKER_KINDS, parseWorkerKinds, startWorkers } from './registry';
+import { COMMAND_POOL_KINDS, WORKER_KIND_NAMES, parseWorkerKinds } from '../shared/runtime/worker-kinds';
+import { startWorkers } from './registry';
 
 /**
  * `npm run start:worker -- <kind>[,<kind>…]`: one worker kind, or several sharing one process and one
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   const { kinds, deprecated, unknown } = parseWorkerKinds(process.argv.slice(2));
   if (!kinds.length || unknown.length) {
     if (unknown.length) console.error(`unknown worker kind${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}`);
-    console.error(`usage: npm run start:worker -- <kind>[,<kind>…]\nkinds: ${Object.keys(WORKER_KINDS).join(', ')}`);
+    console.error(`usage: npm run start:worker -- <kind>[,<kind>…]\nkinds: ${WORKER_KIND_NAMES.join(', ')}`);
     process.exit(2);
   }
   const runtime = await createRuntime(`worker:${kinds.join('+')}`, { commandPool: kinds.some((k) => COMMAND_POOL_KINDS.has(k)) });

@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
 import type { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import type { CommandClient } from '../../shared/commands/command-client';
-import type { LabelRenderer } from '../../workers/labels/render-pool';
+import type { LabelRenderer } from '../../shared/labels/render-pool';
 import type { QueueInspection } from '../../shared/queue/queue-registry';
 import type { WallEventsHub } from './events/wall-events.hub';
 import type { EmployeeAccess } from './http/employee-access';

@@ -14,7 +14,7 @@ import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { READINESS, Readiness, createHealthServer, postgresProbe, redisProbe } from './http/readiness';
-import { createLabelRenderPool } from '../../workers/labels/render-pool';
+import { createLabelRenderPool } from '../../shared/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {

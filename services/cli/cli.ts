@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors/app-error';
 import { createLogger } from '../../shared/logging/logger';
 import { createRuntime, type Runtime } from '../../shared/runtime/runtime';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
-import { rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
+import { rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
 import { progressBar } from './progress-bar';
 
 /**

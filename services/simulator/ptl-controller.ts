@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Light } from '../../workers/lights/light-model';
-import { ACK, CMD, decodeDisplay, encodeFrame, FrameReader, type Frame } from '../../workers/lights/tcp/ptl-frame';
+import type { Light } from '../../shared/lights/light-model';
+import { ACK, CMD, decodeDisplay, encodeFrame, FrameReader, type Frame } from '../../shared/lights/ptl-frame';
 
 /*
  * A simulated pick-to-light controller of the TCP family the gateway speaks (docs/lights.md "TCP

@@ -1,11 +1,11 @@
 import os from 'node:os';
 import type { AppConfig } from '../../shared/config/config';
-import type { WorkerKind } from '../../workers/registry';
+import type { WorkerKind } from '../../shared/runtime/worker-kinds';
 
 /**
  * The processes `npm start` runs, in start order; they stop in the reverse order (the API first, so no
- * new command arrives while the workers finish theirs). A new worker kind is one entry in
- * workers/registry.ts and its place in one role here (test/unit/worker-kinds.test.ts checks that
+ * new command arrives while the workers finish theirs). A new worker kind is its name in
+ * shared/runtime/worker-kinds.ts, its loader in workers/registry.ts and its place in one role here (test/unit/worker-kinds.test.ts checks that
  * every kind has exactly one).
  */
 export interface RoleSpec {

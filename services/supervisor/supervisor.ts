@@ -27,7 +27,7 @@ function entryFile(entry: string): string {
  * fails; `stop()` ends it (a signal during start-up).
  */
 export function runMigrations(log: Logger, seed: boolean): { done: Promise<void>; stop(): void } {
-  const child = fork(entryFile('shared/db/migrate.cli'), seed ? ['--seed'] : [], { cwd: process.cwd(), stdio: 'inherit' });
+  const child = fork(entryFile('services/cli/migrate.cli'), seed ? ['--seed'] : [], { cwd: process.cwd(), stdio: 'inherit' });
   log.info({ pid: child.pid }, 'applying migrations');
   const done = new Promise<void>((resolve, reject) => {
     child.once('error', reject);

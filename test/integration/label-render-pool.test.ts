@@ -1,8 +1,8 @@
 import { createLogger } from '../../shared/logging/logger';
 import { AppError } from '../../shared/errors/app-error';
-import type { LicensePlateLabel } from '../../workers/labels/label-data';
-import { renderZpl } from '../../workers/labels/render-zpl';
-import { createLabelRenderPool } from '../../workers/labels/render-pool';
+import type { LicensePlateLabel } from '../../shared/labels/label-data';
+import { renderZpl } from '../../shared/labels/render-zpl';
+import { createLabelRenderPool } from '../../shared/labels/render-pool';
 
 const label = (n: number): LicensePlateLabel => ({
   plateNumber: `LP${String(n).padStart(10, '0')}`,

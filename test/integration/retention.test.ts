@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
-import type { EventConsumer } from '../../workers/outbox/consumer-runner';
-import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
+import type { EventConsumer } from '../../workers/pipeline/consumer-runner';
+import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { enforceRetention, retentionSettings, type RetentionSettings } from '../../workers/sweeper/retention.use-case';
-import { firstRebuildableDay, rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
+import { firstRebuildableDay, rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 import { useTestApi } from '../support/test-api';

@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../shared/db/entities/sort-box-item.entity';
 import type { WallEvent } from '../../shared/events/channels';
-import { rebuildStats } from '../../workers/stats/rebuild-stats.use-case';
-import { consumeOnce, type EventConsumer } from '../../workers/outbox/consumer-runner';
-import { EVENT_CONSUMERS } from '../../workers/outbox/consumers';
+import { rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
+import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
+import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { stampOnce } from '../../workers/outbox/relay.use-case';
 import type { TestApi } from '../support/test-api';
 import {

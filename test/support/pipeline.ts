@@ -1,5 +1,5 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { consumeOnce, type EventConsumer } from '../../workers/outbox/consumer-runner';
+import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { stampOnce, type RelayedEvent } from '../../workers/outbox/relay.use-case';
 import { registerConsumer } from '../../workers/outbox/outbox.queries';
 

@@ -7,7 +7,8 @@ import { createClient, type CreateClientResult } from '../../shared/tenancy/crea
 import type { ApiDeps } from '../../services/api/api-deps';
 import { createApp } from '../../services/api/app';
 import { buildApiDeps } from '../../services/api/start-api';
-import { startWorkers, type WorkerKind } from '../../workers/registry';
+import type { WorkerKind } from '../../shared/runtime/worker-kinds';
+import { startWorkers } from '../../workers/registry';
 import { addEmployee, type EmployeeInput } from './fixtures';
 
 export { waitFor } from './wait-for';

@@ -1,5 +1,5 @@
-import type { LicensePlateLabel } from '../../workers/labels/label-data';
-import { labelHash } from '../../workers/labels/label-sql';
+import type { LicensePlateLabel } from '../../shared/labels/label-data';
+import { labelHash } from '../../shared/labels/label-sql';
 
 const label: LicensePlateLabel = {
   plateNumber: 'LP0000000001',

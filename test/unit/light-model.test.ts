@@ -12,7 +12,7 @@ import {
   type PendingState,
   type SlotState,
   type WallState,
-} from '../../workers/lights/light-model';
+} from '../../shared/lights/light-model';
 
 const slot = (position: number, status: SlotState['status'] = 'Empty'): SlotState => ({
   serialNumber: `0x${position.toString(16).padStart(8, '0')}`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { BLINKS, LIGHT_COLORS, OFF, type Light } from '../../workers/lights/light-model';
-import { CMD, decodeDisplay, encodeFrame, FrameReader, FramingError, lightFrame, MAX_BODY } from '../../workers/lights/tcp/ptl-frame';
+import { BLINKS, LIGHT_COLORS, OFF, type Light } from '../../shared/lights/light-model';
+import { CMD, decodeDisplay, encodeFrame, FrameReader, FramingError, lightFrame, MAX_BODY } from '../../shared/lights/ptl-frame';
 
 describe('pick-to-light TCP framing', () => {
   it('encodes a display command as documented: length, type 0x60, sequence, command, node, color bits, blink, digits', () => {

@@ -1,5 +1,5 @@
-import { addressLines } from '../../workers/labels/label-data';
-import { renderZpl } from '../../workers/labels/render-zpl';
+import { addressLines } from '../../shared/labels/label-data';
+import { renderZpl } from '../../shared/labels/render-zpl';
 
 const label = {
   plateNumber: 'LP0000000001',

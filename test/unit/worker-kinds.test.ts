@@ -1,6 +1,7 @@
 import { ROLES, roleArgs, sortingWorkerCount } from '../../services/supervisor/roles';
 import { loadConfig } from '../../shared/config/config';
-import { WORKER_KINDS, parseWorkerKinds, resolveWorkerKind } from '../../workers/registry';
+import { parseWorkerKinds, resolveWorkerKind } from '../../shared/runtime/worker-kinds';
+import { WORKER_KINDS } from '../../workers/registry';
 
 describe('worker kinds', () => {
   it('webhook deliveries have one name; the former one is still accepted, as deprecated', () => {

@@ -1,6 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { startEventConsumer } from '../outbox/consumer-runner';
-import { EVENT_CONSUMERS } from '../outbox/consumers';
+import { startEventConsumer } from '../pipeline/consumer-runner';
+import { EVENT_CONSUMERS } from '../pipeline/consumers';
 
 /**
  * Worker kind `labels`: the consumer that renders the license plate of each completed slot's order

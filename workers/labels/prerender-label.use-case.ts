@@ -1,10 +1,10 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { WallEvent } from '../../shared/events/channels';
-import type { LabelFormat } from './label-data';
+import type { LabelFormat } from '../../shared/labels/label-data';
 import { plateForPrerender, recentlyPrintedFormats, storeLabelDocument } from './label.queries';
-import { labelHash, toLabel } from './label-sql';
-import { renderPdf } from './render-pdf';
-import { renderZpl } from './render-zpl';
+import { labelHash, toLabel } from '../../shared/labels/label-sql';
+import { renderPdf } from '../../shared/labels/render-pdf';
+import { renderZpl } from '../../shared/labels/render-zpl';
 
 export type PrerenderResult = { plateNumber: string; formats: LabelFormat[] } | { skipped: 'no-such-order' };
 

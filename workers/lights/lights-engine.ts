@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { Logger } from '../../shared/logging/logger';
-import { FLASH_MS, nextChangeAt, renderWall, type Flash, type LightColor, type SlotLights, type WallState } from './light-model';
+import { FLASH_MS, nextChangeAt, renderWall, type Flash, type LightColor, type SlotLights, type WallState } from '../../shared/lights/light-model';
 import { wallLightStates, wallsWithSlots } from './lights.queries';
 
 /** A wall as drivers address it. */

@@ -1,7 +1,7 @@
 import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import { COMMAND_REFUSED } from '../../shared/events/command-refused';
 import type { WallEvent } from '../../shared/events/channels';
-import { FLASH_MS, type LightColor } from './light-model';
+import { FLASH_MS, type LightColor } from '../../shared/lights/light-model';
 import type { LightsEngine } from './lights-engine';
 
 /** Refusals of a confirm that name a slot the sorter should not have scanned: the right slot and the wrong one flash. */

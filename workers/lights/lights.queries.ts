@@ -1,6 +1,6 @@
 import { query } from '../../shared/db/named-sql';
 import type { SorterColor } from '../../shared/domain/colors';
-import type { PendingState, SlotState, WallMode } from './light-model';
+import type { PendingState, SlotState, WallMode } from '../../shared/lights/light-model';
 
 /* The light gateway's statements (docs/lights.md), on the ORM's pool (runtime.ormSql). */
 

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { eventConsumer, startEventConsumer } from '../outbox/consumer-runner';
-import { EVENT_CONSUMERS } from '../outbox/consumers';
+import { eventConsumer, startEventConsumer } from '../pipeline/consumer-runner';
+import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
@@ -95,7 +95,7 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
     await commands.close();
   });
   resync();
-  // The consumer `lights` (workers/outbox/consumers.ts), one batch at a time: pictures reach the devices
+  // The consumer `lights` (workers/pipeline/consumers.ts), one batch at a time: pictures reach the devices
   // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
   // Read at every relay notification, gathering nothing: a light is due at once.
   const { name, types, attempts } = EVENT_CONSUMERS.lights;

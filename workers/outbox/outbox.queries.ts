@@ -1,6 +1,6 @@
 import { query } from '../../shared/db/named-sql';
 import type { OutboxEventRow } from '../../shared/events/channels';
-import { RELAYED_CHANNEL } from './notifications';
+import { RELAYED_CHANNEL } from '../pipeline/notifications';
 
 /* The relay's statements (workers/outbox/relay.use-case.ts) and the consumers' (consumer-runner.ts). */
 

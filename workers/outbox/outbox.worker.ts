@@ -1,5 +1,5 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { notificationsOf, OUTBOX_CHANNEL } from './notifications';
+import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
 import { HubPublisher, eventsToRepublish, stampOnce } from './relay.use-case';
 
 /**

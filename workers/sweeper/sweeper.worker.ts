@@ -1,6 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { EVENT_CONSUMERS } from '../outbox/consumers';
+import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { enforceRetention, retentionSettings } from './retention.use-case';
 import { claimMaintenanceRun } from './sweep.queries';
 import { sweepOnce } from './sweep.use-case';

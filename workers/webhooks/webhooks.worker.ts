@@ -1,7 +1,7 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { startEventConsumer } from '../outbox/consumer-runner';
-import { EVENT_CONSUMERS } from '../outbox/consumers';
-import { localWaiter } from '../outbox/notifications';
+import { startEventConsumer } from '../pipeline/consumer-runner';
+import { EVENT_CONSUMERS } from '../pipeline/consumers';
+import { localWaiter } from '../pipeline/notifications';
 import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
 import { claimDueDeliveries, nextDueAt } from './delivery.queries';
 

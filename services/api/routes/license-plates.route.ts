@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LabelFormat } from '../../../workers/labels/label-data';
+import type { LabelFormat } from '../../../shared/labels/label-data';
 import type { Response } from 'express';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, slotCrcParam } from '../http/validation';

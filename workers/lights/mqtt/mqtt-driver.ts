@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import mqtt, { type IClientPublishOptions, type MqttClient } from 'mqtt';
 import type { Logger } from '../../../shared/logging/logger';
-import { sameLight, type Light, type SlotLights } from '../light-model';
+import { sameLight, type Light, type SlotLights } from '../../../shared/lights/light-model';
 import type { LightsDriver, WallKey } from '../lights-engine';
 import { buttonMessage, controllerMessage, lightPayload, LightTopics, type ButtonKind, type Side } from './mqtt-topics';
 

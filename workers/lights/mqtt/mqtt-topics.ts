@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lightRgb, type Light, type SlotLights } from '../light-model';
+import { lightRgb, type Light, type SlotLights } from '../../../shared/lights/light-model';
 
 /*
  * The MQTT topic scheme and payloads (docs/lights.md "MQTT"). P is MQTT_TOPIC_PREFIX (`sorting`):

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../../shared/logging/logger';
-import { OFF, sameLight, type Light, type SlotLights } from '../light-model';
+import { OFF, sameLight, type Light, type SlotLights } from '../../../shared/lights/light-model';
 import type { LightsDriver, WallKey } from '../lights-engine';
 import type { ButtonPress, ControllerReport } from '../mqtt/mqtt-driver';
-import { CMD, encodeFrame, FrameReader, lightFrame, type Frame } from './ptl-frame';
+import { CMD, encodeFrame, FrameReader, lightFrame, type Frame } from '../../../shared/lights/ptl-frame';
 
 /**
  * LIGHTS_TCP_CONTROLLERS names a JSON file (docs/lights.md "Mapping"): each controller's address, the

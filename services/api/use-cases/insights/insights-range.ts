@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { COUNTERS } from '../../../../workers/stats/rollup-sql';
+import { COUNTERS } from '../../../../shared/statistics/rollup-sql';
 import type { InsightScope } from './insights-scope';
 
 export type Counter = (typeof COUNTERS)[number];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../../../shared/errors/app-error';
-import { SCOPE } from '../../../../workers/stats/rollup-sql';
+import { SCOPE } from '../../../../shared/statistics/rollup-sql';
 
 /**
  * Which roll-up rows answer a question, and in which time zone its days and hours are counted

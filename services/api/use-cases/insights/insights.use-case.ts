@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../../../shared/db/entities/sort-box-item.entity';
-import { DIM } from '../../../../workers/stats/rollup-sql';
+import { DIM } from '../../../../shared/statistics/rollup-sql';
 import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
 

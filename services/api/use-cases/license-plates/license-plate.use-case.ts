@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../../shared/errors/app-error';
-import type { LabelFormat, LicensePlateLabel } from '../../../../workers/labels/label-data';
-import type { LabelRenderer } from '../../../../workers/labels/render-pool';
-import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from '../../../../workers/labels/label-sql';
+import type { LabelFormat, LicensePlateLabel } from '../../../../shared/labels/label-data';
+import type { LabelRenderer } from '../../../../shared/labels/render-pool';
+import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, labelHash, toLabel, type LabelRow } from '../../../../shared/labels/label-sql';
 
 export type PlateTarget = { crc: string } | { orderId: number };
 

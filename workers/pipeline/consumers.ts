@@ -14,7 +14,7 @@ const LIGHT_EVENT_TYPES = [
 /**
  * Every consumer of the relayed events, one entry each (docs/architecture.md "Event pipeline"). Each
  * reads the outbox from its own position in outbox_consumer; its worker kind starts it with
- * startEventConsumer (workers/outbox/consumer-runner.ts). The retention keeps every event until each
+ * startEventConsumer (workers/pipeline/consumer-runner.ts). The retention keeps every event until each
  * consumer here has passed it. Adding one: an entry here, a worker kind that starts it
  * (workers/registry.ts and the supervisor's roles). A new consumer starts at the end of the relayed events.
  */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../shared/errors/app-error';
-import type { Logger } from '../../shared/logging/logger';
+import { AppError } from '../errors/app-error';
+import type { Logger } from '../logging/logger';
 import type { LabelFormat, LicensePlateLabel } from './label-data';
 import type { RenderReply, RenderRequest } from './label.thread';
 

@@ -1,5 +1,5 @@
-import { colorHex, type SorterColor } from '../../shared/domain/colors';
-import type { SlotStatus } from '../../shared/domain/slot-choice';
+import { colorHex, type SorterColor } from '../domain/colors';
+import type { SlotStatus } from '../domain/slot-choice';
 
 /*
  * The light model (docs/lights.md "What each light shows"): a pure function from a wall's state to the

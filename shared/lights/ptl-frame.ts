@@ -1,4 +1,4 @@
-import type { Blink, Light, LightColor } from '../light-model';
+import type { Blink, Light, LightColor } from './light-model';
 
 /*
  * The binary pick-to-light protocol over TCP (docs/lights.md "TCP pick-to-light controllers"), in the

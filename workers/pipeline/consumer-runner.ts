@@ -13,7 +13,7 @@ import {
   relayedEvent,
   saveConsumerPosition,
   type RelayedRow,
-} from './outbox.queries';
+} from '../outbox/outbox.queries';
 
 /** A consumer's batch: the relayed events with relay_seq in (after, through], in relay order. */
 export interface ConsumerBatch {

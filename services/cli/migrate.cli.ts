@@ -1,6 +1,6 @@
-import { loadConfig } from '../config/config';
-import { createLogger } from '../logging/logger';
-import { ensureDatabase, initOrm, migrate } from './orm';
+import { loadConfig } from '../../shared/config/config';
+import { createLogger } from '../../shared/logging/logger';
+import { ensureDatabase, initOrm, migrate } from '../../shared/db/orm';
 
 /**
  * `npm run migrate`: applies the committed migrations and exits.
@@ -19,8 +19,8 @@ async function main(): Promise<void> {
   try {
     await migrate(orm, log);
     if (args.includes('--seed') && config.SEED_DEMO) {
-      // Loaded only here: the seed belongs to services/, which shared/ otherwise never imports.
-      const { seedDemo } = await import('../../services/seed/seed-demo.use-case');
+      // Loaded only when asked: a plain migration carries none of the seed's code.
+      const { seedDemo } = await import('../seed/seed-demo.use-case');
       const seeded = await seedDemo(orm.em.fork(), config, log);
       if (seeded) process.stderr.write(`${seeded.banner}\n`);
     }

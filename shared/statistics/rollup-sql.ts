@@ -1,4 +1,4 @@
-import type { CommandRefusedData } from '../../shared/events/command-refused';
+import type { CommandRefusedData } from '../events/command-refused';
 
 /**
  * The one definition of what an event counts for (docs/architecture.md "Statistics"), as SQL over any

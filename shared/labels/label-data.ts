@@ -1,4 +1,4 @@
-import type { ShipTo } from '../../shared/db/entities/order.entity';
+import type { ShipTo } from '../db/entities/order.entity';
 
 /** Everything printed on a license plate (docs/api.md §9). Plain data: it crosses a thread boundary. */
 export interface LicensePlateLabel {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ShipTo } from '../../shared/db/entities/order.entity';
+import type { ShipTo } from '../db/entities/order.entity';
 import type { LicensePlateLabel } from './label-data';
 
 /**

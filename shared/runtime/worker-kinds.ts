@@ -1,0 +1,44 @@
+/**
+ * The names of the worker kinds, read by the supervisor (which kinds each role runs) and by the
+ * workers' entry point (which kinds a process was asked for). The kinds' code is loaded by
+ * workers/registry.ts, which has one loader per name here.
+ */
+export const WORKER_KIND_NAMES = ['sorting', 'sweeper', 'outbox', 'webhooks', 'audit', 'stats', 'labels', 'lights'] as const;
+
+export type WorkerKind = (typeof WORKER_KIND_NAMES)[number];
+
+/** Kinds that run the workflow commands on the plain-SQL pool: their process gives it most of its connections (poolShares). */
+export const COMMAND_POOL_KINDS: ReadonlySet<WorkerKind> = new Set<WorkerKind>(['sorting']);
+
+export function isWorkerKind(kind: string): kind is WorkerKind {
+  return (WORKER_KIND_NAMES as readonly string[]).includes(kind);
+}
+
+/** Former names still accepted, each with a deprecation warning at start (docs/operations.md). */
+export const DEPRECATED_WORKER_KINDS: Readonly<Record<string, WorkerKind>> = { notifications: 'webhooks' };
+
+/** The worker kind a name stands for (a former name too), and the former name if one was used. */
+export function resolveWorkerKind(name: string): { kind: WorkerKind; deprecated: string | null } | null {
+  if (isWorkerKind(name)) return { kind: name, deprecated: null };
+  const kind = Object.prototype.hasOwnProperty.call(DEPRECATED_WORKER_KINDS, name) ? DEPRECATED_WORKER_KINDS[name] : undefined;
+  return kind ? { kind, deprecated: name } : null;
+}
+
+/**
+ * The kinds a process is asked to run: `outbox,audit` or `outbox audit` (each a kind or a former name),
+ * in the order given, each once. Unknown names are returned apart, for the usage message.
+ */
+export function parseWorkerKinds(args: readonly string[]): { kinds: WorkerKind[]; deprecated: { name: string; kind: WorkerKind }[]; unknown: string[] } {
+  const kinds: WorkerKind[] = [];
+  const deprecated: { name: string; kind: WorkerKind }[] = [];
+  const unknown: string[] = [];
+  for (const name of args.flatMap((a) => a.split(',')).map((n) => n.trim()).filter(Boolean)) {
+    const resolved = resolveWorkerKind(name);
+    if (!resolved) unknown.push(name);
+    else {
+      if (resolved.deprecated) deprecated.push({ name, kind: resolved.kind });
+      if (!kinds.includes(resolved.kind)) kinds.push(resolved.kind);
+    }
+  }
+  return { kinds, deprecated, unknown };
+}
