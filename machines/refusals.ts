@@ -6,7 +6,7 @@ import type { AnyStateMachine, ContextFrom, EventFromLogic } from 'xstate';
 import { AppError } from '../shared/errors/app-error';
 import { count } from '../shared/text/wording';
 import { decide, type Accepted, type EmittedBy, type RefusalCode, type Refused, INVALID_TRANSITION } from './decide';
-import type { SessionEndReason } from './session.machine';
+import type { SessionEndReason } from '../shared/domain/statuses';
 
 /** A machine's "no", with what it was asked and where it stood. */
 export interface Refusal {

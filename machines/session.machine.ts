@@ -4,13 +4,8 @@
 // Absent is the session before its row exists: connecting is its START transition, like any other.
 
 import { assign, setup } from 'xstate';
+import type { SessionEndReason } from '../shared/domain/statuses';
 import type { EmitParams, RefuseParams } from './decide';
-
-export const SESSION_STATUSES = ['Connected', 'Ended'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
-
-export const SESSION_END_REASONS = ['Stopped', 'Replaced', 'Expired', 'Disconnected'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export interface SessionContext {
   endReason: SessionEndReason | null;

@@ -5,9 +5,6 @@
 import { setup } from 'xstate';
 import type { EmitParams, RefuseParams } from './decide';
 
-export const SLOT_STATUSES = ['Empty', 'Sorting', 'Complete'] as const;
-export type SlotMachineStatus = (typeof SLOT_STATUSES)[number];
-
 export type SlotContext = Record<string, never>;
 
 /** The outbox events the slot machine emits (docs/api.md §8). */

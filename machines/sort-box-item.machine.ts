@@ -4,11 +4,9 @@
 // a scan creating it is its SCAN transition, like any other.
 
 import { setup } from 'xstate';
+import type { SortBoxItemStatus } from '../shared/domain/statuses';
 import { count } from '../shared/text/wording';
 import type { EmitParams, RefusalCode, RefuseParams } from './decide';
-
-export const SORT_BOX_ITEM_STATUSES = ['PendingConfirmation', 'Confirmed', 'Cancelled'] as const;
-export type SortBoxItemStatus = (typeof SORT_BOX_ITEM_STATUSES)[number];
 
 export type SortBoxItemContext = Record<string, never>;
 

@@ -1,9 +1,7 @@
 // Which slot a scanned unit goes to (docs/api.md §7, "Slot choice"). The caller passes the
 // wall's active slots only.
 
-import type { SlotMachineStatus as SlotStatus } from '../../machines/slot.machine';
-
-export type { SlotStatus };
+import type { SlotStatus } from './statuses';
 
 export interface SlotCandidate {
   id: number;

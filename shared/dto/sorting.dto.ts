@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { SORTER_COLORS } from '../domain/colors';
-import { BARCODE_INPUT_METHODS, ITEM_STATUSES } from '../db/entities/sort-box-item.entity';
-import { SESSION_END_REASONS, SESSION_STATUSES } from '../db/entities/sorter-session.entity';
-import { SLOT_STATUSES } from '../db/entities/sort-box.entity';
+import { BARCODE_INPUT_METHODS } from '../db/entities/sort-box-item.entity';
+import { SESSION_END_REASONS, SESSION_STATUSES, SLOT_STATUSES, SORT_BOX_ITEM_STATUSES } from '../domain/statuses';
 
 /** Response shapes of the sorting workflow (docs/api.md §5-7), shared by the API (OpenAPI) and the workers. */
 export const sessionDto = z.object({
@@ -32,7 +31,7 @@ export const sortBoxItemDto = z.object({
   crc: z.string().describe('The slot the unit goes into'),
   sorterBarcode: z.string().describe('A-<crc>: scanning it confirms the item'),
   position: z.number().int().describe('The slot position on the wall (1-based); 0 when the slot was detached since'),
-  status: z.enum(ITEM_STATUSES),
+  status: z.enum(SORT_BOX_ITEM_STATUSES),
   units: z.number().int().describe('Units the scan reserved (1)'),
   confirmedUnits: z.number().int().describe('Units confirmed; 0 until confirmed'),
   orderId: z.number().int().describe('The order the unit was assigned to'),

@@ -1,5 +1,5 @@
 import { colorHex, type SorterColor } from '../domain/colors';
-import type { SlotStatus } from '../domain/slot-choice';
+import type { SlotStatus } from '../domain/statuses';
 
 /*
  * The light model (docs/lights.md "What each light shows"): a pure function from a wall's state to the

@@ -1,6 +1,7 @@
 import bcrypt from 'bcryptjs';
 import request from 'supertest';
-import { ClientSettings, OrderItem, SortBoxItem, SorterSession, type ItemStatus, type Role } from '../../shared/db/entities';
+import { ClientSettings, OrderItem, SortBoxItem, SorterSession, type Role } from '../../shared/db/entities';
+import type { SortBoxItemStatus } from '../../shared/domain/statuses';
 import { verifySecret } from '../../shared/auth/password';
 import { AppError } from '../../shared/errors/app-error';
 import { assertPin } from '../../services/api/use-cases/security/assert-pin.use-case';
@@ -203,7 +204,7 @@ describe('PIN, subscription and usage', () => {
 
   describe('GET /admin/subscriptions/sorting/usage', () => {
     /** A wall with `slots` slots, one order per slot, and a sort_box_item per entry of `items`. */
-    async function usageFloor(t: Tenant, items: { slot: number; status: ItemStatus; confirmedAt?: string }[], slots = 4) {
+    async function usageFloor(t: Tenant, items: { slot: number; status: SortBoxItemStatus; confirmedAt?: string }[], slots = 4) {
       const e = em();
       const wh = await addWarehouse(e, t.clientId, { id: 1 });
       const [product] = await addProducts(e, t.clientId, [{ sku: 'U-1' }]);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { chooseSlot, type SlotCandidate, type SlotStatus } from '../../shared/domain/slot-choice';
+import { chooseSlot, type SlotCandidate } from '../../shared/domain/slot-choice';
+import type { SlotStatus } from '../../shared/domain/statuses';
 
 const slot = (id: number, position: number, status: SlotStatus = 'Empty'): SlotCandidate => ({ id, position, status });
 

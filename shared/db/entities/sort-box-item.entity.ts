@@ -1,9 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-import type { SortBoxItemStatus as ItemStatus } from '../../../machines/sort-box-item.machine';
+import type { SortBoxItemStatus } from '../../domain/statuses';
 
-// The sort box item machine owns the states; the table stores them.
-export { SORT_BOX_ITEM_STATUSES as ITEM_STATUSES, type SortBoxItemStatus as ItemStatus } from '../../../machines/sort-box-item.machine';
 export const BARCODE_INPUT_METHODS = ['Scanned', 'Typed', 'KeyedIn', 'EmbeddedScanner', 'Camera'] as const;
 export type BarcodeInputMethod = (typeof BARCODE_INPUT_METHODS)[number];
 
@@ -29,7 +27,7 @@ export const SortBoxItem = defineEntity({
     color: p.text(),
     units: p.integer().default(1),
     confirmedUnits: p.integer().default(0),
-    status: p.text().$type<ItemStatus>().default('PendingConfirmation'),
+    status: p.text().$type<SortBoxItemStatus>().default('PendingConfirmation'),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     confirmedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),

@@ -1,9 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-import type { SlotMachineStatus as SlotStatus } from '../../../machines/slot.machine';
-
-// The slot machine owns the states; the table stores them.
-export { SLOT_STATUSES, type SlotMachineStatus as SlotStatus } from '../../../machines/slot.machine';
+import type { SlotStatus } from '../../domain/statuses';
 
 /** A slot of a wall: one light device. orderId is set exactly when the slot is not Empty. */
 export const SortBox = defineEntity({

@@ -1,9 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-import type { SessionEndReason, SessionStatus } from '../../../machines/session.machine';
-
-// The session machine owns the states; the table stores them.
-export { SESSION_END_REASONS, SESSION_STATUSES, type SessionEndReason, type SessionStatus } from '../../../machines/session.machine';
+import type { SessionEndReason, SessionStatus } from '../../domain/statuses';
 
 export const SorterSession = defineEntity({
   name: 'SorterSession',
