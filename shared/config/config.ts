@@ -30,22 +30,30 @@ const DEV_JWT_SECRET = 'development-only-secret-change-me';
 // The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
 const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
-/** Every setting of the service, with its default. The README's settings table mirrors this. */
+/**
+ * Every setting of the service: its parsing, its default, and what it means (`.describe()`; `.meta()`
+ * where the default needs words). The README's settings table is written from this by
+ * `npm run docs:settings` (shared/config/settings-table.ts), and a unit test fails when they differ.
+ */
 export const configSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  CATALOG_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  // /healthz and /readyz on a listener of their own as well (services/api/http/readiness.ts), for probes a flood on PORT cannot delay.
-  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/sorting'),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
-  // The connection budget of the whole deployment (docs/scaling.md): every process checks at start
-  // that SERVICE_PROCESSES × DATABASE_POOL_MAX fits in it and warns if not.
-  DATABASE_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
-  SERVICE_PROCESSES: z.coerce.number().int().min(1).default(1),
-  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
-  DATABASE_PREPARED_STATEMENTS: bool.default(true),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port of the API'),
+  HOST: z.string().default('0.0.0.0').describe('interface the API listens on'),
+  CATALOG_PORT: z.coerce.number().int().min(0).max(65535).optional()
+    .describe('when set (and different from `PORT`), the catalog price lookup listens on its own port; otherwise it is served under `/catalog` on `PORT`'),
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional()
+    .describe('when set (and different from `PORT`), `GET /healthz` and `GET /readyz` are also answered on a listener of their own, which no flood of client connections on `PORT` can hold up; point load balancer and orchestrator probes at it ([docs/operations.md](docs/operations.md#health))'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/sorting')
+    .describe('PostgreSQL; the database is created if missing by `npm start`, `npm run migrate` and the CLI'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10)
+    .describe('connections per process (the pool never opens more)'),
+  DATABASE_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional()
+    .describe('the deployment\'s total PostgreSQL connection budget; each process warns at start when `SERVICE_PROCESSES` × `DATABASE_POOL_MAX` exceeds it, or when the budget exceeds the server\'s `max_connections` − reserved ([docs/scaling.md](docs/scaling.md))'),
+  SERVICE_PROCESSES: z.coerce.number().int().min(1).default(1)
+    .describe('how many processes of the service (API and workers together) share the database: the input of that check'),
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000)
+    .describe('how long a query waits for a free pool connection before it fails (a dependency outage: 503)'),
+  DATABASE_PREPARED_STATEMENTS: bool.default(true)
+    .describe('the named plain SQL (the sorting worker\'s commands, the outbox relay, the audit and statistics consumers, webhook deliveries) as named prepared statements; `false` for plain parameterized queries, required behind PgBouncer < 1.21 in transaction mode ([docs/scaling.md](docs/scaling.md))'),
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')
@@ -56,91 +64,115 @@ export const configSchema = z.object({
       } catch {
         return false;
       }
-    }, 'must be redis://host:port, rediss://..., or redis+cluster://host:port,host:port,... for a Redis Cluster'),
-  // No braces: a hash tag in the prefix would put every queue in one cluster slot (docs/scaling.md).
-  QUEUE_PREFIX: z.string().min(1).regex(/^[^{}]+$/, 'must not contain { or }').default('sorting'),
-  QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8),
-  COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
-  // The command client's one admission policy (shared/commands/admission.ts): the longest a command
-  // may expect to wait, at the rate answers arrive, before the API answers 503 at once instead; and
-  // never more commands waiting than COMMAND_MAX_IN_FLIGHT, whatever the rate.
-  COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000),
-  COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000),
-  // How long a sorting process's hold on a command partition lasts without being extended (it extends
-  // every fifth of it): a process that dies leaves its walls to the others after at most this long
-  // (shared/commands/partition-leases.ts).
-  SORTING_LEASE_TTL_MS: z.coerce.number().int().min(500).default(10_000),
-  // `npm start` (the supervisor): processes per role. 0 sorting workers = one per core.
-  SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
-  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-  JWT_SECRET: z.string().min(16).optional(),
-  JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600),
-  SEED_DEMO: bool.default(true),
-  SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(8 * 3600 * 1000),
-  SESSION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-  RECENT_ORDER_DAYS: z.coerce.number().int().min(1).default(30),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
-  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
-  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
-  // The relay stamps at most this often while commits trickle in (each commit notifies it), so a busy
-  // floor's commits share a statement and a publish; a full batch goes on at once.
-  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10),
-  // Event consumers (docs/architecture.md "Event pipeline"): a consumer looks this often for relayed
-  // events, so it takes them in fewer, larger batches (a full batch goes on at once).
-  OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(500),
-  // An event a consumer fails on while the database answers is tried this often (waits doubling from
-  // OUTBOX_CONSUMER_RETRY_BASE_MS), then recorded in failed_job and passed over.
-  OUTBOX_CONSUMER_ATTEMPTS: z.coerce.number().int().min(1).default(8),
-  OUTBOX_CONSUMER_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000),
-  // Labels are rendered ahead only in the formats the client printed within this many days (0: never ahead).
-  LABEL_PRERENDER_DAYS: z.coerce.number().int().min(0).default(7),
-  // Retention (docs/operations.md "Retention"): how long each kind of record is kept, enforced by the
-  // sweeper in batches of RETENTION_BATCH_SIZE rows.
-  OUTBOX_RETENTION_DAYS: z.coerce.number().min(1).default(7),
-  AUDIT_RETENTION_DAYS: z.coerce.number().min(1).default(90),
-  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().min(1).default(30),
-  LABEL_DOCUMENT_RETENTION_DAYS: z.coerce.number().min(0.01).default(3),
-  SORT_BOX_ITEM_RETENTION_DAYS: z.coerce.number().min(1).default(400),
-  FAILED_JOB_RETENTION_DAYS: z.coerce.number().min(1).default(90),
-  COMMAND_RECORD_RETENTION_HOURS: z.coerce.number().min(1).default(24),
-  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
-  // log2 of scrypt's N for passwords and the PIN (shared/auth/password.ts); tests use 4.
-  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14),
-  TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10),
-  TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
-  TOKEN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(100),
-  TRUST_PROXY: trustProxy,
-  // Operators: the Admins (by e-mail) who may open the queue dashboard, which shows every client's jobs.
-  QUEUE_DASHBOARD_ADMINS: z.string().optional(),
-  APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com'),
-  APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com'),
-  APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com'),
-  APP_URL_INVENTORY_LENS: z.string().default('https://{team}.inventory-lens.example.com'),
-  /** Threads of the API's label renderer; 0: one per CPU but one, at least 1, at most 4. */
-  LABEL_RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
-  LABEL_RENDER_MAX_QUEUED: z.coerce.number().int().min(1).default(500),
-  // Where the client tools (npm run simulate, the README's walkthrough) reach a running service;
-  // unset: http://localhost:$PORT. Not read by the service itself.
-  SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional(),
-  // The light gateway (worker kind `lights`, docs/lights.md). `off`: no MQTT (TCP controllers only).
+    }, 'must be redis://host:port, rediss://..., or redis+cluster://host:port,host:port,... for a Redis Cluster')
+    .describe('Redis (command queues, reply channel, rate limits, the hubs\' live events; it holds no record of the event pipeline): `redis://` or `rediss://` for one server, `redis+cluster://host:port,host:port,...` (or `rediss+cluster://`, optional `user:password@`) for a Redis Cluster, naming one or more seed nodes'),
+  QUEUE_PREFIX: z.string().min(1).regex(/^[^{}]+$/, 'must not contain { or }').default('sorting')
+    .describe('prefix of every Redis key; lets several deployments share one Redis; no `{` `}` (a hash tag there would put every queue in one cluster slot)'),
+  QUEUE_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(8)
+    .describe('number (1..1024) of per-wall command queues (a wall always maps to the same one); change only with every process stopped and the queues drained'),
+  COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000)
+    .describe('how long the API waits for a worker\'s answer to a command'),
+  SORTING_LEASE_TTL_MS: z.coerce.number().int().min(500).default(10_000)
+    .describe('how long a sorting process\'s hold on a command partition lasts without being extended (it extends it every fifth of that): the longest a dead process keeps its walls from the others. A process that stops hands its partitions back at once ([docs/operations.md](docs/operations.md#sorting-processes-and-their-partitions))'),
+  SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0)
+    .describe('`npm start`: sorting worker processes; `0` = one per two cores (`os.availableParallelism()`), at least one'),
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1)
+    .describe('`npm start`: API processes; one listens on its own socket; several share `PORT` as node cluster workers that each accept their own connections (`SCHED_NONE`)'),
+  COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000)
+    .describe('the API\'s one admission policy for commands: a process admits a command only if, at the rate answers arrive (measured over 2 s of busy time), every command waiting would be answered within this time (16 are always admitted; commands that finish work in hand, such as a confirm, up to twice as long); otherwise 503 `service-unavailable` with `Retry-After` at once'),
+  COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
+    .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the rate (a bound on memory)'),
+  JWT_SECRET: z.string().min(16).optional()
+    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`').meta({ shownDefault: 'development default (with a warning)' }),
+  JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600)
+    .describe('lifetime of an access token').meta({ defaultNote: '12 h' }),
+  PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14)
+    .describe('scrypt cost for passwords and the PIN: log2 of N (r = 8, p = 1; 14 = 16 MiB, tens of ms on the thread pool). Hashes record their parameters, so a change applies to new hashes; older ones (and bcrypt hashes from before) are replaced at the next successful sign-in or PIN check'),
+  TOKEN_RATE_LIMIT: z.coerce.number().int().min(1).default(10)
+    .describe('failed sign-ins per user name within `TOKEN_RATE_WINDOW_MS` before `POST /token` answers 429'),
+  TOKEN_RATE_WINDOW_MS: z.coerce.number().int().min(1000).default(5 * 60_000)
+    .describe('the window of the sign-in limits (`TOKEN_RATE_LIMIT`, `TOKEN_RATE_LIMIT_PER_ADDRESS`)'),
+  TOKEN_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(100)
+    .describe('failed sign-ins per client address (any user names) in the same window before 429; a successful sign-in does not clear it'),
+  TRUST_PROXY: trustProxy
+    .describe('unset: `X-Forwarded-For` is ignored and the client address is the connection\'s. Behind a reverse proxy or load balancer: a comma list of the proxies\' addresses or CIDRs (`10.0.0.0/8,192.168.1.5`; also `loopback`, `linklocal`, `uniquelocal`) whose forwarded addresses are trusted (Express `trust proxy`)').meta({ shownDefault: 'unset' }),
+  SEED_DEMO: bool.default(true).describe('seed the demo client when the database has no client'),
+  SESSION_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(8 * 3600 * 1000)
+    .describe('a sorter session without activity for this long ends (`Expired`)').meta({ defaultNote: '8 h' }),
+  SESSION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000)
+    .describe('how often the sweeper looks for idle sessions (and runs the retention)'),
+  RECENT_ORDER_DAYS: z.coerce.number().int().min(1).default(30)
+    .describe('what `recent=true` means in the order listings'),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false).describe('allow webhooks to loopback and private addresses'),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000)
+    .describe('the outbox relay and the light gateway wake on PostgreSQL `NOTIFY`, this back-up poll covers a lost listener connection; the webhook senders look this often for deliveries other processes scheduled'),
+  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500)
+    .describe('events the relay stamps in one statement; also the most events one consumer batch (audit, stats, labels, webhooks) reads'),
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10)
+    .describe('the relay stamps at most this often while commits trickle in, so a busy floor\'s commits share a statement and a publish (at most this much later at the hubs); a full batch goes on at once'),
+  OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(500)
+    .describe('the audit, stats, labels and webhooks consumers look this often for relayed events (fewer, larger batches; a full batch goes on at once). The light gateway reads at every notification of the relay'),
+  OUTBOX_CONSUMER_ATTEMPTS: z.coerce.number().int().min(1).default(8)
+    .describe('an event a consumer fails on while the database answers is tried this often, the waits doubling from `OUTBOX_CONSUMER_RETRY_BASE_MS`, then recorded in `failed_job` and passed over (a database outage counts no attempt)'),
+  OUTBOX_CONSUMER_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000)
+    .describe('the first wait before a consumer tries an event that failed again; each next wait doubles, up to `OUTBOX_CONSUMER_ATTEMPTS` attempts'),
+  LABEL_PRERENDER_DAYS: z.coerce.number().int().min(0).default(7)
+    .describe('license plates are rendered ahead when a slot completes only in the formats the client printed within this many days; `0`: never ahead (prints render when asked)'),
+  OUTBOX_RETENTION_DAYS: z.coerce.number().min(1).default(7)
+    .describe('outbox events are deleted once every consumer has passed them and they are this old; the statistics rebuild reaches back this far ([docs/operations.md](docs/operations.md), Retention)'),
+  AUDIT_RETENTION_DAYS: z.coerce.number().min(1).default(90).describe('audit records older than this are deleted'),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().min(1).default(30)
+    .describe('finished webhook attempts (a subscription\'s delivery list) older than this are deleted'),
+  LABEL_DOCUMENT_RETENTION_DAYS: z.coerce.number().min(0.01).default(3)
+    .describe('license plates rendered ahead older than this are deleted (a print renders again)'),
+  SORT_BOX_ITEM_RETENTION_DAYS: z.coerce.number().min(1).default(400)
+    .describe('confirmed and cancelled sort box items older than this are deleted (the monthly usage figure reads them: keep the months you bill)'),
+  FAILED_JOB_RETENTION_DAYS: z.coerce.number().min(1).default(90)
+    .describe('`failed_job` rows older than this are deleted'),
+  COMMAND_RECORD_RETENTION_HOURS: z.coerce.number().min(1).default(24)
+    .describe('applied-command and idempotency records older than this are deleted (a retry with the same `Idempotency-Key` after that is a new request)'),
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000)
+    .describe('rows per retention statement (each its own short transaction)'),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000)
+    .describe('first wait before a failed webhook is retried; each next wait doubles (12 attempts)'),
+  QUEUE_DASHBOARD_ADMINS: z.string().optional()
+    .describe('comma-separated e-mails of the Admins who may open the queue dashboard `/admin/queues` (it shows every client\'s jobs)').meta({ shownDefault: `\`${DEV_DASHBOARD_ADMIN}\` in development, empty otherwise` }),
+  APP_URL_INVENTORY_WEB_PORTAL: z.string().default('https://{team}.inventory.example.com')
+    .describe('the inventory web portal the auto-login links lead to (`{team}` is substituted; docs/api.md §9)'),
+  APP_URL_SORTING_HUB: z.string().default('https://{team}.sorting-hub.example.com')
+    .describe('the sorting hub app the auto-login links lead to (`{team}` is substituted)'),
+  APP_URL_SORTING_SORTER: z.string().default('https://{team}.sorting-sorter.example.com')
+    .describe('the sorter app the auto-login links lead to (`{team}` is substituted)'),
+  APP_URL_INVENTORY_LENS: z.string().default('https://{team}.inventory-lens.example.com')
+    .describe('the inventory lens app the auto-login links lead to (`{team}` is substituted)'),
+  LABEL_RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0)
+    .describe('worker threads of the API that render license plates (PDF, ZPL) off its event loop').meta({ defaultNote: 'one per CPU but one, at least 1, at most 4' }),
+  LABEL_RENDER_MAX_QUEUED: z.coerce.number().int().min(1).default(500)
+    .describe('labels waiting for a render thread before the API answers 503 `service-unavailable`'),
   MQTT_URL: z
     .string()
     .default('mqtt://127.0.0.1:1883')
-    .refine((v) => v === 'off' || /^(mqtts?|wss?):\/\/[^\s]+$/.test(v), 'must be mqtt://host:port, mqtts://, ws://, wss:// (credentials in the URL if any), or off'),
-  // The root of every topic (docs/lights.md "Topics"): words separated by /, no MQTT wildcard.
+    .refine((v) => v === 'off' || /^(mqtts?|wss?):\/\/[^\s]+$/.test(v), 'must be mqtt://host:port, mqtts://, ws://, wss:// (credentials in the URL if any), or off')
+    .describe('the broker of the slot light controllers (`mqtts://`, `ws://`, `wss://`; credentials in the URL, never logged); `off`: no MQTT ([docs/lights.md](docs/lights.md))'),
   MQTT_TOPIC_PREFIX: z
     .string()
     .default('sorting')
-    .refine((v) => /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(v), 'must be words of letters, digits, _ . - separated by /'),
-  // A JSON file naming the pick-to-light TCP controllers and their node ↔ serial number mapping.
-  LIGHTS_TCP_CONTROLLERS: z.string().optional(),
-  LIGHTS_TCP_HEARTBEAT_MS: z.coerce.number().int().min(100).default(5000),
-  // A controller silent this long (no heartbeat, no status) is offline.
-  LIGHTS_CONTROLLER_TIMEOUT_MS: z.coerce.number().int().min(500).default(30_000),
-  // Every light is set again from PostgreSQL this often, besides each event and each reconnect.
-  LIGHTS_RESYNC_MS: z.coerce.number().int().min(1000).default(60_000),
+    .refine((v) => /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(v), 'must be words of letters, digits, _ . - separated by /')
+    .describe('the root of every light topic (`<prefix>/<clientId>/walls/<wallId>/slots/<serial>/front`, …)'),
+  LIGHTS_TCP_CONTROLLERS: z.string().optional()
+    .describe('a JSON file listing the TCP pick-to-light controllers (address, company) and which node drives which slot side, by serial number ([docs/lights.md](docs/lights.md#mapping-controllers-to-slots-tcp))'),
+  LIGHTS_TCP_HEARTBEAT_MS: z.coerce.number().int().min(100).default(5000)
+    .describe('status requests to each TCP controller; three unanswered: offline, reconnect'),
+  LIGHTS_CONTROLLER_TIMEOUT_MS: z.coerce.number().int().min(500).default(30_000)
+    .describe('an MQTT controller silent this long (no status, no heartbeat) is offline'),
+  LIGHTS_RESYNC_MS: z.coerce.number().int().min(1000).default(60_000)
+    .describe('every light is set again from PostgreSQL this often (besides every event, start and reconnect)'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+    .describe('pino level: `fatal` … `trace`, `silent`'),
+  SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional()
+    .describe('where the client tools reach a running service: `npm run simulate` and the [first sort](#a-first-sort) walkthrough; the service itself does not read it').meta({ shownDefault: 'unset: `http://localhost:$PORT`' }),
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development')
+    .describe('`development`, `test` or `production`; `production` makes `JWT_SECRET` mandatory'),
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
