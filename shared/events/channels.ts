@@ -39,6 +39,9 @@ export interface OutboxEventRow {
   data: unknown;
 }
 
+/** A relayed event as the relay and the consumers read it: the outbox row with its id and relay order. */
+export type RelayedRow = OutboxEventRow & { id: string; relay_seq: string };
+
 /** The one mapping from a stored outbox row to the event hubs and consumers receive. */
 export function toWallEvent(r: OutboxEventRow): WallEvent {
   return { id: r.event_id, type: r.type, occurredAt: new Date(r.occurred_at).toISOString(), clientId: r.client_id, wallId: r.wall_id, data: r.data };

@@ -6,7 +6,7 @@ import { query, type SqlRunner } from '../../shared/db/named-sql';
 import { consumeOnce, eventConsumer, runConsumer, type EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { listenForNotifications, RELAYED_CHANNEL } from '../../workers/pipeline/notifications';
-import { registerConsumer } from '../../workers/outbox/outbox.queries';
+import { registerConsumer } from '../../workers/pipeline/consumer.queries';
 import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-case';
 import { claimMaintenanceRun } from '../../workers/sweeper/sweep.queries';
 import { consumeAll, relayAll } from '../support/pipeline';

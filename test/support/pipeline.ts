@@ -1,7 +1,7 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { stampOnce, type RelayedEvent } from '../../workers/outbox/relay.use-case';
-import { registerConsumer } from '../../workers/outbox/outbox.queries';
+import { registerConsumer } from '../../workers/pipeline/consumer.queries';
 
 /**
  * Stamps every committed event not relayed yet, as the relay does (without publishing); the events it

@@ -1,8 +1,8 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
-import { toWallEvent, wallEventMessage, wallEventsChannel, type WallEvent } from '../../shared/events/channels';
+import { toWallEvent, wallEventMessage, wallEventsChannel, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/redis/redis';
-import { recentlyRelayed, stampOutboxEvents, type RelayedRow } from './outbox.queries';
+import { recentlyRelayed, stampOutboxEvents } from './outbox.queries';
 
 /** An event as the relay stamped it: its outbox id (its place in its wall's order) and relay order. */
 export interface RelayedEvent {

@@ -1,5 +1,5 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
-import { toWallEvent, type WallEvent } from '../../shared/events/channels';
+import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
 import {
@@ -12,8 +12,7 @@ import {
   registerConsumer,
   relayedEvent,
   saveConsumerPosition,
-  type RelayedRow,
-} from '../outbox/outbox.queries';
+} from './consumer.queries';
 
 /** A consumer's batch: the relayed events with relay_seq in (after, through], in relay order. */
 export interface ConsumerBatch {

@@ -1,7 +1,7 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { CommandClient } from '../../shared/commands/command-client';
 import type { Logger } from '../../shared/logging/logger';
-import { WEBHOOK_MAX_ATTEMPTS } from '../webhooks/deliver-webhook.use-case';
+import { WEBHOOK_MAX_ATTEMPTS } from '../../shared/webhooks/webhook-attempts';
 import { dueSessions, failAbandonedAttempts, giveUpAbandonedDeliveries } from './sweep.queries';
 
 const BATCH = 500;

@@ -1,16 +1,12 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent } from '../../shared/events/channels';
+import { WEBHOOK_MAX_ATTEMPTS } from '../../shared/webhooks/webhook-attempts';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
 import { WEBHOOK_USER_AGENT } from '../../shared/webhooks/webhook-user-agent';
 import { deliveryFailed, deliverySucceeded, type ClaimedDelivery } from './delivery.queries';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/**
- * Webhook deliveries (docs/api.md §8: "at least an hour"): 12 attempts, the waits doubling from
- * WEBHOOK_RETRY_BASE_MS; with the 5 s default the 11 waits add up to about 2 h 50 min.
- */
-export const WEBHOOK_MAX_ATTEMPTS = 12;
 const MAX_ERROR_LENGTH = 500;
 /** What a delivery row says when its attempt's outcome could not be recorded (no `pending` forever). */
 export const UNRECORDED_OUTCOME = 'The outcome of this attempt was not recorded (the worker stopped or the database was unavailable); the event was retried.';

@@ -2,7 +2,8 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { startEventConsumer } from '../pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { localWaiter } from '../pipeline/notifications';
-import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
+import { WEBHOOK_MAX_ATTEMPTS } from '../../shared/webhooks/webhook-attempts';
+import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
 import { claimDueDeliveries, nextDueAt } from './delivery.queries';
 
 /** Deliveries under way at once per process: they wait on receivers, not on the database. */
