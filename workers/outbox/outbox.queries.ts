@@ -11,20 +11,15 @@ import { RELAYED_CHANNEL } from '../pipeline/notifications';
  * commit. One relay at a time (a transaction-scoped advisory lock, released at the commit, after the
  * stamps are visible): stamps therefore become visible in relay_seq order, and a consumer that read up
  * to some relay_seq never finds a lower one later. `locked` is false on a stand-by relay.
- * (A CTE that calls a volatile function is evaluated once; the numbering reads the claimed ids in order.)
+ * The claim and stamp are outbox_stamp_batch (Migration20261125500000): its plan walks the unpublished
+ * index in order and stops after the batch, whatever the statistics; the lock is taken first (a CTE
+ * that calls a volatile function is evaluated once) and handed to it.
  */
 export const stampOutboxEvents = query<{ batchSize: number }, { locked: boolean; notified: number } & Partial<RelayedRow>>('outbox-stamp', `
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked),
-claimed as (
-  select o.id from outbox_event o, relay_lock
-   where relay_lock.locked and o.published_at is null
-   order by o.id limit :batchSize::int for update of o skip locked
-),
-numbered as (select c.id, nextval('outbox_relay_seq') as seq from (select id from claimed order by id) c),
 stamped as (
-  update outbox_event o set relay_seq = n.seq, published_at = clock_timestamp()
-    from numbered n where o.id = n.id
-  returning o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
+  select s.id, s.relay_seq, s.event_id, s.type, s.occurred_at, s.client_id, s.wall_id, s.data
+    from relay_lock l, outbox_stamp_batch(l.locked, :batchSize::int) s
 )
 select l.locked, (select count(*) from (select pg_notify('${RELAYED_CHANNEL}', '') from (select 1 from stamped limit 1) one) n)::int as notified, s.*
   from relay_lock l left join stamped s on true

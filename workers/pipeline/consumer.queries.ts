@@ -23,10 +23,11 @@ export const lockConsumerPosition = query<{ name: string }, { position: string }
 /*
  * The next batch after :after, as a range of relay_seq (:after, through] holding the next :batchSize
  * relayed events (fewer when there are fewer), and how many it holds. For consumers whose effect is SQL
- * over the range: no event travels to the process.
+ * over the range: no event travels to the process. (outbox_relayed_after: an ordered walk of the
+ * relay_seq index from :after, whatever the statistics; Migration20261125500000.)
  */
 export const nextRange = query<{ after: string; batchSize: number }, { through: string | null; n: number }>('outbox-next-range', `
-with batch as (select relay_seq from outbox_event where relay_seq > :after::bigint order by relay_seq limit :batchSize::int)
+with batch as (select relay_seq from outbox_relayed_after(:after::bigint, :batchSize::int, null))
 select (select max(relay_seq) from batch)::text as through, (select count(*) from batch)::int as n`);
 
 /** One relayed event by its relay order (the record of an event a consumer passes over). */
@@ -39,19 +40,18 @@ export const relayedEvent = query<{ seq: string }, RelayedRow>(
  * The next batch's events after :after, in relay order, of the given types (all types when :types is
  * null), and the relay_seq the batch reaches: the last event read when the batch is full, else the last
  * relayed event (so a consumer with a filter passes over the events it does not take). One row with
- * null event columns when there is none.
+ * null event columns when there is none. Both reads walk the relay_seq index from :after and stop
+ * there, whatever the statistics (outbox_relayed_after and outbox_relayed_through, Migration20261125500000).
  */
 export const nextEvents = query<{ after: string; batchSize: number; types: string[] | null }, { through: string | null } & Partial<RelayedRow>>(
   'outbox-next-events',
   `
 with batch as (
-  select o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
-    from outbox_event o
-   where o.relay_seq > :after::bigint and (:types::text[] is null or o.type = any(:types::text[]))
-   order by o.relay_seq limit :batchSize::int
+  select b.id, b.relay_seq, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+    from outbox_relayed_after(:after::bigint, :batchSize::int, :types::text[]) b
 ), reach as (
   select case when (select count(*) from batch) >= :batchSize::int then (select max(relay_seq) from batch)
-              else (select max(relay_seq) from outbox_event where relay_seq > :after::bigint) end as through
+              else outbox_relayed_through(:after::bigint) end as through
 )
 select r.through::text, b.* from reach r left join batch b on true order by b.relay_seq`,
 );
@@ -76,8 +76,14 @@ export const recordSkippedEvent = query<{ queue: string; type: string; eventId: 
 /** Whether the database answers: tells an outage (wait, count nothing) from an event that fails. */
 export const databaseAnswers = query<Record<string, never>, { ok: number }>('database-answers', 'select 1 as ok');
 
-/** Whether relayed events wait after the consumer's position: the cheap look of a poll, before any transaction. */
+/*
+ * Whether relayed events may wait after the consumer's position: the cheap look of a poll, before any
+ * transaction. It compares with the last relay_seq handed out (the sequence itself: one page, however
+ * large the outbox), so it never misses work; it may see some that is not visible yet (a stamp not
+ * committed, or lost), and the batch that follows then finds nothing and moves nothing.
+ */
 export const consumerHasWork = query<{ name: string }, { work: boolean }>(
   'outbox-consumer-has-work',
-  `select exists (select 1 from outbox_consumer c, outbox_event o where c.name = :name::text and o.relay_seq > c.position) as work`,
+  `select c.position < (select case when s.is_called then s.last_value else 0 end from outbox_relay_seq s) as work
+     from outbox_consumer c where c.name = :name::text`,
 );
