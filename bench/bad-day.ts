@@ -7,7 +7,7 @@ import type { AppConfig } from '../shared/config/config';
 import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { recreateDatabase, resetRedis } from './bench-seed';
 import { BAD_DAY_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
-import { CpuMeter } from './cpu-usage';
+import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
 import { BenchHttp, RecordingHttp } from './http-client';
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './pg-insight';
 import { explainScanRead } from './pg-floor';
@@ -65,9 +65,11 @@ export interface BadDayStep extends RealisticStep {
   benchEventLoopLagMs: { p99: number; max: number };
   /** The API's event-loop delay over the step (its /metrics, read at the step's start and end), ms. */
   apiEventLoopLagMs: { p99: number; max: number } | null;
+  /** Per process role; PostgreSQL per role of its backends (`postgres:api`, `postgres:sorting`, `postgres:pipeline`, `postgres:other`: the bench's own). */
   cpuMs: Record<string, number>;
+  /** As cpuMs, per pair, plus `postgres`: the service's backends together (not `other`). */
   cpuPerPairMs: Record<string, number>;
-  /** API + sorting + their PostgreSQL and Redis work, per pair. */
+  /** API + sorting + their own PostgreSQL backends + Redis, per pair. */
   commandPathCpuPerPairMs: number;
   serviceCpuPerPairMs: number;
   bytesPerPair: Record<string, number>;
@@ -253,7 +255,7 @@ async function runOnce(
     if (afterUpload) for (const e of afterUpload) say(`[bad-day ${statistics}] EXPLAIN ${e.statement} after the upload: ${e.executionMs} ms, ${e.buffers} buffers, ${e.topNode} (estimated ${e.estimatedRows} rows, got ${e.actualRows})`);
 
     const mosquitto = mosquittoPid();
-    const meter = new CpuMeter(s.databaseUrl, database, () => ({ ...roles(), redis: opts.redisPid, ...(mosquitto ? { mosquitto } : {}), bench: process.pid }));
+    const meter = new CpuMeter(s.databaseUrl, database, () => ({ ...roles(), redis: opts.redisPid, ...(mosquitto ? { mosquitto } : {}), bench: process.pid }), serviceRoleOfBackend);
     const durationMs = s.seconds * 1000;
     const wall0 = floor.sorters.filter((a) => a.wallIndex === 0);
     const sorterHttp = new RecordingHttp(keepAlive);
@@ -274,10 +276,12 @@ async function runOnce(
       { name: 'closed-60', kind: 'closed', sorters: floor.sorters, http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} closed-60`) },
     ];
 
+    // BENCH_BADDAY_STEPS: only the named steps (e.g. to profile one of them alone).
+    const chosen = s.badDaySteps ? plan.filter((p) => s.badDaySteps!.includes(p.name)) : plan;
     const steps: BadDayStep[] = [];
-    for (const [i, step] of plan.entries()) {
+    for (const [i, step] of chosen.entries()) {
       if (!supervisor.running) throw new Error(`npm start exited during the run:\n${supervisor.lastLines()}`);
-      say(`[bad-day ${statistics} ${i + 1}/${plan.length}] ${step.name}, ${s.seconds} s`);
+      say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}, ${s.seconds} s`);
       const sizesBefore = await tableSizes(pg);
       await stats.reset(pg);
       const cpuBefore = await meter.snapshot();
@@ -298,8 +302,13 @@ async function runOnce(
       const pairs = run.pairs;
       const perPair = (v: number) => (pairs ? round2(v / pairs) : NaN);
       const cpuPerPairMs = Object.fromEntries(Object.entries(cpuMs).map(([k, v]) => [k, perPair(v)]));
-      const commandPath = ['api', 'sorting', 'postgres', 'redis'].reduce((a, k) => a + (cpuMs[k] ?? 0), 0);
-      const service = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k === 'bench' || k === 'mosquitto' ? 0 : v), 0);
+      // The command path: the API and the sorting worker with their own PostgreSQL backends, and Redis
+      // (the command queues; the pipeline's Redis work, the hubs' publishes, is small beside them). The
+      // pipeline's backends (relay, audit, statistics, consumers) are not the command path.
+      const commandPath = ['api', 'sorting', 'postgres:api', 'postgres:sorting', 'redis'].reduce((a, k) => a + (cpuMs[k] ?? 0), 0);
+      const postgres = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k.startsWith('postgres:') && k !== 'postgres:other' ? v : 0), 0);
+      // The bench's own statements (statistics, sizes: postgres:other) are not the service's.
+      const service = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k === 'bench' || k === 'mosquitto' || k === 'postgres:other' ? 0 : v), 0);
       const lag = await eventLoopLag(keepAlive);
       const reads = Probes.window(probes.reads, from, to);
       const readyz = Probes.window(probes.readyz, from, to);
@@ -317,7 +326,7 @@ async function runOnce(
         benchEventLoopLagMs: { p99: round2(benchLag.percentile(99) / 1e6), max: round2(benchLag.max / 1e6) },
         apiEventLoopLagMs: lag,
         cpuMs,
-        cpuPerPairMs,
+        cpuPerPairMs: { ...cpuPerPairMs, postgres: perPair(postgres) },
         commandPathCpuPerPairMs: perPair(commandPath),
         serviceCpuPerPairMs: perPair(service),
         bytesPerPair: bytesPerPair(sizesBefore, await tableSizes(pg), pairs),
@@ -326,7 +335,7 @@ async function runOnce(
       };
       steps.push(figures);
       say(
-        `[bad-day ${statistics} ${i + 1}/${plan.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
+        `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
           `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
       );
     }
@@ -387,7 +396,12 @@ export function printBadDay(runs: BadDayRun[], floor: FloorReference): void {
       console.log(
         `  ${st.step.padEnd(14)}${f(st.pairsPerSecond).padStart(8)}${f(st.scan.p50).padStart(9)}${f(st.scanP99All).padStart(7)}${f(st.every.maxMs).padStart(7)}${f(st.confirm.p50).padStart(9)}${within.padStart(8)}${String(st.fiveXx).padStart(6)}${String(st.every.noAnswer).padStart(5)}${`${f(st.reads.p50)}/${f(st.reads.p99)}`.padStart(15)}${`${f(st.readyz.p99)}/${f(st.readyz.max)}`.padStart(16)}${f(st.commandPathCpuPerPairMs).padStart(9)}${f(st.serviceCpuPerPairMs).padStart(9)}${f(st.serviceCpuPerPairMs / floor.cpuPerPairMs).padStart(8)}`,
       );
-      console.log(`      CPU ms per pair: ${Object.entries(st.cpuPerPairMs).map(([k, v]) => `${k} ${f(v)}`).join(' · ')}`);
+      const cpu = Object.entries(st.cpuPerPairMs);
+      const byRole = cpu.filter(([k]) => k.startsWith('postgres:'));
+      console.log(
+        `      CPU ms per pair: ${cpu.filter(([k]) => !k.startsWith('postgres')).map(([k, v]) => `${k} ${f(v)}`).join(' · ')} · postgres ${f(st.cpuPerPairMs.postgres)}` +
+          (byRole.length ? ` (by role: ${byRole.map(([k, v]) => `${k.slice('postgres:'.length)} ${f(v)}`).join(' · ')})` : ''),
+      );
       console.log(
         `      /healthz p50/p99/max ${f(st.healthz.p50)}/${f(st.healthz.p99)}/${f(st.healthz.max)} ms · /readyz on HEALTH_PORT p99/max ${f(st.readyzHealthPort.p99)}/${f(st.readyzHealthPort.max)} ms · ` +
           `event-loop delay p99/max: API ${f(st.apiEventLoopLagMs?.p99)}/${f(st.apiEventLoopLagMs?.max)}, bench ${f(st.benchEventLoopLagMs.p99)}/${f(st.benchEventLoopLagMs.max)} ms · load ${f(st.loadAvg1m)}`,

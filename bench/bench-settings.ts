@@ -48,6 +48,8 @@ export interface BenchSettings {
   realisticOrdersPerWall: number;
   /** Bad-day scenario (docs/benchmarks.md): open-loop rates (pairs/s), the last one the overload. */
   badDayRates: number[];
+  /** BENCH_BADDAY_STEPS: only these bad-day steps (names as printed: idle-1, wall-6, open-<rate>/s, closed-60); all when unset. */
+  badDaySteps: string[] | null;
   /** Bad-day scenario: orders uploaded per wall (two lines of 5 units). */
   badDayOrdersPerWall: number;
   /** Bad-day scenario: SKUs shared by every warehouse. */
@@ -145,6 +147,7 @@ export function loadBenchSettings(): BenchSettings {
     realisticRates: list('BENCH_REALISTIC_RATES', [100, 250]),
     realisticOrdersPerWall: int('BENCH_REALISTIC_ORDERS', 700),
     badDayRates: list('BENCH_BADDAY_RATES', [50, 100, 300]),
+    badDaySteps: process.env.BENCH_BADDAY_STEPS ? process.env.BENCH_BADDAY_STEPS.split(',').map((v) => v.trim()).filter(Boolean) : null,
     badDayOrdersPerWall: int('BENCH_BADDAY_ORDERS', 150),
     badDaySkus: int('BENCH_BADDAY_SKUS', 8, 2),
     badDayStatistics: ((v) => (v === 'both' ? ['fresh', 'analyzed'] : [v]))(choice('BENCH_BADDAY_STATISTICS', ['fresh', 'analyzed', 'both'] as const, 'fresh')) as ('fresh' | 'analyzed')[],

@@ -32,9 +32,23 @@ export function cpuMs(pid: number | undefined): number | undefined {
 export type CpuSnapshot = Map<string, Map<number, number>>;
 
 /**
+ * The service's roles from a backend's application_name (`sorting:<role>`, set per process by
+ * shared/runtime/runtime.ts; `sorting:api:readiness` is the API's probe, `sorting:listen` the pipeline's
+ * LISTEN connection). Anything else (the bench's own statements) is `other`.
+ */
+export function serviceRoleOfBackend(applicationName: string): 'api' | 'sorting' | 'pipeline' | 'other' {
+  if (applicationName === 'sorting:api' || applicationName.startsWith('sorting:api:')) return 'api';
+  if (applicationName === 'sorting:worker:sorting') return 'sorting';
+  if (applicationName.startsWith('sorting:worker:') || applicationName === 'sorting:listen') return 'pipeline';
+  return 'other';
+}
+
+/**
  * CPU time of the API, the worker and the PostgreSQL backends serving the bench database, so a step
  * can say what one scan costs in CPU: a figure that other load on the machine does not distort the
  * way it distorts latency. Backends that come and go within a step are missed (the pools keep theirs).
+ * With `backendGroup`, the backends are counted per group of their application_name (`postgres:<group>`)
+ * instead of all together (`postgres`).
  */
 export class CpuMeter {
   constructor(
@@ -42,6 +56,7 @@ export class CpuMeter {
     private readonly database: string,
     /** Name → pid, or several pids (a role with several processes) counted together. */
     private readonly processes: () => Record<string, number | number[] | undefined>,
+    private readonly backendGroup?: (applicationName: string) => string,
   ) {}
 
   async snapshot(): Promise<CpuSnapshot> {
@@ -57,13 +72,19 @@ export class CpuMeter {
     const pg = new PgClient({ connectionString: this.databaseUrl });
     await pg.connect();
     try {
-      const { rows } = await pg.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [this.database]);
-      const backends = new Map<number, number>();
-      for (const { pid } of rows) {
+      const { rows } = await pg.query<{ pid: number; app: string | null }>(
+        'select pid, application_name as app from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [this.database],
+      );
+      if (!this.backendGroup) snap.set('postgres', new Map());
+      for (const { pid, app } of rows) {
         const ms = cpuMs(pid);
-        if (ms !== undefined) backends.set(pid, ms);
+        if (ms === undefined) continue;
+        const name = this.backendGroup ? `postgres:${this.backendGroup(app ?? '')}` : 'postgres';
+        let group = snap.get(name);
+        if (!group) snap.set(name, (group = new Map()));
+        group.set(pid, ms);
       }
-      snap.set('postgres', backends);
     } finally {
       await pg.end();
     }
