@@ -70,16 +70,25 @@ export class Admission {
   }
 
   /**
+   * The 503 a command of this name would get now, or null when it would be admitted: the same policy
+   * asked before the request's other work (authentication, validation, reads), so that under overload
+   * a refusal costs the API as little as it can (docs/operations.md "Overload").
+   */
+  refusal(name: CommandName): AppError | null {
+    const limit = Math.min(this.opts.maxInFlight, this.capacity() * (FINISHING_COMMANDS.has(name) ? FINISHING_HEADROOM : 1));
+    if (this.inFlight < limit) return null;
+    return new AppError('service-unavailable', `The sorting service is at capacity (${this.inFlight} commands waiting); nothing was changed. Retry in a moment.`, {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+
+  /**
    * Admits the command or throws the 503; an admitted command calls the answer once, when its
    * outcome (of any kind) is known.
    */
   admit(name: CommandName): () => void {
-    const limit = Math.min(this.opts.maxInFlight, this.capacity() * (FINISHING_COMMANDS.has(name) ? FINISHING_HEADROOM : 1));
-    if (this.inFlight >= limit) {
-      throw new AppError('service-unavailable', `The sorting service is at capacity (${this.inFlight} commands waiting); nothing was changed. Retry in a moment.`, {
-        headers: { 'Retry-After': '1' },
-      });
-    }
+    const refused = this.refusal(name);
+    if (refused) throw refused;
     if (this.inFlight === 0) this.busySince = this.now();
     this.inFlight++;
     let done = false;

@@ -17,6 +17,11 @@ import { partitionOf } from './partitioning';
  */
 export interface CommandClient {
   execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]>;
+  /**
+   * The 503 `execute(name)` would answer now for want of capacity (the admission policy), or null: lets
+   * the HTTP layer refuse a command's request before its other work. A client without admission: null.
+   */
+  refusal?(name: CommandName): AppError | null;
   close(): Promise<void>;
 }
 
@@ -104,6 +109,10 @@ class RedisCommandClient implements CommandClient {
       }
       await new Promise((r) => setTimeout(r, LOST_REPLY_READ_MS).unref());
     }
+  }
+
+  refusal(name: CommandName): AppError | null {
+    return this.admission?.refusal(name) ?? null;
   }
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {

@@ -48,8 +48,44 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal-error', 'An unexpected error occurred; it has been logged. Please retry or contact support.');
 }
 
+/**
+ * Requests not served for an expected reason (load shed, an outage, a command timeout): the first of each
+ * code in full, then a count per code every `everyMs`. Under overload the API refuses hundreds of
+ * requests a second, and a log line each cost it as much CPU as writing the answers.
+ */
+export class NotServedLog {
+  private readonly counts = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly everyMs = 10_000,
+  ) {}
+
+  add(code: string, line: () => void): void {
+    const n = this.counts.get(code);
+    if (n !== undefined) {
+      this.counts.set(code, n + 1);
+      return;
+    }
+    line();
+    this.counts.set(code, 0);
+    this.timer ??= setTimeout(() => this.flush(), this.everyMs).unref();
+  }
+
+  /** Logs the counts of the window and starts a new one (the next of each code is logged in full). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (const [code, requests] of this.counts) {
+      if (requests > 0) this.log.warn({ code, requests, seconds: this.everyMs / 1000 }, 'more requests not served');
+    }
+    this.counts.clear();
+  }
+}
+
 /** The one place that answers an error: RFC 9457 problem+json with a stable `code`. */
-export function errorHandler(log: Logger): ErrorRequestHandler {
+export function errorHandler(log: Logger, notServed = new NotServedLog(log)): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
     // The URL as logged and echoed is redacted: a refused request may carry a token or a PIN in it.
@@ -58,8 +94,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (appError.status === 500) {
       (req.log ?? log).error({ err, ...where }, 'request failed');
     } else if (appError.status > 500) {
-      // Outages, shed load and command timeouts: expected under stress, one line each, not a defect.
-      (req.log ?? log).warn({ code: appError.code, detail: appError.message, ...where }, 'request not served');
+      // Outages, shed load and command timeouts: expected under stress, not a defect; counted when many.
+      notServed.add(appError.code, () => (req.log ?? log).warn({ code: appError.code, detail: appError.message, ...where }, 'request not served'));
     }
     if (res.headersSent) {
       res.end();

@@ -46,11 +46,14 @@ export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string
   return `Only ${who} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
 }
 
-/** Mounts each route definition: authenticate, authorize, validate, then call the handler. */
+/** Mounts each route definition: admission of its command, authenticate, authorize, validate, then call the handler. */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
   for (const route of routes) {
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
+        // Under overload a command's request is refused before the rest of what it would cost the API.
+        const refused = route.command ? deps.commands.refusal?.(route.command) : null;
+        if (refused) throw refused;
         const auth = route.access === 'public' ? (undefined as unknown as AuthClaims) : await authenticate(req, deps, route.allowQueryToken);
         if (Array.isArray(route.access) && !hasAnyRole(auth.roles, route.access)) {
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));

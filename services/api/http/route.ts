@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthClaims } from '../../../shared/auth/jwt';
+import type { CommandName } from '../../../shared/commands/commands';
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { ApiDeps } from '../api-deps';
 
@@ -55,6 +56,11 @@ export interface RouteDef<P = any, Q = any, B = any> {
    * `Link: <url>; rel="successor-version"`.
    */
   successor?: (ctx: { req: Request; params: P; query: Q }) => string;
+  /**
+   * The workflow command the operation sends. While the admission policy would refuse it, the request is
+   * answered 503 before authentication, validation and reads (docs/operations.md "Overload").
+   */
+  command?: CommandName;
   /** Also accept the token as `?access_token=` (browsers' EventSource cannot set headers). */
   allowQueryToken?: boolean;
   /**

@@ -22,6 +22,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/sort-box-items',
+    command: 'item.scan',
     operationId: 'CreateSortBoxItem',
     summary: 'Scan a product: the service chooses the order and the slot and lights it in your color',
     description:
@@ -59,6 +60,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
   defineRoute({
     method: 'patch',
     path: '/sort-box-items/{id}/confirm',
+    command: 'item.confirm',
     operationId: 'ConfirmSortBoxItem',
     summary: 'Confirm a scan: the unit(s) are in the slot',
     description:
@@ -79,6 +81,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
   defineRoute({
     method: 'patch',
     path: '/sort-box-items/{id}/cancel',
+    command: 'item.cancel',
     operationId: 'CancelSortBoxItem',
     summary: 'Cancel a pending scan; its unit goes back to the order',
     description: "Where the client's PIN enforcement is server-side, the X-Pin header must hold the PIN (403 pin-required / pin-invalid).",
@@ -94,6 +97,7 @@ export const sortBoxItemsRoutes: RouteDef[] = [
   defineRoute({
     method: 'patch',
     path: '/sort-box-items/{id}/swap',
+    command: 'item.swap',
     operationId: 'SwapSortBoxItemSlot',
     summary: "Move a pending scan's order to another, empty slot of the same wall",
     description: 'Allowed only while this item is the first product sorted into its slot for that order (else 409 slot-not-swappable). Target: A-XXXXXXXX or the crc; a B- code → 422.',

@@ -66,6 +66,7 @@ export const sortBoxesRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/sort-boxes/{barcode}/release',
+    command: 'slot.release',
     operationId: 'ReleaseSortBox',
     summary: "The shipper's scan: empty a Complete slot so it can take the next order",
     action: 'release a slot',
