@@ -70,3 +70,34 @@ export function query<P extends object, R = never>(name: string, sql: string): Q
   const run = (db: SqlRunner, params: P) => db.run<R>(statement, statement.values(params));
   return Object.assign(run, { statement });
 }
+
+/**
+ * A statement whose text depends on which optional conditions a call uses (a listing with optional
+ * filters): `build(shape)` writes the SQL of one shape, `key(shape)` names it. Each shape is one
+ * NamedStatement (`<name>:<key>`), built on its first call, so a listing keeps the plan of exactly the
+ * conditions it has, as one statement per combination written out by hand would, without writing
+ * them out. The shapes must be few (a handful of flags), not values: a value goes in a parameter.
+ */
+export interface QueryVariants<S, P extends object, R> {
+  (db: SqlRunner, shape: S, params: P): Promise<R[]>;
+  /** The statement of one shape (built now if it was not yet). */
+  statement(shape: S): NamedStatement;
+}
+
+export function queryVariants<S, P extends object, R = never>(name: string, key: (shape: S) => string, build: (shape: S) => string): QueryVariants<S, P, R> {
+  const built = new Map<string, NamedStatement>();
+  const statement = (shape: S) => {
+    const k = key(shape);
+    let s = built.get(k);
+    if (!s) {
+      s = new NamedStatement(`${name}:${k}`, build(shape));
+      built.set(k, s);
+    }
+    return s;
+  };
+  const run = (db: SqlRunner, shape: S, params: P) => {
+    const s = statement(shape);
+    return db.run<R>(s, s.values(params));
+  };
+  return Object.assign(run, { statement });
+}

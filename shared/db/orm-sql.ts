@@ -39,6 +39,18 @@ export function emTransactionSql(em: EntityManager, prepared: boolean): SqlRunne
 }
 
 /**
+ * The runner of a request's or a CLI's statements off the hot path, on the connection `em.execute`
+ * used: the EntityManager's transaction while it is in one (so the statement sees the unit of work's
+ * flushed writes and commits or rolls back with it), else a connection of the ORM's pool for that one
+ * statement. Unnamed unless `prepared`: each call is planned with its own values, so a listing with
+ * optional conditions or a range keeps the plan its values call for, and PgBouncer in any mode passes
+ * it (docs/architecture.md, "ORM or plain SQL").
+ */
+export function emSql(em: EntityManager, prepared = false): SqlRunner {
+  return em.getTransactionContext() ? emTransactionSql(em, prepared) : new OrmSql(em, prepared);
+}
+
+/**
  * Named plain SQL on the ORM's own pool (docs/architecture.md, "ORM or plain SQL"): for the processes
  * that do not run the workflow commands (the relay, the event consumers, webhook deliveries), so a
  * process keeps one pool of DATABASE_POOL_MAX connections, not two. `run`: one statement on a

@@ -1,6 +1,6 @@
 import { Client as PgClient } from 'pg';
-import { NamedStatement, query, type SqlRunner } from '../../shared/db/named-sql';
-import { OrmSql, emTransactionSql } from '../../shared/db/orm-sql';
+import { NamedStatement, query, queryVariants, type SqlRunner } from '../../shared/db/named-sql';
+import { OrmSql, emSql, emTransactionSql } from '../../shared/db/orm-sql';
 import { initOrm, type Orm } from '../../shared/db/orm';
 import { SqlClient } from '../../shared/db/sql-pool';
 
@@ -18,6 +18,27 @@ describe('named SQL statements', () => {
     const s = new NamedStatement('unit-missing', 'select :a, :b');
     expect(() => s.values({ a: 1 })).toThrow("SQL statement 'unit-missing': no value for :b");
     expect(() => new NamedStatement('unit-missing', 'select 1')).toThrow(/two SQL statements are named 'unit-missing'/);
+  });
+
+  it('builds one statement per shape of a query with optional conditions, once, and binds only what that shape names', async () => {
+    const q = queryVariants<{ min: boolean }, { a: number; min?: number }, { n: number }>(
+      'unit-variants',
+      (s) => (s.min ? 'min' : 'all'),
+      (s) => `select n from (values (1), (5), (:a::int)) v(n)${s.min ? ' where n >= :min::int' : ''} order by n`,
+    );
+    expect(q.statement({ min: true })).toBe(q.statement({ min: true }));
+    expect(q.statement({ min: true }).name).toBe('unit-variants:min');
+    expect(q.statement({ min: false }).params).toEqual(['a']);
+    const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
+    await pg.connect();
+    try {
+      const db = new SqlClient(pg, false);
+      expect(await q(db, { min: false }, { a: 9 })).toEqual([{ n: 1 }, { n: 5 }, { n: 9 }]);
+      expect(await q(db, { min: true }, { a: 9, min: 5 })).toEqual([{ n: 5 }, { n: 9 }]);
+      expect(() => q(db, { min: true }, { a: 9 })).toThrow("SQL statement 'unit-variants:min': no value for :min");
+    } finally {
+      await pg.end();
+    }
   });
 
   it('runs as a typed function on a real connection, named (prepared) or not', async () => {
@@ -74,6 +95,24 @@ describe('named SQL on the ORM pool (shared/db/orm-sql.ts)', () => {
       .catch((e: Error) => e);
     expect(err.message).toBe('roll back');
     expect(await orm.em.fork().execute('select 1 from failed_job where job_id = ?', [jobId])).toEqual([]);
+  });
+
+  it("runs a request's statement where em.execute would: on the EntityManager's transaction while it is in one, else on the pool", async () => {
+    const jobId = `orm-sql-em-${Date.now()}`;
+    const err = await orm.em
+      .fork()
+      .transactional(async (em) => {
+        await insertFailedJob(emSql(em), { jobId });
+        const [{ id: ours }] = await transactionId(emSql(em), {});
+        const [{ id: orms }] = await em.execute<{ id: string | null }[]>('select txid_current_if_assigned()::text as id');
+        expect(ours).toBe(orms);
+        throw new Error('roll back');
+      })
+      .catch((e: Error) => e);
+    expect(err.message).toBe('roll back');
+    expect(await orm.em.fork().execute('select 1 from failed_job where job_id = ?', [jobId])).toEqual([]);
+    // Outside a transaction each statement is its own: nothing is assigned a transaction id before it writes.
+    expect(await transactionId(emSql(orm.em.fork()), {})).toEqual([{ id: null }]);
   });
 
   it('refuses a statement outside a transaction or after it ended, never running it on another connection', async () => {
