@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../../../shared/config/config';
-import { UNSHIPPED_ORDER_BY, unshippedOrderQuery, type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
+import { emSql } from '../../../../shared/db/orm-sql';
+import { unshippedOrderIds, unshippedParams, unshippedShape } from './orders.queries';
+import { type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
 
 /** ListUnshippedOrderIds: the ids ListUnshippedOrders would list, in the same order. */
 export async function listUnshippedOrderIds(
@@ -9,10 +11,7 @@ export async function listUnshippedOrderIds(
   query: UnshippedOrderQuery & { limit?: number },
   config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>,
 ): Promise<number[]> {
-  const { where, limit, params } = unshippedOrderQuery(clientId, unshippedOrderFilter(query, config));
-  const rows = await em.execute<{ id: number }[]>(
-    `select o.id from orders o where ${where} order by ${UNSHIPPED_ORDER_BY} ${limit}`,
-    params,
-  );
+  const filter = unshippedOrderFilter(query, config);
+  const rows = await unshippedOrderIds(emSql(em), unshippedShape(filter), unshippedParams(clientId, filter));
   return rows.map((r) => r.id);
 }

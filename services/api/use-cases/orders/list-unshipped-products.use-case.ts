@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../../../shared/config/config';
-import { unshippedOrderWhere, type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
+import { emSql } from '../../../../shared/db/orm-sql';
+import { unshippedParams, unshippedProducts, unshippedShape } from './orders.queries';
+import { type UnshippedOrderQuery, unshippedOrderFilter } from './unshipped-order-filter';
 
 export interface UnshippedProductSummary {
   sku: string;
@@ -9,14 +11,6 @@ export interface UnshippedProductSummary {
   unitsToSort: number;
   orders: number;
   bins?: string[];
-}
-
-interface Row {
-  sku: string;
-  title: string | null;
-  units_to_sort: number;
-  orders: number;
-  bin_lists: string[][] | null;
 }
 
 /**
@@ -31,21 +25,7 @@ export async function listUnshippedProducts(
   config: Pick<AppConfig, 'RECENT_ORDER_DAYS'>,
 ): Promise<UnshippedProductSummary[]> {
   const filter = unshippedOrderFilter(query, config);
-  const where = unshippedOrderWhere(clientId, filter);
-  const rows = await em.execute<Row[]>(
-    `select i.sku, p.title,
-       sum(i.qty - i.confirmed_qty)::int as units_to_sort,
-       (count(*) filter (where i.qty > i.confirmed_qty))::int as orders,
-       json_agg(i.bins) filter (where i.qty > i.confirmed_qty) as bin_lists
-     from orders o
-     join order_item i on i.client_id = o.client_id and i.order_id = o.id
-     left join product p on p.client_id = o.client_id and p.sku = i.sku
-     where ${where.sql}
-     group by i.sku, p.title
-     ${filter.empty ? '' : 'having sum(i.qty - i.confirmed_qty) > 0'}
-     order by units_to_sort desc, i.sku asc`,
-    where.params,
-  );
+  const rows = await unshippedProducts(emSql(em), unshippedShape(filter), unshippedParams(clientId, filter));
   return rows.map((r) => ({
     sku: r.sku,
     title: r.title,

@@ -28,7 +28,7 @@ export interface OrderRecord {
   items: OrderRecordItem[];
 }
 
-/** A row of ORDER_RECORD_COLUMNS. */
+/** A row of an Order record's statement (orders.queries.ts). */
 export interface OrderRow {
   id: number;
   warehouse_id: number;
@@ -41,20 +41,6 @@ export interface OrderRow {
   crc: string | null;
   items: { sku: string; qty: number; confirmed: number; pending: number; bins: string[] }[];
 }
-
-/**
- * The select list of an Order record over `orders o` left-joined to its slot `sb`: each order's lines
- * come from a correlated json_agg on the (client_id, order_id, sku) index, so there is no query per order.
- */
-export const ORDER_RECORD_COLUMNS = `o.id, o.warehouse_id, o.priority, o.is_drop_ship, o.status, o.ship_to,
-       to_char(o.order_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as order_date,
-       sb.wall_id, sb.crc,
-       coalesce((select json_agg(json_build_object('sku', i.sku, 'qty', i.qty, 'confirmed', i.confirmed_qty,
-                                                   'pending', i.pending_qty, 'bins', i.bins) order by i.id)
-                 from order_item i where i.client_id = o.client_id and i.order_id = o.id), '[]'::json) as items`;
-
-/** The slot holding an order (at most one, a database constraint). */
-export const ORDER_SLOT_JOIN = 'left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id';
 
 /**
  * Sorted: every line fully confirmed. InProgress: some unit confirmed or pending, or the order

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ClientSettings } from '../../../../shared/db/entities';
 import { loadSettingsForUpdate } from './client-settings';
 import { TtlCache } from '../../../../shared/cache/ttl-cache';
+import { emSql } from '../../../../shared/db/orm-sql';
+import { sortingEnabled } from './settings.queries';
 
 // Every sorting request checks the subscription; remembering the answer a few seconds saves a query
 // on the scan path. A change made through this process is seen at once, through another within the TTL.
@@ -11,7 +13,7 @@ const gate = new TtlCache<number, boolean>({ max: 10_000, ttlMs: 5000 });
 export async function sortingAllowed(em: EntityManager, clientId: number): Promise<boolean> {
   const hit = gate.get(clientId);
   if (hit !== undefined) return hit;
-  const [row] = await em.execute<{ sorting_enabled: boolean }[]>('select sorting_enabled from client_settings where client_id = ?', [clientId]);
+  const [row] = await sortingEnabled(emSql(em), { clientId });
   const enabled = row?.sorting_enabled ?? true;
   gate.set(clientId, enabled);
   return enabled;

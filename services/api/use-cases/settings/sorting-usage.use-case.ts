@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { emSql } from '../../../../shared/db/orm-sql';
+import { slotsUsedInMonth } from './settings.queries';
 
 /**
  * GET /admin/subscriptions/sorting/usage: the billing figure, the number of distinct slots that
@@ -6,15 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * orders passed through it; counted by crc, which the item keeps after its slot is detached.
  */
 export async function sortingUsage(em: EntityManager, clientId: number, month: string): Promise<{ month: string; slotsUsed: number }> {
-  // The bounds are computed by PostgreSQL: JavaScript's Date.UTC reads years 0..99 as 1900..1999,
-  // and the month after 9999-12 has no four-digit ISO form.
-  const rows = (await em.execute(
-    `select count(distinct crc)::int as slots from sort_box_item
-     where client_id = ? and status = 'Confirmed'
-       and confirmed_at >= (?::date)::timestamp at time zone 'UTC'
-       and confirmed_at < ((?::date) + interval '1 month') at time zone 'UTC'`,
-    [clientId, `${month}-01`, `${month}-01`],
-  )) as { slots: number }[];
+  const rows = await slotsUsedInMonth(emSql(em), { clientId, monthStart: `${month}-01` });
   return { month, slotsUsed: rows[0]?.slots ?? 0 };
 }
 

@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Warehouse } from '../../../../shared/db/entities';
+import { emSql } from '../../../../shared/db/orm-sql';
 import { unknownWarehouse, wallNameTaken } from '../../../../shared/domain/wall-rules';
+import { wallWithName } from './walls.queries';
 
 /** 409 wall-name-taken when another wall of the client has this name in any letter case. */
 export async function assertWallNameFree(em: EntityManager, clientId: number, name: string): Promise<void> {
-  // lower() on both sides, exactly as the unique index compares them.
-  const rows = await em.execute<{ id: number; name: string }[]>('select id, name from wall where client_id = ? and lower(name) = lower(?) limit 1', [clientId, name]);
+  const rows = await wallWithName(emSql(em), { clientId, name });
   const existing = rows[0];
   if (existing) throw wallNameTaken(existing.name, existing.id);
 }

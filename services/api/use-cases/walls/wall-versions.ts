@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sql } from '../admin-data/bulk';
+import { emTransactionSql } from '../../../../shared/db/orm-sql';
+import { moveEveryWallVersion, moveVersionsOfOrderWalls } from './walls.queries';
 
 /**
  * Tells the actors of the walls a change touches (docs/architecture.md "Changes from outside"): the
@@ -9,15 +10,8 @@ import { sql } from '../admin-data/bulk';
  * them, and last, so their row locks are held only for the commit.
  */
 export async function moveWallVersions(tx: EntityManager, clientId: number, scope: { orderIds: number[] } | 'every-wall'): Promise<void> {
-  if (scope !== 'every-wall' && scope.orderIds.length === 0) return;
-  const walls =
-    scope === 'every-wall'
-      ? 'select id from wall where client_id = ?'
-      : 'select wall_id from sort_box where client_id = ? and order_id in (select value::int from jsonb_array_elements_text(?::jsonb))';
-  await sql(
-    tx,
-    `with locked as (select id from wall where client_id = ? and id in (${walls}) order by id for update)
-     update wall w set version = w.version + 1 from locked where w.id = locked.id`,
-    scope === 'every-wall' ? [clientId, clientId] : [clientId, clientId, JSON.stringify(scope.orderIds)],
-  );
+  // On the writer's transaction only: the moved versions must commit with its changes, or not at all.
+  const db = emTransactionSql(tx, false);
+  if (scope === 'every-wall') await moveEveryWallVersion(db, { clientId });
+  else if (scope.orderIds.length > 0) await moveVersionsOfOrderWalls(db, { clientId, orderIds: JSON.stringify(scope.orderIds) });
 }
