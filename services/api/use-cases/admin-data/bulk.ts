@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../../../shared/errors/app-error';
 
 /** The most rows one bulk load accepts (docs/api.md §3); bigger catalogs are sent in several calls. */
@@ -51,21 +50,6 @@ export function flagDuplicates<T>(rows: T[], key: (row: T) => string | number, e
     if (seen === undefined) first.set(k, i);
     else errors.add(i, field, `duplicate ${label} '${k}': row [${seen}] of this request has it already`);
   });
-}
-
-/**
- * Runs one raw statement in the caller's transaction. Row sets travel as ONE jsonb parameter and are
- * unpacked with jsonb_to_recordset, so a 10,000-row load is a handful of statements, not 10,000.
- * Goes through knex with real bind parameters: em.execute() inlines parameters into the SQL text,
- * which costs about half a second for a 2 MB batch and would expand JS arrays into lists.
- */
-export async function sql<T = Record<string, unknown>>(tx: EntityManager, query: string, params: (string | number)[] = []): Promise<T[]> {
-  const ctx = tx.getTransactionContext();
-  // Without the transaction's connection a statement would commit on its own: no all-or-nothing.
-  if (!ctx) throw new Error('bulk sql() must run inside em.transactional()');
-  const q = tx.getKnex().raw(query, params).transacting(ctx);
-  const res = (await q) as { rows?: T[] };
-  return res.rows ?? [];
 }
 
 export function json(value: unknown): string {

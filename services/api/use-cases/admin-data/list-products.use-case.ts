@@ -1,26 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../../shared/errors/app-error';
-import type { ChannelPrice, KitComponent } from '../../../../shared/db/entities';
+import { emSql } from '../../../../shared/db/orm-sql';
 import type { ProductDto } from './admin-data.dto';
+import { productPage } from './admin-data.queries';
 
 export interface ProductPage {
   items: ProductDto[];
   /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
-}
-
-interface ProductRowDb {
-  id: number;
-  sku: string;
-  title: string;
-  upc: string | null;
-  aliases: string[];
-  shadow_skus: string[];
-  requires_transparency_code: boolean;
-  kit_components: KitComponent[];
-  site_price: string | number | null;
-  stop_loss_price: string | number | null;
-  channel_prices: ChannelPrice[];
 }
 
 // The cursor is opaque to clients: the last product id of the page, base64url-encoded, so the
@@ -52,19 +39,7 @@ export async function listProducts(
 ): Promise<ProductPage> {
   const after = q.cursor ? decodeCursor(q.cursor) : 0;
   const search = q.search?.trim() ? `%${likeEscape(q.search.trim())}%` : null;
-  const rows = (await em.execute(
-    `select p.id, p.sku, p.title, p.upc, p.aliases, p.shadow_skus, p.requires_transparency_code, p.kit_components,
-            p.site_price, p.stop_loss_price, p.channel_prices
-       from product p
-      where p.client_id = ? and p.id > ?
-        and (?::text is null
-             or p.title ilike ?::text
-             or exists (select 1 from product_code pc
-                         where pc.client_id = p.client_id and pc.product_id = p.id and pc.code like upper(?::text)))
-      order by p.id
-      limit ?`,
-    [clientId, after, search, search, search, q.limit + 1],
-  )) as ProductRowDb[];
+  const rows = await productPage(emSql(em), { clientId, after, search, limit: q.limit + 1 });
   const page = rows.slice(0, q.limit);
   const num = (v: string | number | null) => (v === null ? null : Number(v));
   return {

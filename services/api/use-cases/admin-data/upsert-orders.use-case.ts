@@ -1,25 +1,23 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PRODUCT_CODE_KINDS } from '../../../../shared/db/entities/product.entity';
+import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { priorityRank } from '../../../../shared/domain/priority';
 import type { AdminOrderDto, OrderRow } from './admin-data.dto';
-import { RowErrors, codeOf, flagDuplicates, json, sql, type BulkResult } from './bulk';
+import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
+import {
+  deleteOrderLines,
+  insertOrderLines,
+  knownWarehouses,
+  lineScanCounts,
+  lockOrderLines,
+  lockOrders,
+  productSkusByCode,
+  slottedOrders,
+  updateOrderLines,
+  upsertOrderRows,
+  type StoredLine,
+} from './admin-data.queries';
 import { count } from '../../../../shared/text/wording';
 import { moveWallVersions } from '../walls/wall-versions';
-
-interface StoredLine {
-  id: number;
-  order_id: number;
-  sku: string;
-  qty: number;
-  confirmed_qty: number;
-  pending_qty: number;
-}
-
-interface StoredOrder {
-  id: number;
-  status: string;
-  warehouse_id: number;
-}
 
 /**
  * PUT /admin/orders: creates or replaces orders by id, all-or-nothing.
@@ -45,40 +43,15 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
   });
   if (rows.length === 0) return { upserted: 0, created: 0, updated: 0, items: [] };
 
-  return em.transactional(async (tx) => {
+  return em.transactional(async (txEm) => {
+    const tx = emTransactionSql(txEm, false);
     const orderIds = json(rows.map((r) => r.id));
     // One connection per transaction: these run one after the other, in lock order (orders, then lines).
-    const warehouses = await sql<{ id: number }>(
-      tx,
-      `select id from warehouse where client_id = ? and id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
-      [clientId, json([...new Set(rows.map((r) => r.warehouseId))])],
-    );
-    const products = await sql<{ code: string; sku: string }>(
-      tx,
-      `select pc.code, p.sku from product_code pc join product p on p.id = pc.product_id
-       where pc.client_id = ? and pc.kind = ${PRODUCT_CODE_KINDS.sku}
-         and pc.code in (select value from jsonb_array_elements_text(?::jsonb))`,
-      [clientId, json([...new Set(rows.flatMap((r) => r.items.map((l) => codeOf(l.sku))))])],
-    );
-    const storedOrders = await sql<StoredOrder>(
-      tx,
-      `select id, status, warehouse_id from orders
-       where client_id = ? and id in (select value::int from jsonb_array_elements_text(?::jsonb))
-       order by id for update`,
-      [clientId, orderIds],
-    );
-    const storedLines = await sql<StoredLine>(
-      tx,
-      `select id, order_id, sku, qty, confirmed_qty, pending_qty from order_item
-       where client_id = ? and order_id in (select value::int from jsonb_array_elements_text(?::jsonb))
-       order by id for update`,
-      [clientId, orderIds],
-    );
-    const slotted = await sql<{ order_id: number }>(
-      tx,
-      `select order_id from sort_box where client_id = ? and order_id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
-      [clientId, orderIds],
-    );
+    const warehouses = await knownWarehouses(tx, { clientId, ids: json([...new Set(rows.map((r) => r.warehouseId))]) });
+    const products = await productSkusByCode(tx, { clientId, codes: json([...new Set(rows.flatMap((r) => r.items.map((l) => codeOf(l.sku))))]) });
+    const storedOrders = await lockOrders(tx, { clientId, ids: orderIds });
+    const storedLines = await lockOrderLines(tx, { clientId, orderIds });
+    const slotted = await slottedOrders(tx, { clientId, orderIds });
     const warehouseIds = new Set(warehouses.map((w) => w.id));
     const skuByCode = new Map(products.map((p) => [p.code, p.sku]));
     const orderById = new Map(storedOrders.map((o) => [o.id, o]));
@@ -168,13 +141,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
 
     // A line scanned once and cancelled keeps its scan history (sort_box_item points at it).
     if (toDelete.length) {
-      const history = await sql<{ order_item_id: number; scans: number }>(
-        tx,
-        `select order_item_id, count(*)::int as scans from sort_box_item
-         where client_id = ? and order_item_id in (select value::int from jsonb_array_elements_text(?::jsonb))
-         group by order_item_id`,
-        [clientId, json(toDelete.map((d) => d.line.id))],
-      );
+      const history = await lineScanCounts(tx, { clientId, lineIds: json(toDelete.map((d) => d.line.id)) });
       const scans = new Map(history.map((h) => [h.order_item_id, h.scans]));
       for (const d of toDelete) {
         const n = scans.get(d.line.id);
@@ -189,60 +156,32 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
     }
     errors.throwIfAny('orders', rows.length);
 
-    const written = await sql<{ inserted: boolean }>(
-      tx,
-      `insert into orders (client_id, id, warehouse_id, order_date, priority, priority_rank, is_drop_ship, ship_to, created_at, updated_at)
-       select ?, x.id, x.warehouse_id, x.order_date, x.priority, x.priority_rank, x.is_drop_ship, x.ship_to, now(), now()
-       from jsonb_to_recordset(?::jsonb) as x(id int, warehouse_id int, order_date timestamptz, priority text,
-            priority_rank smallint, is_drop_ship boolean, ship_to jsonb)
-       on conflict (client_id, id) do update set
-         warehouse_id = excluded.warehouse_id, order_date = excluded.order_date, priority = excluded.priority,
-         priority_rank = excluded.priority_rank, is_drop_ship = excluded.is_drop_ship, ship_to = excluded.ship_to,
-         updated_at = now()
-       returning (xmax = 0) as inserted`,
-      [
-        clientId,
-        json(
-          answers.map((o) => ({
-            id: o.id,
-            warehouse_id: o.warehouseId,
-            order_date: o.orderDate,
-            priority: o.priority,
-            priority_rank: priorityRank(o.priority),
-            is_drop_ship: o.isDropShip,
-            ship_to: o.shipTo,
-          })),
-        ),
-      ],
-    );
+    const written = await upsertOrderRows(tx, {
+      clientId,
+      rows: json(
+        answers.map((o) => ({
+          id: o.id,
+          warehouse_id: o.warehouseId,
+          order_date: o.orderDate,
+          priority: o.priority,
+          priority_rank: priorityRank(o.priority),
+          is_drop_ship: o.isDropShip,
+          ship_to: o.shipTo,
+        })),
+      ),
+    });
     if (toDelete.length) {
-      await sql(tx, `delete from order_item where client_id = ? and id in (select value::int from jsonb_array_elements_text(?::jsonb))`, [
-        clientId,
-        json(toDelete.map((d) => d.line.id)),
-      ]);
+      await deleteOrderLines(tx, { clientId, lineIds: json(toDelete.map((d) => d.line.id)) });
     }
     if (toUpdate.length) {
-      await sql(
-        tx,
-        `update order_item oi set qty = x.qty, bins = x.bins
-         from jsonb_to_recordset(?::jsonb) as x(id int, qty int, bins text[])
-         where oi.id = x.id and oi.client_id = ?`,
-        [json(toUpdate), clientId],
-      );
+      await updateOrderLines(tx, { clientId, rows: json(toUpdate) });
     }
     if (toInsert.length) {
-      await sql(
-        tx,
-        // The line carries its order's warehouse: the scan finds open lines by warehouse and sku.
-        `insert into order_item (client_id, order_id, warehouse_id, sku, qty, confirmed_qty, pending_qty, bins)
-         select ?, x.order_id, x.warehouse_id, x.sku, x.qty, 0, 0, x.bins
-         from jsonb_to_recordset(?::jsonb) as x(order_id int, warehouse_id int, sku text, qty int, bins text[])`,
-        [clientId, json(toInsert)],
-      );
+      await insertOrderLines(tx, { clientId, rows: json(toInsert) });
     }
 
     // The walls holding one of these orders in a slot decide from the new figures on.
-    await moveWallVersions(tx, clientId, { orderIds: [...inSlot] });
+    await moveWallVersions(txEm, clientId, { orderIds: [...inSlot] });
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: answers };
   });

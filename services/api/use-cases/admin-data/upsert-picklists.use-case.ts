@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PicklistDto, PicklistRow } from './admin-data.dto';
-import { RowErrors, flagDuplicates, json, sql, type BulkResult } from './bulk';
+import { emTransactionSql } from '../../../../shared/db/orm-sql';
+import { RowErrors, flagDuplicates, json, type BulkResult } from './bulk';
+import { deletePicklistOrders, insertPicklistOrders, knownOrders, upsertPicklistRows } from './admin-data.queries';
 import { moveWallVersions } from '../walls/wall-versions';
 
 /**
@@ -14,12 +16,9 @@ export async function upsertPicklists(em: EntityManager, clientId: number, rows:
   if (rows.length === 0) return { upserted: 0, created: 0, updated: 0, items: [] };
   const lists = rows.map((r) => ({ id: r.id, status: r.status, orderIds: [...new Set(r.orderIds)] }));
 
-  return em.transactional(async (tx) => {
-    const known = await sql<{ id: number }>(
-      tx,
-      `select id from orders where client_id = ? and id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
-      [clientId, json([...new Set(lists.flatMap((l) => l.orderIds))])],
-    );
+  return em.transactional(async (txEm) => {
+    const tx = emTransactionSql(txEm, false);
+    const known = await knownOrders(tx, { clientId, ids: json([...new Set(lists.flatMap((l) => l.orderIds))]) });
     const orderIds = new Set(known.map((k) => k.id));
     rows.forEach((r, i) => {
       r.orderIds.forEach((id, j) => {
@@ -28,30 +27,14 @@ export async function upsertPicklists(em: EntityManager, clientId: number, rows:
     });
     errors.throwIfAny('picklists', rows.length);
 
-    const written = await sql<{ inserted: boolean }>(
-      tx,
-      `insert into picklist (client_id, id, status, updated_at)
-       select ?, x.id, x.status, now() from jsonb_to_recordset(?::jsonb) as x(id int, status text)
-       on conflict (client_id, id) do update set status = excluded.status, updated_at = now()
-       returning (xmax = 0) as inserted`,
-      [clientId, json(lists.map((l) => ({ id: l.id, status: l.status })))],
-    );
-    await sql(
-      tx,
-      `delete from picklist_order where client_id = ? and picklist_id in (select value::int from jsonb_array_elements_text(?::jsonb))`,
-      [clientId, json(lists.map((l) => l.id))],
-    );
+    const written = await upsertPicklistRows(tx, { clientId, rows: json(lists.map((l) => ({ id: l.id, status: l.status }))) });
+    await deletePicklistOrders(tx, { clientId, picklistIds: json(lists.map((l) => l.id)) });
     const members = lists.flatMap((l) => l.orderIds.map((orderId) => ({ picklist_id: l.id, order_id: orderId })));
     if (members.length) {
-      await sql(
-        tx,
-        `insert into picklist_order (client_id, picklist_id, order_id)
-         select ?, x.picklist_id, x.order_id from jsonb_to_recordset(?::jsonb) as x(picklist_id int, order_id int)`,
-        [clientId, json(members)],
-      );
+      await insertPicklistOrders(tx, { clientId, rows: json(members) });
     }
     // A wall's orders and its sessions' picklists decide which orders a scan may take.
-    await moveWallVersions(tx, clientId, 'every-wall');
+    await moveWallVersions(txEm, clientId, 'every-wall');
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: lists };
   });
