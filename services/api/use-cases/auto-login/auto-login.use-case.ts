@@ -2,8 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../../../../shared/config/config';
 import { Client, Employee } from '../../../../shared/db/entities';
+import { emSql } from '../../../../shared/db/orm-sql';
 import { AppError } from '../../../../shared/errors/app-error';
 import { tokenAnswer, type TokenAnswer } from '../auth/create-token.use-case';
+import { deleteExpiredTokens, insertToken, redeemToken } from './auto-login.queries';
 
 /** The companion apps a link can point into, each with its APP_URL_* setting. */
 export const AUTO_LOGIN_APPS = {
@@ -49,14 +51,16 @@ export async function createAutoLoginLink(
     throw new AppError('not-found', `Your company has no team '${team}'; your team is the one in your own links.`);
   }
   const token = randomBytes(32).toString('base64url');
-  const knex = em.getKnex();
-  // Each employee's spent tokens go when it asks for a new one, so the table stays small without a sweep.
-  await knex.raw('delete from auto_login_token where employee_id = ? and expires_at < now()', [caller.employeeId]);
-  await knex.raw(
-    `insert into auto_login_token (token_hash, client_id, employee_id, app, return_url, expires_at)
-     values (?, ?, ?, ?, ?, now() + make_interval(secs => ?))`,
-    [hashOf(token), caller.clientId, caller.employeeId, app, returnUrl, AUTO_LOGIN_TTL_SECONDS],
-  );
+  const db = emSql(em);
+  await deleteExpiredTokens(db, { employeeId: caller.employeeId });
+  await insertToken(db, {
+    tokenHash: hashOf(token),
+    clientId: caller.clientId,
+    employeeId: caller.employeeId,
+    app,
+    returnUrl,
+    ttlSeconds: AUTO_LOGIN_TTL_SECONDS,
+  });
   const base = config[AUTO_LOGIN_APPS[app]].replaceAll('{team}', encodeURIComponent(client.team)).replace(/\/+$/, '');
   return `${base}/auto-login?token=${token}&returnUrl=${encodeURIComponent(returnUrl)}`;
 }
@@ -66,13 +70,7 @@ export async function createAutoLoginLink(
  * gets a row back. Unknown, expired and used tokens are one answer (401): nothing to learn by probing.
  */
 export async function redeemAutoLoginToken(em: EntityManager, config: AppConfig, token: string): Promise<TokenAnswer> {
-  const res = (await em.getKnex().raw(
-    `update auto_login_token set used_at = now()
-     where token_hash = ? and used_at is null and expires_at > now()
-     returning client_id, employee_id`,
-    [hashOf(token)],
-  )) as { rows: { client_id: number; employee_id: number }[] };
-  const row = res.rows[0];
+  const [row] = await redeemToken(emSql(em), { tokenHash: hashOf(token) });
   const employee = row ? await em.findOne(Employee, { id: row.employee_id, clientId: row.client_id }) : null;
   if (!employee || !employee.isActive) {
     throw new AppError('unauthorized', 'This sign-in link is unknown, has expired (links last 60 s) or was used already; open a new link.');

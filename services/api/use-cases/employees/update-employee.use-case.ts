@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashSecret } from '../../../../shared/auth/password';
 import { Employee, type Role } from '../../../../shared/db/entities';
+import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { AppError, notFound } from '../../../../shared/errors/app-error';
 import { toEmployeeWithRoles, type EmployeeWithRoles } from './employee.dto';
+import { lockActiveAdmins } from './employees.queries';
 
 export interface UpdateEmployeeInput {
   firstName?: string;
@@ -27,11 +29,7 @@ export async function updateEmployee(
 ): Promise<EmployeeWithRoles> {
   const passwordHash = input.password !== undefined ? await hashSecret(input.password, deps.config.PASSWORD_HASH_ROUNDS) : undefined;
   const updated = await em.transactional(async (tx) => {
-    // Lock the client's active Admins so two Admins demoting each other at once cannot both succeed.
-    const admins = (await tx.execute(
-      `select id from employee where client_id = ? and is_active and 'Admin' = any(roles) order by id for update`,
-      [clientId],
-    )) as { id: number }[];
+    const admins = await lockActiveAdmins(emTransactionSql(tx, false), { clientId });
     const employee = await tx.findOne(Employee, { clientId, id });
     if (!employee) throw notFound(`Employee ${id}`);
 

@@ -3,8 +3,10 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, TransparencyCode, type ITransparencyCode } from '../../../../shared/db/entities';
 import { checkTransparencyCode } from '../../../../shared/domain/transparency-code';
+import { emSql } from '../../../../shared/db/orm-sql';
 import { AppError } from '../../../../shared/errors/app-error';
 import { orderUnits, unitsKey } from './order-units';
+import { deleteProductCodesOfOrder } from './transparency-codes.queries';
 import { toTransparencyCodeDto, type TransparencyCodeDto, type TransparencySummaryDto } from './transparency-code.dto';
 
 export interface CreateTransparencyCodeInput {
@@ -131,7 +133,7 @@ export async function deleteOrderTransparencyCodes(em: EntityManager, clientId: 
 
 export async function deleteOrderProductTransparencyCodes(em: EntityManager, clientId: number, orderId: number, sku: string): Promise<void> {
   await assertOrder(em, clientId, orderId);
-  await em.createQueryBuilder(TransparencyCode, 't').delete().where({ clientId, orderId }).andWhere('upper(product_sku) = ?', [unitsKey(sku)]).execute();
+  await deleteProductCodesOfOrder(emSql(em), { clientId, orderId, skuKey: unitsKey(sku) });
 }
 
 /** DeleteMarketplaceTransparencyCodeForOrder: 404 when that order has no such code, so a typo is noticed. */
