@@ -7,6 +7,8 @@ import { crc32Hex } from '../../shared/domain/crc';
 import { priorityRank, type OrderPriority } from '../../shared/domain/priority';
 import { Client, Employee, Order, OrderItem, Picklist, PicklistOrder, Product, PRODUCT_CODE_KINDS, ProductCode, SortBox, Wall, Warehouse, type Role, type ShipTo } from '../../shared/db/entities';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
+import { emTransactionSql } from '../../shared/db/orm-sql';
+import { seedLock } from './seed.queries';
 import { seededRandom } from '../../shared/domain/prng';
 
 export const DEMO_TEAM = 'demo';
@@ -177,7 +179,7 @@ export async function seedDemo(
   for (const a of ACCOUNTS.slice(1)) hashes.set(a.email, await hashSecret(a.password, rounds));
 
   const result = await em.transactional(async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK_KEY]);
+    await seedLock(emTransactionSql(tx, false), { key: SEED_LOCK_KEY });
     if ((await tx.count(Client, {})) > 0) return null;
 
     const [admin, ...others] = ACCOUNTS;

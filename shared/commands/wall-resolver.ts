@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../errors/app-error';
 import { TtlCache } from '../cache/ttl-cache';
+import { emSql } from '../db/orm-sql';
+import { wallOfClient, wallOfItemId, wallOfSessionToken, wallOfSlotCrc } from './wall-resolver.queries';
 
 /**
  * Scans and item operations do not name their wall, but the wall decides the command's queue.
@@ -13,7 +15,7 @@ export async function wallOfSession(em: EntityManager, clientId: number, token: 
   const key = `${clientId}:${token}`;
   const cached = byToken.get(key);
   if (cached) return cached;
-  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sorter_session where client_id = ? and token = ?', [clientId, token]);
+  const [row] = await wallOfSessionToken(emSql(em), { clientId, token });
   if (!row) throw new AppError('not-found', 'This session token is not known; connect to the wall again to get a new one.');
   byToken.set(key, row.wall_id);
   return row.wall_id;
@@ -28,20 +30,20 @@ export async function wallOfItem(em: EntityManager, clientId: number, itemId: nu
   const key = `${clientId}:${itemId}`;
   const cached = byItem.get(key);
   if (cached) return cached;
-  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sort_box_item where client_id = ? and id = ?', [clientId, itemId]);
+  const [row] = await wallOfItemId(emSql(em), { clientId, itemId });
   if (!row) throw notFound(`Sort box item ${itemId}`);
   byItem.set(key, row.wall_id);
   return row.wall_id;
 }
 
 export async function wallOfSlot(em: EntityManager, clientId: number, crc: string): Promise<number> {
-  const [row] = await em.execute<{ wall_id: number }[]>('select wall_id from sort_box where client_id = ? and crc = ?', [clientId, crc]);
+  const [row] = await wallOfSlotCrc(emSql(em), { clientId, crc });
   if (!row) throw new AppError('not-found', `No slot with barcode ${crc} exists.`);
   return row.wall_id;
 }
 
 /** Checks that the wall is the caller's (404 otherwise, like every other resource). */
 export async function assertWallExists(em: EntityManager, clientId: number, wallId: number): Promise<void> {
-  const [row] = await em.execute<{ id: number }[]>('select id from wall where client_id = ? and id = ?', [clientId, wallId]);
+  const [row] = await wallOfClient(emSql(em), { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
 }

@@ -1,5 +1,7 @@
 import type { AppConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
+import type { SqlRunner } from './named-sql';
+import { serverConnectionLimit } from './connection-budget.queries';
 
 export interface BudgetCheck {
   /** SERVICE_PROCESSES × DATABASE_POOL_MAX: the most connections the deployment may open. */
@@ -10,8 +12,6 @@ export interface BudgetCheck {
   problems: string[];
 }
 
-type Query = (sql: string) => Promise<unknown[]>;
-
 /**
  * The PostgreSQL connection budget (docs/scaling.md): each process opens at most DATABASE_POOL_MAX
  * connections (the pool enforces it); SERVICE_PROCESSES of them together must fit in
@@ -19,7 +19,7 @@ type Query = (sql: string) => Promise<unknown[]>;
  * A process cannot count its siblings, so the deployment states their number and each process warns
  * at start when the plan does not fit; the hard limits stay with PostgreSQL and PgBouncer.
  */
-export async function checkConnectionBudget(config: AppConfig, query: Query, log: Logger): Promise<BudgetCheck> {
+export async function checkConnectionBudget(config: AppConfig, db: SqlRunner, log: Logger): Promise<BudgetCheck> {
   const planned = config.SERVICE_PROCESSES * config.DATABASE_POOL_MAX;
   const budget = config.DATABASE_MAX_CONNECTIONS ?? null;
   const problems: string[] = [];
@@ -30,11 +30,7 @@ export async function checkConnectionBudget(config: AppConfig, query: Query, log
   }
   let serverLimit: number | null = null;
   try {
-    // Through PgBouncer this is the server's setting too (the pooler passes SHOW through to the server).
-    const rows = (await query(
-      `select (select setting::int from pg_settings where name = 'max_connections')
-            - (select setting::int from pg_settings where name = 'superuser_reserved_connections') as n`,
-    )) as { n: number }[];
+    const rows = await serverConnectionLimit(db, {});
     serverLimit = Number(rows[0]?.n ?? NaN);
     if (!Number.isFinite(serverLimit)) serverLimit = null;
   } catch {

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { emSql } from '../db/orm-sql';
+import { recordFailedJob } from './failed-job.queries';
 import type { FailureRecorder } from './job-queue';
 
 /**
@@ -7,10 +9,13 @@ import type { FailureRecorder } from './job-queue';
  */
 export function failedJobRecorder(em: () => EntityManager): FailureRecorder {
   return async (f) => {
-    await em().execute(
-      `insert into failed_job (queue, job_name, job_id, data, error, attempts) values (?, ?, ?, ?::jsonb, ?, ?)
-       on conflict (queue, job_id) do update set error = excluded.error, attempts = excluded.attempts, failed_at = now()`,
-      [f.queue, f.jobName, f.jobId, JSON.stringify(f.data ?? null), f.error.slice(0, 2000), f.attempts],
-    );
+    await recordFailedJob(emSql(em()), {
+      queue: f.queue,
+      jobName: f.jobName,
+      jobId: f.jobId,
+      data: JSON.stringify(f.data ?? null),
+      error: f.error.slice(0, 2000),
+      attempts: f.attempts,
+    });
   };
 }

@@ -48,7 +48,8 @@ export async function createRuntime(
   });
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
-  await checkConnectionBudget(config, (sql) => orm.em.getConnection().execute(sql), log);
+  const ormSql = new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS);
+  await checkConnectionBudget(config, ormSql, log);
   // Only the API uses it (sign-in throttle, readiness), while a client waits: it fails fast.
   const redis = createRedis(config.REDIS_URL, { log, name: 'shared', ...REQUEST_PATH_REDIS });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];
@@ -56,7 +57,7 @@ export async function createRuntime(
     config,
     log,
     orm,
-    ormSql: new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS),
+    ormSql,
     sqlPool() {
       sqlPool ??= new SqlPool(
         config.DATABASE_URL,

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../shared/config/config';
 import { checkConnectionBudget } from '../../shared/db/connection-budget';
 import { initOrm } from '../../shared/db/orm';
+import { OrmSql } from '../../shared/db/orm-sql';
 import { createLogger } from '../../shared/logging/logger';
 
 /* The PostgreSQL connection budget (docs/scaling.md): the start-up check, and the pool's acquire timeout. */
@@ -11,7 +12,7 @@ describe('database connection budget', () => {
   it('warns when SERVICE_PROCESSES × DATABASE_POOL_MAX exceeds DATABASE_MAX_CONNECTIONS or the server', async () => {
     const orm = await initOrm(process.env.DATABASE_URL!, 1);
     try {
-      const query = (sql: string) => orm.em.getConnection().execute(sql);
+      const query = new OrmSql(orm.em, false);
       const over = await checkConnectionBudget(loadConfig({ SERVICE_PROCESSES: '4', DATABASE_POOL_MAX: '10', DATABASE_MAX_CONNECTIONS: '30' }), query, log);
       expect(over.planned).toBe(40);
       expect(over.problems).toHaveLength(1);

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { emSql } from '../../../shared/db/orm-sql';
 import { AppError } from '../../../shared/errors/app-error';
-import { parseWallEventMessage, toWallEvent, wallEventMessage, type OutboxEventRow, type WallEvent } from '../../../shared/events/channels';
+import { parseWallEventMessage, toWallEvent, wallEventMessage, type WallEvent } from '../../../shared/events/channels';
+import { REPLAY_LIMIT, lastRelayedOfWall, wallEventById, wallEventsAfter } from './event-stream.queries';
 import type { WallEventsHub } from './wall-events.hub';
 
-const REPLAY_LIMIT = 1000;
 // Event ids are UUIDs (outbox_event.event_id). Anything else would fail inside PostgreSQL.
 const EVENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -28,14 +29,6 @@ export interface WallFollower {
   /** Removes the wall listener. Idempotent; never rejects. */
   stop(): Promise<void>;
 }
-
-/*
- * The wall's relayed events after outbox id :after, in their order (per wall the outbox id order is the
- * commit order and the relay's order), as hubs receive them. Along the (client_id, wall_id, id) index.
- */
-const REPLAY_SQL = `select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
-  where client_id = ? and wall_id = ? and id > ? and relay_seq is not null
-  order by id limit ${REPLAY_LIMIT}`;
 
 /**
  * Follows a wall's events for one hub connection: live events from the hub, and, when the client
@@ -70,7 +63,7 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
     send!(event, raw);
   };
   const replayAfter = async (after: bigint): Promise<string[]> => {
-    const rows = await em.fork().execute<(OutboxEventRow & { id: string })[]>(REPLAY_SQL, [clientId, wallId, after.toString()]);
+    const rows = await wallEventsAfter(emSql(em), { clientId, wallId, after: after.toString() });
     return rows.map((r) => wallEventMessage(String(r.id), toWallEvent(r)));
   };
   const catchUp = async () => {
@@ -94,16 +87,13 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
   // Where the stream starts, read before subscribing: the event the client saw last, else the wall's
   // last relayed event. Whatever is relayed after it reaches the connection, by the replay below or live.
   const [anchor] = lastEventId
-    ? await em.execute<{ id: string }[]>(`select id from outbox_event where event_id = ? and client_id = ? and wall_id = ?`, [lastEventId, clientId, wallId])
+    ? await wallEventById(emSql(em), { clientId, wallId, eventId: lastEventId })
     : [];
   if (anchor) {
     last = BigInt(anchor.id);
   } else {
     // No event id, or one this wall never had: the stream goes on from now.
-    const [head] = await em.execute<{ id: string | null }[]>(
-      `select max(id) as id from outbox_event where client_id = ? and wall_id = ? and relay_seq is not null`,
-      [clientId, wallId],
-    );
+    const [head] = await lastRelayedOfWall(emSql(em), { clientId, wallId });
     last = head?.id ? BigInt(head.id) : 0n;
   }
   const stop = await hub.subscribe(wallId, {

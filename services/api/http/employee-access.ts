@@ -1,6 +1,8 @@
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { Orm } from '../../../shared/db/orm';
 import { TtlCache } from '../../../shared/cache/ttl-cache';
+import { OrmSql } from '../../../shared/db/orm-sql';
+import { employeeStanding } from './employee-access.queries';
 
 /** What the database says about a token's employee now. */
 export interface CurrentAccess {
@@ -19,12 +21,11 @@ export const ACCESS_CACHE_MS = 2_000;
  */
 export class EmployeeAccess {
   private readonly cache: TtlCache<number, Promise<CurrentAccess | null>>;
+  private readonly db: OrmSql;
 
-  constructor(
-    private readonly orm: Orm,
-    ttlMs = ACCESS_CACHE_MS,
-  ) {
+  constructor(orm: Orm, ttlMs = ACCESS_CACHE_MS) {
     this.cache = new TtlCache({ max: 20_000, ttlMs });
+    this.db = new OrmSql(orm.em, false);
   }
 
   current(employeeId: number): Promise<CurrentAccess | null> {
@@ -45,12 +46,7 @@ export class EmployeeAccess {
   }
 
   private async read(employeeId: number): Promise<CurrentAccess | null> {
-    const [row] = await this.orm.em
-      .getConnection()
-      .execute<{ client_id: number; is_active: boolean; roles: Role[]; credentials_version: number }[]>(
-        'select client_id, is_active, roles, credentials_version from employee where id = ?',
-        [employeeId],
-      );
+    const [row] = await employeeStanding(this.db, { employeeId });
     return row ? { clientId: row.client_id, isActive: row.is_active, roles: row.roles, credentialsVersion: row.credentials_version } : null;
   }
 }

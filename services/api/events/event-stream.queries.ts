@@ -1,0 +1,24 @@
+import { query } from '../../../shared/db/named-sql';
+import type { OutboxEventRow } from '../../../shared/events/channels';
+
+/* Where a hub connection starts and what it replays (event-stream.ts), along the (client_id, wall_id, id) index of the outbox. */
+
+/** The most events one replay reads; a connection further behind reads again after the last one. */
+export const REPLAY_LIMIT = 1000;
+
+/**
+ * The wall's relayed events after outbox id :after, in their order (per wall the outbox id order is the
+ * commit order and the relay's order), as hubs receive them.
+ */
+export const wallEventsAfter = query<{ clientId: number; wallId: number; after: string }, OutboxEventRow & { id: string }>('hub-replay', `
+select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
+ where client_id = :clientId::int and wall_id = :wallId::int and id > :after::bigint and relay_seq is not null
+ order by id limit ${REPLAY_LIMIT}`);
+
+/** The outbox id of the wall's event the client saw last. */
+export const wallEventById = query<{ clientId: number; wallId: number; eventId: string }, { id: string }>('hub-anchor', `
+select id from outbox_event where event_id = :eventId::uuid and client_id = :clientId::int and wall_id = :wallId::int`);
+
+/** The wall's last relayed event. */
+export const lastRelayedOfWall = query<{ clientId: number; wallId: number }, { id: string | null }>('hub-head', `
+select max(id) as id from outbox_event where client_id = :clientId::int and wall_id = :wallId::int and relay_seq is not null`);
