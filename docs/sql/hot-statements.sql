@@ -1,0 +1,608 @@
+-- The hot statements of the service, generated from their query modules by `npm run sql:snapshot`.
+-- The wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
+-- hubs poll, the relay and the consumers' batches. test/unit/hot-statements.test.ts fails while this
+-- file and the code differ: a changed statement is reviewed here, with its plan (EXPLAIN, and
+-- test/integration/hot-plans.test.ts for the actor's). Parameters are named (:wallId); the driver
+-- numbers them.
+
+-- ==================================================================================================
+-- shared/commands/wall-resolver.queries.ts
+
+-- name: resolve-wall
+select id from wall where client_id = :clientId::int and id = :wallId::int;
+
+-- name: resolve-wall-of-item
+select wall_id from sort_box_item where client_id = :clientId::int and id = :itemId::int;
+
+-- name: resolve-wall-of-session
+select wall_id from sorter_session where client_id = :clientId::int and token = :token::text;
+
+-- name: resolve-wall-of-slot
+select wall_id from sort_box where client_id = :clientId::int and crc = :crc::text;
+
+-- ==================================================================================================
+-- workers/sorting/queries/wall-load.queries.ts
+
+-- name: wall-load
+select json_build_object(
+  'wall', (select row_to_json(w) from (
+             select id, client_id as "clientId", name, is_active as "isActive", max_sorters as "maxSorters", warehouse_id as "warehouseId",
+                    workflow, flow_direction as "flowDirection", segment_rows as "segmentRows", segment_columns as "segmentColumns",
+                    created_at as "createdAt", version
+               from wall where id = :wallId and client_id = :clientId) w),
+  'slots', coalesce((select json_agg(s) from (
+             select id, wall_id as "wallId", serial_number as "serialNumber", crc, position, status, order_id as "orderId", assigned_at as "assignedAt"
+               from sort_box where wall_id = :wallId) s), '[]'),
+  'sessions', coalesce((select json_agg(c) from (
+             select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
+       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
+       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.wall_id = :wallId and s.status = 'Connected') c), '[]'),
+  'items', coalesce((select json_agg(i) from (
+             select p.id, p.wall_id as "wallId", p.sort_box_id as "sortBoxId", p.crc, p.order_id as "orderId", p.order_item_id as "orderItemId",
+       p.product_id as "productId", p.sku, p.barcode, p.barcode_input_method as "barcodeInputMethod", p.user_id as "userId",
+       p.session_id as "sessionId", p.color, p.units, p.confirmed_units as "confirmedUnits", p.status, p.created_at as "createdAt",
+       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation'
+             union all
+             select i.* from sort_box sb
+              cross join lateral (select c.id, c.wall_id as "wallId", c.sort_box_id as "sortBoxId", c.crc, c.order_id as "orderId", c.order_item_id as "orderItemId",
+       c.product_id as "productId", c.sku, c.barcode, c.barcode_input_method as "barcodeInputMethod", c.user_id as "userId",
+       c.session_id as "sessionId", c.color, c.units, c.confirmed_units as "confirmedUnits", c.status, c.created_at as "createdAt",
+       c.confirmed_at as "confirmedAt", c.cancelled_at as "cancelledAt" from sort_box_item c
+                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) i
+              where sb.wall_id = :wallId and sb.order_id is not null) i), '[]'),
+  'orders', coalesce((select json_agg(o) from sort_box sb
+             cross join lateral (select x.id, x.warehouse_id as "warehouseId", x.priority, x.order_date as "orderDate", x.status, x.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = x.client_id and l.order_id = x.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = x.client_id and po.order_id = x.id), '[]') as "picklistIds" from orders x where x.client_id = sb.client_id and x.id = sb.order_id offset 0) o
+            where sb.wall_id = :wallId and sb.order_id is not null), '[]'),
+  'itemIds', (select json_agg(nextval('sort_box_item_id_seq')) from generate_series(1, :itemIds::int)),
+  'sessionIds', (select json_agg(nextval('sorter_session_id_seq')) from generate_series(1, :sessionIds::int))
+) as state;
+
+-- ==================================================================================================
+-- workers/sorting/queries/wall-reads.queries.ts
+
+-- name: attach-read
+select coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
+                   from sort_box b join wall w on w.id = b.wall_id
+                  where b.client_id = :clientId and b.serial_number = any(:serials::text[])), '[]') as by_serial,
+       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
+                   from sort_box b join wall w on w.id = b.wall_id
+                  where b.client_id = :clientId and b.crc = any(:crcs::bpchar[])), '[]') as by_crc,
+       (select array_agg(nextval('sort_box_id_seq')::int) from generate_series(1, :fresh::int)) as ids;
+
+-- name: employee-names
+select id, first_name, last_name from employee where id = any(:ids::int[]);
+
+-- name: item-by-id
+select row_to_json(i) as item,
+       (select row_to_json(s) from (select sb.id, sb.wall_id as "wallId", sb.serial_number as "serialNumber", sb.crc, sb.position, sb.status,
+                                           sb.order_id as "orderId", sb.assigned_at as "assignedAt"
+                                      from sort_box sb where sb.id = i."sortBoxId") s) as slot
+  from (select x.id, x.wall_id as "wallId", x.sort_box_id as "sortBoxId", x.crc, x.order_id as "orderId", x.order_item_id as "orderItemId",
+       x.product_id as "productId", x.sku, x.barcode, x.barcode_input_method as "barcodeInputMethod", x.user_id as "userId",
+       x.session_id as "sessionId", x.color, x.units, x.confirmed_units as "confirmedUnits", x.status, x.created_at as "createdAt",
+       x.confirmed_at as "confirmedAt", x.cancelled_at as "cancelledAt" from sort_box_item x where x.id = :itemId and x.client_id = :clientId and x.wall_id = :wallId) i;
+
+-- name: picklist-status
+select status from picklist where client_id = :clientId and id = :picklistId;
+
+-- name: product-by-code
+select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+ where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1;
+
+-- name: scan-candidates
+select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
+          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
+  from (
+    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
+      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
+             where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+            offset 0) oi
+      cross join lateral (
+        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+               -- Per line, by key (a subquery in the select list is never turned into a join).
+               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
+               (:picklistId::int is null or exists (select 1 from picklist_order po
+                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
+          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
+     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by o.priority_rank desc, o.order_date, oi.order_id
+     limit 4
+  ) c
+ order by c.priority_rank desc, c.order_date, c.order_id;
+
+-- name: scan-candidates-any-warehouse
+select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
+          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
+  from (
+    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
+      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
+             where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+            offset 0) oi
+      cross join lateral (
+        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+               -- Per line, by key (a subquery in the select list is never turned into a join).
+               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
+               (:picklistId::int is null or exists (select 1 from picklist_order po
+                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
+          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
+     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by o.priority_rank desc, o.order_date, oi.order_id
+     limit 4
+  ) c
+ order by c.priority_rank desc, c.order_date, c.order_id;
+
+-- name: scan-why-no-order
+select (select w.name from warehouse w where w.client_id = :clientId and w.id = :warehouseId::int) as warehouse_name,
+       count(*)::int as orders,
+       count(*) filter (where oi.qty > oi.confirmed_qty + oi.pending_qty)::int as needing,
+       count(*) filter (where oi.confirmed_qty >= oi.qty)::int as sorted
+  from order_item oi
+  cross join lateral (select o.status, o.is_drop_ship from orders o where o.client_id = oi.client_id and o.id = oi.order_id offset 0) o
+ where oi.client_id = :clientId and oi.sku = :sku
+   and (:warehouseId::int is null or oi.warehouse_id = :warehouseId::int)
+   and o.status = 'Unshipped' and not o.is_drop_ship
+   and (:picklistId::int is null or exists (select 1 from picklist_order po
+                                             where po.client_id = oi.client_id and po.picklist_id = :picklistId::int and po.order_id = oi.order_id));
+
+-- name: session-by-token
+select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
+       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
+       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.token = :token and s.client_id = :clientId and s.wall_id = :wallId;
+
+-- name: wall-named
+select id, name from wall where client_id = :clientId and lower(name) = lower(:name) and id <> :wallId limit 1;
+
+-- name: warehouse-exists
+select id from warehouse where client_id = :clientId and id = :warehouseId;
+
+-- ==================================================================================================
+-- workers/sorting/queries/wall-write.queries.ts
+
+-- name: apply-wall-changes
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), slots_vacated as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsVacated::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsVacated::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), slots_occupied as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsOccupied::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsOccupied::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int and (select count(*) from slots_vacated) >= 0
+  returning 1
+), slots_inserted as (
+  insert into sort_box (id, client_id, wall_id, serial_number, crc, position, status, order_id, assigned_at, created_at)
+  select s.id, :clientId::int, :wallId::int, s."serialNumber", s.crc, s.position, s.status, null, null, :now::timestamptz
+    from jsonb_to_recordset(:slotsInserted::jsonb) as s(id int, "serialNumber" text, crc text, position int, status text)
+  returning 1
+), slots_deleted as (
+  delete from sort_box where id = any(:slotsDeleted::int[]) and wall_id = :wallId::int returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), sessions_inserted as (
+  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
+  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt"
+    from jsonb_to_recordset(:sessionsInserted::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where (select count(*) from sessions_updated) >= 0
+  returning 1
+), items_updated as (
+  update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+    from jsonb_to_recordset(:itemsUpdated::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+   where i.id = any(array(select (e->>'id')::int from jsonb_array_elements(:itemsUpdated::jsonb) e)) and i.id = x.id and i.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+   where :idempotency::jsonb is not null
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint,
+         name = coalesce(f.name, w.name), is_active = coalesce(f."isActive", w.is_active), max_sorters = coalesce(f."maxSorters", w.max_sorters),
+         warehouse_id = case when f is null then w.warehouse_id else f."warehouseId" end,
+         workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
+         segment_rows = case when f is null then w.segment_rows else f."segmentRows" end,
+         segment_columns = case when f is null then w.segment_columns else f."segmentColumns" end,
+         updated_at = case when f is null then w.updated_at else :now::timestamptz end
+    from (select 1) as one (n)
+    left join jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
+                                                 "flowDirection" text, "segmentRows" int, "segmentColumns" int) on :wall::jsonb is not null
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied)
+       + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated)
+       + (select count(*) from sessions_inserted) + (select count(*) from items_updated)
+       + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record)
+       + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: earlier-answer
+select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
+       (select ac.result from applied_command ac where ac.command_id = :commandId::uuid) as result,
+       (select json_build_object('code', o.data->>'code', 'detail', o.data->>'detail') from outbox_event o where o.event_id = :refusedEventId::uuid) as refusal;
+
+-- name: idempotency-record
+select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key;
+
+-- name: record-refusal
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+values (:eventId, :clientId, :wallId, 'command.refused', now(), :data::jsonb) on conflict (event_id) do nothing;
+
+-- name: record-refusal-fenced
+with fence as (
+  select 1 from wall where id = :wallId::int and client_id = :clientId::int and version = :expectedVersion::bigint
+), refused as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select :eventId::uuid, :clientId::int, :wallId::int, 'command.refused', now(), :data::jsonb from fence
+  on conflict (event_id) do nothing
+  returning 1
+)
+select sorting_write_check((select count(*) from fence) + 0 * (select count(*) from refused), 0, 0) as ok;
+
+-- name: reserve-ids
+select (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :items::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessions::int)) as session_ids;
+
+-- ==================================================================================================
+-- services/api/use-cases/walls/wall-view.queries.ts
+
+-- name: wall-pending-items
+select 
+coalesce((
+  select json_agg(json_build_object(
+           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
+           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
+           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
+           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
+           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
+    from sort_box_item i
+    join order_item l on l.id = i.order_item_id
+    join employee e on e.id = i.user_id
+    left join sort_box b on b.id = i.sort_box_id
+   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
+  from wall w
+ where w.id = :wallId and w.client_id = :clientId;
+
+-- name: wall-view
+select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
+         'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,
+         'segmentRows', w.segment_rows, 'segmentColumns', w.segment_columns, 'createdAt', w.created_at) as wall,
+       coalesce((select json_agg(json_build_object('id', b.id, 'wallId', b.wall_id, 'serialNumber', b.serial_number, 'crc', b.crc,
+                                                   'position', b.position, 'status', b.status, 'orderId', b.order_id) order by b.position)
+                   from sort_box b where b.wall_id = w.id), '[]') as slots,
+       coalesce((select json_agg(json_build_object('id', s.id, 'token', s.token, 'wallId', s.wall_id, 'userId', s.user_id,
+                                                   'picklistId', s.picklist_id, 'color', s.color, 'status', s.status,
+                                                   'startedAt', s.started_at, 'lastActivityAt', s.last_activity_at, 'expiresAt', s.expires_at,
+                                                   'endedAt', s.ended_at, 'endReason', s.end_reason,
+                                                   'userName', e.first_name || ' ' || e.last_name) order by s.started_at, s.id)
+                   from sorter_session s join employee e on e.id = s.user_id
+                  where s.wall_id = w.id and s.status = 'Connected'), '[]') as sessions,
+       
+coalesce((
+  select json_agg(json_build_object(
+           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
+           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
+           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
+           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
+           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
+    from sort_box_item i
+    join order_item l on l.id = i.order_item_id
+    join employee e on e.id = i.user_id
+    left join sort_box b on b.id = i.sort_box_id
+   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
+  from wall w
+ where w.id = :wallId and w.client_id = :clientId;
+
+-- ==================================================================================================
+-- workers/outbox/outbox.queries.ts
+
+-- name: database-answers
+select 1 as ok;
+
+-- name: outbox-consumer-has-work
+select exists (select 1 from outbox_consumer c, outbox_event o where c.name = :name::text and o.relay_seq > c.position) as work;
+
+-- name: outbox-consumer-lock
+select position::text from outbox_consumer where name = :name::text for update skip locked;
+
+-- name: outbox-consumer-register
+insert into outbox_consumer (name, position) values (:name::text, coalesce((select max(relay_seq) from outbox_event), 0))
+on conflict (name) do nothing;
+
+-- name: outbox-consumer-save
+update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text;
+
+-- name: outbox-consumer-skipped
+insert into failed_job (queue, job_name, job_id, data, error, attempts)
+   values (:queue::text, :type::text, :eventId::text, :data::jsonb, :error::text, :attempts::int)
+   on conflict (queue, job_id) do update set error = excluded.error, attempts = excluded.attempts, failed_at = now();
+
+-- name: outbox-next-events
+with batch as (
+  select o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
+    from outbox_event o
+   where o.relay_seq > :after::bigint and (:types::text[] is null or o.type = any(:types::text[]))
+   order by o.relay_seq limit :batchSize::int
+), reach as (
+  select case when (select count(*) from batch) >= :batchSize::int then (select max(relay_seq) from batch)
+              else (select max(relay_seq) from outbox_event where relay_seq > :after::bigint) end as through
+)
+select r.through::text, b.* from reach r left join batch b on true order by b.relay_seq;
+
+-- name: outbox-next-range
+with batch as (select relay_seq from outbox_event where relay_seq > :after::bigint order by relay_seq limit :batchSize::int)
+select (select max(relay_seq) from batch)::text as through, (select count(*) from batch)::int as n;
+
+-- name: outbox-recently-relayed
+with last as (
+  select * from outbox_event
+   where relay_seq is not null and (:before::bigint is null or relay_seq < :before::bigint)
+   order by relay_seq desc limit 1000
+)
+select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from last
+ where published_at >= (select max(published_at) from last) - interval '5 seconds'
+ order by relay_seq;
+
+-- name: outbox-relayed-event
+select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from outbox_event where relay_seq = :seq::bigint;
+
+-- name: outbox-stamp
+with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked),
+claimed as (
+  select o.id from outbox_event o, relay_lock
+   where relay_lock.locked and o.published_at is null
+   order by o.id limit :batchSize::int for update of o skip locked
+),
+numbered as (select c.id, nextval('outbox_relay_seq') as seq from (select id from claimed order by id) c),
+stamped as (
+  update outbox_event o set relay_seq = n.seq, published_at = clock_timestamp()
+    from numbered n where o.id = n.id
+  returning o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
+)
+select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') from (select 1 from stamped limit 1) one) n)::int as notified, s.*
+  from relay_lock l left join stamped s on true
+ order by s.relay_seq;
+
+-- ==================================================================================================
+-- workers/audit/audit.queries.ts
+
+-- name: audit-insert
+with inserted as (
+insert into audit_log (event_id, client_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id,
+                       crc, barcode, sort_box_item_id, session_id, is_error, is_license_plate, message, data)
+select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, w.warehouse_id, r.user_id, r.order_id, r.picklist_id,
+       r.crc, r.barcode, r.sort_box_item_id, r.session_id, r.is_error, r.is_license_plate, r.message, coalesce(r.data, '{}'::jsonb)
+  from jsonb_to_recordset(:records::jsonb) as r(event_id uuid, client_id int, occurred_at timestamptz, type text, kind text, wall_id int,
+       user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
+       is_error boolean, is_license_plate boolean, message text, data jsonb)
+  join client c on c.id = r.client_id
+  left join wall w on w.id = r.wall_id and w.client_id = r.client_id
+on conflict (event_id) do nothing
+returning 1
+)
+select count(*)::int as inserted from inserted;
+
+-- name: audit-names
+select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name from employee e where e.id = any(:employeeIds::int[])
+union all
+select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[]);
+
+-- ==================================================================================================
+-- workers/stats/stats.queries.ts
+
+-- name: stats-apply-batch
+with src as (select distinct on (e.event_id) e.*
+    from jsonb_to_recordset(:events::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)), facts as (
+  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
+         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type = 'sort-box.completed' then null
+              else e.data->'item'->>'barcodeInputMethod' end as method,
+         case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
+         case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
+         (e.type = 'sort-box-item.created')::int as scans,
+         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
+         case when e.type = 'sort-box-item.confirmed'
+              then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
+         (e.type = 'sort-box-item.cancelled')::int as cancelled_items,
+         (e.type = 'sort-box.completed')::int as sorted_orders,
+         case when e.type = 'sort-box-item.confirmed'
+              then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
+                                             - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
+              else 0 end as confirm_ms
+    from src e
+   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
+  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+),
+expanded as (
+  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
+         case when d.dim = 4 then f.position end as position,
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+    from facts f
+    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (values (0::smallint, 0, 'UTC'::text),
+                              (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
+                              (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
+   cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
+                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+   where s.scope_id is not null and d.dim_key is not null
+     and (d.dim <> 3 or s.scope = 2)
+     and (d.dim <> 4 or s.scope <> 1)
+),
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+    from expanded where not (dim = 4 and scope = 0)
+   group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
+  on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+    from expanded where true
+   group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
+  on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
+
+-- name: stats-apply-range
+with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
+   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
+  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
+         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type = 'sort-box.completed' then null
+              else e.data->'item'->>'barcodeInputMethod' end as method,
+         case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
+         case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
+         (e.type = 'sort-box-item.created')::int as scans,
+         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
+         case when e.type = 'sort-box-item.confirmed'
+              then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
+         (e.type = 'sort-box-item.cancelled')::int as cancelled_items,
+         (e.type = 'sort-box.completed')::int as sorted_orders,
+         case when e.type = 'sort-box-item.confirmed'
+              then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
+                                             - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
+              else 0 end as confirm_ms
+    from src e
+   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
+  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+),
+expanded as (
+  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
+         case when d.dim = 4 then f.position end as position,
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+    from facts f
+    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (values (0::smallint, 0, 'UTC'::text),
+                              (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
+                              (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
+   cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
+                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+   where s.scope_id is not null and d.dim_key is not null
+     and (d.dim <> 3 or s.scope = 2)
+     and (d.dim <> 4 or s.scope <> 1)
+),
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+    from expanded where not (dim = 4 and scope = 0)
+   group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
+  on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+    from expanded where true
+   group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
+  on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
+
+-- name: stats-lock-for-batch
+select pg_advisory_xact_lock(:lockKey::bigint), set_config('work_mem', '64MB', true);
+
+-- ==================================================================================================
+-- workers/lights/lights.queries.ts
+
+-- name: lights-insert-events
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+select e."eventId"::uuid, e."clientId", e."wallId", e.type, e."occurredAt", e.data
+  from jsonb_to_recordset(:events::jsonb) as e ("eventId" text, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb);
+
+-- name: lights-online-controllers
+select client_id as "clientId", controller_id as "controllerId", driver, online, serial_numbers as "serialNumbers", address, last_seen_at as "lastSeenAt"
+  from light_controller where online;
+
+-- name: lights-slot-for-button
+select b.wall_id as "wallId", b.crc, b.position,
+       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
+                   from sort_box_item i
+                  where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode
+  from sort_box b
+ where b.client_id = :clientId and b.serial_number = :serialNumber;
+
+-- name: lights-upsert-controller
+insert into light_controller as c (client_id, controller_id, driver, online, serial_numbers, address, last_seen_at, changed_at)
+values (:clientId, :controllerId, :driver, :online, :serialNumbers::text[], :address, :lastSeenAt, now())
+on conflict (client_id, controller_id) do update
+   set driver = excluded.driver, online = excluded.online, serial_numbers = excluded.serial_numbers, address = excluded.address,
+       last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
+       changed_at = case when c.online is distinct from excluded.online then now() else c.changed_at end;
+
+-- name: lights-wall-states
+select w.id as "wallId", w.client_id as "clientId",
+       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
+                                 order by b.position)
+                   from sort_box b where b.wall_id = w.id), '[]') as slots,
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+                                                   'createdAt', floor(extract(epoch from i.created_at) * 1000)))
+                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
+                                 'until', floor(extract(epoch from m.until) * 1000))
+          from wall_light_mode m where m.wall_id = w.id) as mode
+  from wall w
+ where w.id = any(:wallIds::int[]);
+
+-- name: lights-walls-of-serials
+select distinct wall_id as "wallId" from sort_box where client_id = :clientId and serial_number = any(:serialNumbers::text[]);
+
+-- name: lights-walls-with-slots
+select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
