@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { emSql } from '../../../../shared/db/orm-sql';
 import { notFound } from '../../../../shared/errors/app-error';
 import { SCOPE } from '../../../../shared/statistics/rollup-sql';
+import { wallWithZone, warehouseZone } from './insights.queries';
 
 /**
  * Which roll-up rows answer a question, and in which time zone its days and hours are counted
@@ -22,21 +24,13 @@ export interface ScopeFilter {
 
 export async function resolveScope(em: EntityManager, clientId: number, filter: ScopeFilter): Promise<InsightScope> {
   if (filter.wallId != null) {
-    const [wall] = await em.execute<{ id: number; warehouse_id: number | null; time_zone: string | null }[]>(
-      `select w.id, w.warehouse_id, wh.time_zone from wall w
-         left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
-        where w.client_id = ? and w.id = ?`,
-      [clientId, filter.wallId],
-    );
+    const [wall] = await wallWithZone(emSql(em), { clientId, wallId: filter.wallId });
     if (!wall) throw notFound(`Wall ${filter.wallId}`);
     const outside = filter.warehouseId != null && wall.warehouse_id !== filter.warehouseId;
     return { clientId, scope: SCOPE.wall, scopeId: outside ? -1 : wall.id, timeZone: wall.time_zone ?? 'UTC' };
   }
   if (filter.warehouseId != null) {
-    const [warehouse] = await em.execute<{ time_zone: string | null }[]>(
-      'select time_zone from warehouse where client_id = ? and id = ?',
-      [clientId, filter.warehouseId],
-    );
+    const [warehouse] = await warehouseZone(emSql(em), { clientId, warehouseId: filter.warehouseId });
     if (!warehouse) throw notFound(`Warehouse ${filter.warehouseId}`);
     return { clientId, scope: SCOPE.warehouse, scopeId: filter.warehouseId, timeZone: warehouse.time_zone ?? 'UTC' };
   }

@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../../../shared/db/entities/sort-box-item.entity';
+import { emSql } from '../../../../shared/db/orm-sql';
 import { DIM } from '../../../../shared/statistics/rollup-sql';
 import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
+import { dailyCounts, hourlyCounts, wallSlots } from './insights.queries';
 
 /*
  * The /insights operations (docs/insights.md), answered from the roll-ups the statistics worker keeps
@@ -49,13 +51,7 @@ export async function getSortingStats(em: EntityManager, clientId: number, input
 /** One local day's figure per local hour (DailySortingStats). */
 async function dailyHours(em: EntityManager, s: InsightScope, date: Date, counter: Counter, dim: number, key: string) {
   const day = await dayRange(em, s.timeZone, date, date);
-  const rows = await em.execute<{ hour: number; count: string }[]>(
-    `select extract(hour from g at time zone ?)::int as hour, coalesce(sum(h.${counter}), 0)::bigint as count
-       from generate_series(?::timestamptz, ?::timestamptz - interval '1 hour', interval '1 hour') g
-       left join stats_hour h on h.client_id = ? and h.scope = ? and h.scope_id = ? and h.dim = ? and h.dim_key = ? and h.bucket = g
-      group by g order by g`,
-    [s.timeZone, iso(day.from), iso(day.to), s.clientId, s.scope, s.scopeId, dim, key],
-  );
+  const rows = await hourlyCounts(emSql(em), counter, { tz: s.timeZone, from: iso(day.from), to: iso(day.to), clientId: s.clientId, scope: s.scope, scopeId: s.scopeId, dim, key });
   const hourly = rows.map((r) => ({ hour: r.hour, count: Number(r.count) }));
   return { date: day.day1, total: hourly.reduce((n, h) => n + h.count, 0), hourly };
 }
@@ -76,13 +72,7 @@ export async function getDailyUnitStats(em: EntityManager, clientId: number, inp
 /** A figure per local day over a range of whole days (DateRangeSortingStats). */
 async function rangeDays(em: EntityManager, s: InsightScope, input: RangeInput, counter: Counter, dim: number, key: string) {
   const r = await dayRange(em, s.timeZone, input.from, input.to);
-  const rows = await em.execute<{ date: string; count: string }[]>(
-    `select g::date::text as date, coalesce(sum(d.${counter}), 0)::bigint as count
-       from generate_series(?::date, ?::date - 1, interval '1 day') g
-       left join stats_day d on d.client_id = ? and d.scope = ? and d.scope_id = ? and d.dim = ? and d.dim_key = ? and d.bucket = g::date
-      group by g order by g`,
-    [r.day1, r.day2, s.clientId, s.scope, s.scopeId, dim, key],
-  );
+  const rows = await dailyCounts(emSql(em), counter, { day1: r.day1, day2: r.day2, clientId: s.clientId, scope: s.scope, scopeId: s.scopeId, dim, key });
   const daily = rows.map((x) => ({ date: x.date, count: Number(x.count) }));
   return { from: iso(r.from), to: iso(r.to), total: daily.reduce((n, d) => n + d.count, 0), daily };
 }
@@ -127,7 +117,7 @@ export async function getWallPerSlotStats(em: EntityManager, clientId: number, w
   const r = await hourRange(em, s.timeZone, input.from, input.to);
   const [counts, attached] = await Promise.all([
     rangeCounts(em, s, DIM.slot, r),
-    em.execute<{ crc: string; position: number }[]>('select crc, position from sort_box where client_id = ? and wall_id = ?', [clientId, wallId]),
+    wallSlots(emSql(em), { clientId, wallId }),
   ]);
   const slots = new Map<string, { crc: string; position: number; count: number }>();
   for (const a of attached) slots.set(a.crc, { crc: a.crc, position: a.position, count: 0 });
