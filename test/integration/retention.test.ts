@@ -5,6 +5,7 @@ import type { EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { enforceRetention, retentionSettings, type RetentionSettings } from '../../workers/sweeper/retention.use-case';
 import { firstRebuildableDay, rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
+import { SqlClient } from '../../shared/db/sql-pool';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 import { useTestApi } from '../support/test-api';
@@ -87,7 +88,7 @@ describe('retention', () => {
     await pg.connect();
     let first: string | null;
     try {
-      first = await firstRebuildableDay(pg);
+      first = await firstRebuildableDay(new SqlClient(pg, false));
     } finally {
       await pg.end();
     }

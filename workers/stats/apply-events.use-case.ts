@@ -1,6 +1,6 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent, type OutboxEventRow, type WallEvent } from '../../shared/events/channels';
-import { STATS_LOCK_KEY } from '../../shared/statistics/rollup-sql';
+import { STATS_LOCK_KEY } from '../../shared/statistics/rollup.queries';
 import { applyStatsBatch, applyStatsRange, lockStatsForBatch } from './stats.queries';
 
 export type { OutboxEventRow };

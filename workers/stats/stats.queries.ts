@@ -1,5 +1,5 @@
 import { query } from '../../shared/db/named-sql';
-import { DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, insertBucketsSql } from '../../shared/statistics/rollup-sql';
+import { DAY_BUCKET_SQL, EXPAND_CTES, HOUR_BUCKET_SQL, HOUR_ROWS_SQL, insertBucketsSql } from '../../shared/statistics/rollup.queries';
 
 /* The statistics consumer's statements (workers/stats/apply-events.use-case.ts). */
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { COUNTERS } from '../../../../shared/statistics/rollup-sql';
+import { COUNTERS } from '../../../../shared/statistics/rollup.queries';
 import { emSql } from '../../../../shared/db/orm-sql';
 import { localDayRange, localHourRange, rangeCountsOfDim, rangeCountsOfDims, type Counter, type Counts, type RangeEnds, type RangeParams } from './insights.queries';
 import type { InsightScope } from './insights-scope';

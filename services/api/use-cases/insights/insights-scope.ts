@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emSql } from '../../../../shared/db/orm-sql';
 import { notFound } from '../../../../shared/errors/app-error';
-import { SCOPE } from '../../../../shared/statistics/rollup-sql';
+import { SCOPE } from '../../../../shared/statistics/rollup.queries';
 import { wallWithZone, warehouseZone } from './insights.queries';
 
 /**

@@ -1,5 +1,5 @@
 import { query, queryVariants } from '../../../../shared/db/named-sql';
-import { COUNTERS } from '../../../../shared/statistics/rollup-sql';
+import { COUNTERS } from '../../../../shared/statistics/rollup.queries';
 
 /*
  * The insights' reads of the roll-ups (docs/architecture.md "Statistics", docs/insights.md): a range is

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BARCODE_INPUT_METHODS } from '../../../../shared/db/entities/sort-box-item.entity';
 import { emSql } from '../../../../shared/db/orm-sql';
-import { DIM } from '../../../../shared/statistics/rollup-sql';
+import { DIM } from '../../../../shared/statistics/rollup.queries';
 import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
 import { dailyCounts, hourlyCounts, wallSlots } from './insights.queries';
