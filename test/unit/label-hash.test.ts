@@ -1,5 +1,5 @@
 import type { LicensePlateLabel } from '../../shared/labels/label-data';
-import { labelHash } from '../../shared/labels/label-sql';
+import { labelHash } from '../../shared/labels/label-hash';
 
 const label: LicensePlateLabel = {
   plateNumber: 'LP0000000001',

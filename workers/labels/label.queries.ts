@@ -1,6 +1,6 @@
 import { query } from '../../shared/db/named-sql';
 import type { LabelFormat } from '../../shared/labels/label-data';
-import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, type LabelRow } from '../../shared/labels/label-sql';
+import { LABEL_DATA_CTES, NEW_PLATE_NUMBER_SQL, type LabelRow } from '../../shared/labels/label-data.queries';
 
 /* The labels consumer's statements (workers/labels/prerender-label.use-case.ts). */
 

@@ -2,7 +2,7 @@ import type { SqlRunner } from '../../shared/db/named-sql';
 import type { WallEvent } from '../../shared/events/channels';
 import type { LabelFormat } from '../../shared/labels/label-data';
 import { plateForPrerender, recentlyPrintedFormats, storeLabelDocument } from './label.queries';
-import { labelHash, toLabel } from '../../shared/labels/label-sql';
+import { labelHash, toLabel } from '../../shared/labels/label-hash';
 import { renderPdf } from '../../shared/labels/render-pdf';
 import { renderZpl } from '../../shared/labels/render-zpl';
 
