@@ -1,9 +1,9 @@
 -- The hot statements of the service, generated from their query modules by `npm run sql:snapshot`.
 -- The wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
--- hubs poll, the relay and the consumers' batches. test/unit/hot-statements.test.ts fails while this
--- file and the code differ: a changed statement is reviewed here, with its plan (EXPLAIN, and
--- test/integration/hot-plans.test.ts for the actor's). Parameters are named (:wallId); the driver
--- numbers them.
+-- hubs poll, the relay, the consumers' batches and the webhook deliveries. A test
+-- (test/unit/hot-statements.test.ts) fails while this file and the code differ: a changed statement is
+-- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
+-- Parameters are named (:wallId); the driver numbers them.
 
 -- ==================================================================================================
 -- shared/commands/wall-resolver.queries.ts
@@ -606,3 +606,110 @@ select distinct wall_id as "wallId" from sort_box where client_id = :clientId an
 
 -- name: lights-walls-with-slots
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
+
+-- ==================================================================================================
+-- workers/labels/label.queries.ts
+
+-- name: label-document-store
+insert into license_plate_document (client_id, order_id, format, plate_number, label_hash, body, rendered_at)
+   values (:clientId::int, :orderId::int, :format::text, :plateNumber::text, :hash::text, :body::bytea, now())
+   on conflict (client_id, order_id, format) do update
+     set plate_number = excluded.plate_number, label_hash = excluded.label_hash, body = excluded.body, rendered_at = excluded.rendered_at;
+
+-- name: label-formats-printed
+select client_id, format from label_print_format
+    where client_id = any(:clientIds::int[]) and last_printed_at > now() - make_interval(days => :days::int);
+
+-- name: label-plate-prerender
+with 
+o as (
+  select o.id, o.ship_to,
+         (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
+  from orders o where o.client_id = :clientId and o.id = :orderId
+), s as (
+  select sb.crc, sb.position, w.id as wall_id, w.name as wall_name
+  from sort_box sb join wall w on w.id = sb.wall_id
+  where sb.client_id = :clientId and sb.order_id = :orderId
+), p as (
+  insert into license_plate (client_id, order_id, plate_number, print_count)
+  select :clientId::int, o.id, 'LP' || lpad(nextval('license_plate_number_seq')::text, 10, '0'), 0 from o
+  on conflict (client_id, order_id) do update set plate_number = license_plate.plate_number
+  returning plate_number
+)
+select o.ship_to, o.units, p.plate_number, s.crc, s.position, s.wall_name
+from o cross join p left join s on true;
+
+-- ==================================================================================================
+-- workers/webhooks/delivery.queries.ts
+
+-- name: webhook-claim
+with due as (
+  select p.event_id, p.subscription_id from webhook_pending p
+   where p.due_at <= now() and p.attempts < :maxAttempts::int order by p.due_at limit :limit::int for update skip locked
+), claimed as (
+  update webhook_pending p set attempts = p.attempts + 1, due_at = now() + make_interval(secs => :leaseMs::int / 1000.0)
+    from due where p.event_id = due.event_id and p.subscription_id = due.subscription_id
+  returning p.event_id, p.subscription_id, p.client_id, p.attempts
+), stale as (
+  update webhook_delivery d set status = 'failed', error = :unrecorded::text
+    from claimed c where d.subscription_id = c.subscription_id and d.event_id = c.event_id and d.status = 'pending' and d.attempt < c.attempts
+), orphan as (
+  -- The event is gone from the outbox (the retention keeps events with pending deliveries: not expected).
+  delete from webhook_pending p using claimed c
+   where p.event_id = c.event_id and p.subscription_id = c.subscription_id
+     and not exists (select 1 from outbox_event o where o.event_id = c.event_id)
+), attempt as (
+  insert into webhook_delivery (client_id, subscription_id, event_id, event_type, attempt, status, error, attempted_at)
+  select c.client_id, c.subscription_id, c.event_id, o.type, c.attempts,
+         case when s.is_active then 'pending' else 'failed' end, case when s.is_active then null else :inactive::text end, now()
+    from claimed c
+    join webhook_subscription s on s.id = c.subscription_id
+    join outbox_event o on o.event_id = c.event_id
+  returning id, event_id, subscription_id
+)
+select c.subscription_id, c.attempts as attempt, s.url, s.secret, s.is_active, a.id::text as delivery_id,
+       o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
+  from claimed c
+  join webhook_subscription s on s.id = c.subscription_id
+  join outbox_event o on o.event_id = c.event_id
+  left join attempt a on a.event_id = c.event_id and a.subscription_id = c.subscription_id;
+
+-- name: webhook-failed
+with attempt as (
+  update webhook_delivery set status = 'failed', response_status = :responseStatus::int, error = :error::text,
+         duration_ms = :durationMs::int, next_attempt_at = :retryAt::timestamptz
+   where id = :deliveryId::bigint
+), again as (
+  update webhook_pending set due_at = :retryAt::timestamptz
+   where :retryAt::timestamptz is not null and event_id = :eventId::uuid and subscription_id = :subscriptionId::int
+), gone as (
+  delete from webhook_pending
+   where :retryAt::timestamptz is null and event_id = :eventId::uuid and subscription_id = :subscriptionId::int
+  returning client_id
+)
+insert into failed_job (queue, job_name, job_id, data, error, attempts)
+select 'webhooks', 'webhook.deliver', 'webhook_' || :eventId::text || '_' || :subscriptionId::text, :job::jsonb, :error::text, :attempts::int from gone
+on conflict (queue, job_id) do update set error = excluded.error, attempts = excluded.attempts, failed_at = now();
+
+-- name: webhook-next-due
+select min(due_at) as due_at from webhook_pending where attempts < :maxAttempts::int;
+
+-- name: webhook-schedule
+with scheduled as (
+  insert into webhook_pending (event_id, subscription_id, client_id)
+  select o.event_id, s.id, o.client_id
+    from outbox_event o
+    join webhook_subscription s on s.client_id = o.client_id and s.is_active and ('*' = any(s.events) or o.type = any(s.events))
+   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint
+     and o.type <> all(array['command.refused', 'lights.mode', 'lights.controller', 'lights.button']::text[])
+  on conflict do nothing
+  returning 1
+)
+select (select count(*) from scheduled)::int as scheduled;
+
+-- name: webhook-succeeded
+with attempt as (
+  update webhook_delivery set status = 'succeeded', response_status = :responseStatus::int, error = null, duration_ms = :durationMs::int, next_attempt_at = null
+   where id = :deliveryId::bigint
+)
+delete from webhook_pending where event_id = :eventId::uuid and subscription_id = :subscriptionId::int;

@@ -10,12 +10,14 @@ import * as outbox from '../../workers/outbox/outbox.queries';
 import * as audit from '../../workers/audit/audit.queries';
 import * as stats from '../../workers/stats/stats.queries';
 import * as lights from '../../workers/lights/lights.queries';
+import * as labels from '../../workers/labels/label.queries';
+import * as webhooks from '../../workers/webhooks/delivery.queries';
 
 /*
  * The hot statements (docs/architecture.md, "Plans that cannot go quadratic"): what the wall commands
  * send (the API's wall lookup, the actor's load, reads and one fenced write per command), the wall read
- * hubs poll, the relay and the consumers' batches. Their SQL is committed as a plain file,
- * docs/sql/hot-statements.sql, so a change to one is a diff a reviewer reads with its plan;
+ * hubs poll, the relay, the consumers' batches and the webhook deliveries. Their SQL is committed as a
+ * plain file, docs/sql/hot-statements.sql, so a change to one is a diff a reviewer reads with its plan;
  * test/unit/hot-statements.test.ts fails while the file and the code differ. After changing a hot
  * statement: `npm run sql:snapshot`, then review the diff and the plan (hot-plans.test.ts, EXPLAIN).
  */
@@ -30,6 +32,8 @@ const MODULES: [path: string, exports: Record<string, unknown>][] = [
   ['workers/audit/audit.queries.ts', audit],
   ['workers/stats/stats.queries.ts', stats],
   ['workers/lights/lights.queries.ts', lights],
+  ['workers/labels/label.queries.ts', labels],
+  ['workers/webhooks/delivery.queries.ts', webhooks],
 ];
 
 export const SNAPSHOT_FILE = join(__dirname, '..', '..', 'docs', 'sql', 'hot-statements.sql');
@@ -54,10 +58,10 @@ export function hotStatements(): HotStatement[] {
 
 const HEADER = `-- The hot statements of the service, generated from their query modules by \`npm run sql:snapshot\`.
 -- The wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
--- hubs poll, the relay and the consumers' batches. test/unit/hot-statements.test.ts fails while this
--- file and the code differ: a changed statement is reviewed here, with its plan (EXPLAIN, and
--- test/integration/hot-plans.test.ts for the actor's). Parameters are named (:wallId); the driver
--- numbers them.
+-- hubs poll, the relay, the consumers' batches and the webhook deliveries. A test
+-- (test/unit/hot-statements.test.ts) fails while this file and the code differ: a changed statement is
+-- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
+-- Parameters are named (:wallId); the driver numbers them.
 `;
 
 export function renderSnapshot(statements: HotStatement[]): string {
