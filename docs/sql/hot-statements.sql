@@ -1,174 +1,10 @@
--- The hot statements of the service, generated from their query modules by `npm run sql:snapshot`.
--- The wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
--- hubs poll, the relay, the consumers' batches and the webhook deliveries. A test
+-- The hot statements of the service, by name, generated from their query modules by `npm run sql:snapshot`:
+-- the wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
+-- hubs poll, the relay, the consumers' batches, the light gateway, the labels render ahead and the
+-- webhook deliveries (every *.queries.ts of workers/ but the sweeper's). A test
 -- (test/unit/hot-statements.test.ts) fails while this file and the code differ: a changed statement is
 -- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
 -- Parameters are named (:wallId); the driver numbers them.
-
--- ==================================================================================================
--- shared/commands/wall-resolver.queries.ts
-
--- name: resolve-wall
-select id from wall where client_id = :clientId::int and id = :wallId::int;
-
--- name: resolve-wall-of-item
-select wall_id from sort_box_item where client_id = :clientId::int and id = :itemId::int;
-
--- name: resolve-wall-of-session
-select wall_id from sorter_session where client_id = :clientId::int and token = :token::text;
-
--- name: resolve-wall-of-slot
-select wall_id from sort_box where client_id = :clientId::int and crc = :crc::text;
-
--- ==================================================================================================
--- workers/sorting/queries/wall-load.queries.ts
-
--- name: wall-load
-select json_build_object(
-  'wall', (select row_to_json(w) from (
-             select id, client_id as "clientId", name, is_active as "isActive", max_sorters as "maxSorters", warehouse_id as "warehouseId",
-                    workflow, flow_direction as "flowDirection", segment_rows as "segmentRows", segment_columns as "segmentColumns",
-                    created_at as "createdAt", version
-               from wall where id = :wallId and client_id = :clientId) w),
-  'slots', coalesce((select json_agg(s) from (
-             select id, wall_id as "wallId", serial_number as "serialNumber", crc, position, status, order_id as "orderId", assigned_at as "assignedAt"
-               from sort_box where wall_id = :wallId) s), '[]'),
-  'sessions', coalesce((select json_agg(c) from (
-             select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
-       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
-       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.wall_id = :wallId and s.status = 'Connected') c), '[]'),
-  'items', coalesce((select json_agg(i) from (
-             select p.id, p.wall_id as "wallId", p.sort_box_id as "sortBoxId", p.crc, p.order_id as "orderId", p.order_item_id as "orderItemId",
-       p.product_id as "productId", p.sku, p.barcode, p.barcode_input_method as "barcodeInputMethod", p.user_id as "userId",
-       p.session_id as "sessionId", p.color, p.units, p.confirmed_units as "confirmedUnits", p.status, p.created_at as "createdAt",
-       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation'
-             union all
-             select i.* from sort_box sb
-              cross join lateral (select c.id, c.wall_id as "wallId", c.sort_box_id as "sortBoxId", c.crc, c.order_id as "orderId", c.order_item_id as "orderItemId",
-       c.product_id as "productId", c.sku, c.barcode, c.barcode_input_method as "barcodeInputMethod", c.user_id as "userId",
-       c.session_id as "sessionId", c.color, c.units, c.confirmed_units as "confirmedUnits", c.status, c.created_at as "createdAt",
-       c.confirmed_at as "confirmedAt", c.cancelled_at as "cancelledAt" from sort_box_item c
-                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) i
-              where sb.wall_id = :wallId and sb.order_id is not null) i), '[]'),
-  'orders', coalesce((select json_agg(o) from sort_box sb
-             cross join lateral (select x.id, x.warehouse_id as "warehouseId", x.priority, x.order_date as "orderDate", x.status, x.is_drop_ship as "isDropShip",
-       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
-          from order_item l where l.client_id = x.client_id and l.order_id = x.id) as lines,
-       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
-                  where po.client_id = x.client_id and po.order_id = x.id), '[]') as "picklistIds" from orders x where x.client_id = sb.client_id and x.id = sb.order_id offset 0) o
-            where sb.wall_id = :wallId and sb.order_id is not null), '[]'),
-  'itemIds', (select json_agg(nextval('sort_box_item_id_seq')) from generate_series(1, :itemIds::int)),
-  'sessionIds', (select json_agg(nextval('sorter_session_id_seq')) from generate_series(1, :sessionIds::int))
-) as state;
-
--- ==================================================================================================
--- workers/sorting/queries/wall-reads.queries.ts
-
--- name: attach-read
-select coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
-                   from sort_box b join wall w on w.id = b.wall_id
-                  where b.client_id = :clientId and b.serial_number = any(:serials::text[])), '[]') as by_serial,
-       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
-                   from sort_box b join wall w on w.id = b.wall_id
-                  where b.client_id = :clientId and b.crc = any(:crcs::bpchar[])), '[]') as by_crc,
-       (select array_agg(nextval('sort_box_id_seq')::int) from generate_series(1, :fresh::int)) as ids;
-
--- name: employee-names
-select id, first_name, last_name from employee where id = any(:ids::int[]);
-
--- name: item-by-id
-select row_to_json(i) as item,
-       (select row_to_json(s) from (select sb.id, sb.wall_id as "wallId", sb.serial_number as "serialNumber", sb.crc, sb.position, sb.status,
-                                           sb.order_id as "orderId", sb.assigned_at as "assignedAt"
-                                      from sort_box sb where sb.id = i."sortBoxId") s) as slot
-  from (select x.id, x.wall_id as "wallId", x.sort_box_id as "sortBoxId", x.crc, x.order_id as "orderId", x.order_item_id as "orderItemId",
-       x.product_id as "productId", x.sku, x.barcode, x.barcode_input_method as "barcodeInputMethod", x.user_id as "userId",
-       x.session_id as "sessionId", x.color, x.units, x.confirmed_units as "confirmedUnits", x.status, x.created_at as "createdAt",
-       x.confirmed_at as "confirmedAt", x.cancelled_at as "cancelledAt" from sort_box_item x where x.id = :itemId and x.client_id = :clientId and x.wall_id = :wallId) i;
-
--- name: picklist-status
-select status from picklist where client_id = :clientId and id = :picklistId;
-
--- name: product-by-code
-select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
- where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1;
-
--- name: scan-candidates
-select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
-       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
-          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
-       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
-                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
-          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
-  from (
-    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
-      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
-             where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
-            offset 0) oi
-      cross join lateral (
-        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
-               -- Per line, by key (a subquery in the select list is never turned into a join).
-               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
-               (:picklistId::int is null or exists (select 1 from picklist_order po
-                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
-          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
-     order by o.priority_rank desc, o.order_date, oi.order_id
-     limit 4
-  ) c
- order by c.priority_rank desc, c.order_date, c.order_id;
-
--- name: scan-candidates-any-warehouse
-select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
-       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
-          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
-       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
-                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
-          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
-  from (
-    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
-      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
-             where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
-            offset 0) oi
-      cross join lateral (
-        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
-               -- Per line, by key (a subquery in the select list is never turned into a join).
-               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
-               (:picklistId::int is null or exists (select 1 from picklist_order po
-                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
-          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
-     order by o.priority_rank desc, o.order_date, oi.order_id
-     limit 4
-  ) c
- order by c.priority_rank desc, c.order_date, c.order_id;
-
--- name: scan-why-no-order
-select (select w.name from warehouse w where w.client_id = :clientId and w.id = :warehouseId::int) as warehouse_name,
-       count(*)::int as orders,
-       count(*) filter (where oi.qty > oi.confirmed_qty + oi.pending_qty)::int as needing,
-       count(*) filter (where oi.confirmed_qty >= oi.qty)::int as sorted
-  from order_item oi
-  cross join lateral (select o.status, o.is_drop_ship from orders o where o.client_id = oi.client_id and o.id = oi.order_id offset 0) o
- where oi.client_id = :clientId and oi.sku = :sku
-   and (:warehouseId::int is null or oi.warehouse_id = :warehouseId::int)
-   and o.status = 'Unshipped' and not o.is_drop_ship
-   and (:picklistId::int is null or exists (select 1 from picklist_order po
-                                             where po.client_id = oi.client_id and po.picklist_id = :picklistId::int and po.order_id = oi.order_id));
-
--- name: session-by-token
-select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
-       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
-       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.token = :token and s.client_id = :clientId and s.wall_id = :wallId;
-
--- name: wall-named
-select id, name from wall where client_id = :clientId and lower(name) = lower(:name) and id <> :wallId limit 1;
-
--- name: warehouse-exists
-select id from warehouse where client_id = :clientId and id = :warehouseId;
-
--- ==================================================================================================
--- workers/sorting/queries/wall-write.queries.ts
 
 -- name: apply-wall-changes
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
@@ -266,90 +102,135 @@ select sorting_write_check((select count(*) from fence), (select count(*) from l
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
        (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
 
+-- name: attach-read
+select coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
+                   from sort_box b join wall w on w.id = b.wall_id
+                  where b.client_id = :clientId and b.serial_number = any(:serials::text[])), '[]') as by_serial,
+       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'wallId', b.wall_id, 'wallName', w.name, 'position', b.position))
+                   from sort_box b join wall w on w.id = b.wall_id
+                  where b.client_id = :clientId and b.crc = any(:crcs::bpchar[])), '[]') as by_crc,
+       (select array_agg(nextval('sort_box_id_seq')::int) from generate_series(1, :fresh::int)) as ids;
+
+-- name: audit-insert
+with inserted as (
+insert into audit_log (event_id, client_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id,
+                       crc, barcode, sort_box_item_id, session_id, is_error, is_license_plate, message, data)
+select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, w.warehouse_id, r.user_id, r.order_id, r.picklist_id,
+       r.crc, r.barcode, r.sort_box_item_id, r.session_id, r.is_error, r.is_license_plate, r.message, coalesce(r.data, '{}'::jsonb)
+  from jsonb_to_recordset(:records::jsonb) as r(event_id uuid, client_id int, occurred_at timestamptz, type text, kind text, wall_id int,
+       user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
+       is_error boolean, is_license_plate boolean, message text, data jsonb)
+  join client c on c.id = r.client_id
+  left join wall w on w.id = r.wall_id and w.client_id = r.client_id
+on conflict (event_id) do nothing
+returning 1
+)
+select count(*)::int as inserted from inserted;
+
+-- name: audit-names
+select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name from employee e where e.id = any(:employeeIds::int[])
+union all
+select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[]);
+
+-- name: database-answers
+select 1 as ok;
+
 -- name: earlier-answer
 select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
        (select ac.result from applied_command ac where ac.command_id = :commandId::uuid) as result,
        (select json_build_object('code', o.data->>'code', 'detail', o.data->>'detail') from outbox_event o where o.event_id = :refusedEventId::uuid) as refusal;
 
+-- name: employee-names
+select id, first_name, last_name from employee where id = any(:ids::int[]);
+
 -- name: idempotency-record
 select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key;
 
--- name: record-refusal
-insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-values (:eventId, :clientId, :wallId, 'command.refused', now(), :data::jsonb) on conflict (event_id) do nothing;
+-- name: item-by-id
+select row_to_json(i) as item,
+       (select row_to_json(s) from (select sb.id, sb.wall_id as "wallId", sb.serial_number as "serialNumber", sb.crc, sb.position, sb.status,
+                                           sb.order_id as "orderId", sb.assigned_at as "assignedAt"
+                                      from sort_box sb where sb.id = i."sortBoxId") s) as slot
+  from (select x.id, x.wall_id as "wallId", x.sort_box_id as "sortBoxId", x.crc, x.order_id as "orderId", x.order_item_id as "orderItemId",
+       x.product_id as "productId", x.sku, x.barcode, x.barcode_input_method as "barcodeInputMethod", x.user_id as "userId",
+       x.session_id as "sessionId", x.color, x.units, x.confirmed_units as "confirmedUnits", x.status, x.created_at as "createdAt",
+       x.confirmed_at as "confirmedAt", x.cancelled_at as "cancelledAt" from sort_box_item x where x.id = :itemId and x.client_id = :clientId and x.wall_id = :wallId) i;
 
--- name: record-refusal-fenced
-with fence as (
-  select 1 from wall where id = :wallId::int and client_id = :clientId::int and version = :expectedVersion::bigint
-), refused as (
-  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select :eventId::uuid, :clientId::int, :wallId::int, 'command.refused', now(), :data::jsonb from fence
-  on conflict (event_id) do nothing
-  returning 1
+-- name: label-document-store
+insert into license_plate_document (client_id, order_id, format, plate_number, label_hash, body, rendered_at)
+   values (:clientId::int, :orderId::int, :format::text, :plateNumber::text, :hash::text, :body::bytea, now())
+   on conflict (client_id, order_id, format) do update
+     set plate_number = excluded.plate_number, label_hash = excluded.label_hash, body = excluded.body, rendered_at = excluded.rendered_at;
+
+-- name: label-formats-printed
+select client_id, format from label_print_format
+    where client_id = any(:clientIds::int[]) and last_printed_at > now() - make_interval(days => :days::int);
+
+-- name: label-plate-prerender
+with 
+o as (
+  select o.id, o.ship_to,
+         (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
+  from orders o where o.client_id = :clientId and o.id = :orderId
+), s as (
+  select sb.crc, sb.position, w.id as wall_id, w.name as wall_name
+  from sort_box sb join wall w on w.id = sb.wall_id
+  where sb.client_id = :clientId and sb.order_id = :orderId
+), p as (
+  insert into license_plate (client_id, order_id, plate_number, print_count)
+  select :clientId::int, o.id, 'LP' || lpad(nextval('license_plate_number_seq')::text, 10, '0'), 0 from o
+  on conflict (client_id, order_id) do update set plate_number = license_plate.plate_number
+  returning plate_number
 )
-select sorting_write_check((select count(*) from fence) + 0 * (select count(*) from refused), 0, 0) as ok;
+select o.ship_to, o.units, p.plate_number, s.crc, s.position, s.wall_name
+from o cross join p left join s on true;
 
--- name: reserve-ids
-select (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :items::int)) as item_ids,
-       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessions::int)) as session_ids;
+-- name: lights-insert-events
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+select e."eventId"::uuid, e."clientId", e."wallId", e.type, e."occurredAt", e.data
+  from jsonb_to_recordset(:events::jsonb) as e ("eventId" text, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb);
 
--- ==================================================================================================
--- services/api/use-cases/walls/wall-view.queries.ts
+-- name: lights-online-controllers
+select client_id as "clientId", controller_id as "controllerId", driver, online, serial_numbers as "serialNumbers", address, last_seen_at as "lastSeenAt"
+  from light_controller where online;
 
--- name: wall-pending-items
-select 
-coalesce((
-  select json_agg(json_build_object(
-           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
-           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
-           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
-           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
-           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
-           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
-    from sort_box_item i
-    join order_item l on l.id = i.order_item_id
-    join employee e on e.id = i.user_id
-    left join sort_box b on b.id = i.sort_box_id
-   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
-  from wall w
- where w.id = :wallId and w.client_id = :clientId;
+-- name: lights-slot-for-button
+select b.wall_id as "wallId", b.crc, b.position,
+       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
+                   from sort_box_item i
+                  where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode
+  from sort_box b
+ where b.client_id = :clientId and b.serial_number = :serialNumber;
 
--- name: wall-view
-select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
-         'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,
-         'segmentRows', w.segment_rows, 'segmentColumns', w.segment_columns, 'createdAt', w.created_at) as wall,
-       coalesce((select json_agg(json_build_object('id', b.id, 'wallId', b.wall_id, 'serialNumber', b.serial_number, 'crc', b.crc,
-                                                   'position', b.position, 'status', b.status, 'orderId', b.order_id) order by b.position)
+-- name: lights-upsert-controller
+insert into light_controller as c (client_id, controller_id, driver, online, serial_numbers, address, last_seen_at, changed_at)
+values (:clientId, :controllerId, :driver, :online, :serialNumbers::text[], :address, :lastSeenAt, now())
+on conflict (client_id, controller_id) do update
+   set driver = excluded.driver, online = excluded.online, serial_numbers = excluded.serial_numbers, address = excluded.address,
+       last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
+       changed_at = case when c.online is distinct from excluded.online then now() else c.changed_at end;
+
+-- name: lights-wall-states
+select w.id as "wallId", w.client_id as "clientId",
+       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
+                                 order by b.position)
                    from sort_box b where b.wall_id = w.id), '[]') as slots,
-       coalesce((select json_agg(json_build_object('id', s.id, 'token', s.token, 'wallId', s.wall_id, 'userId', s.user_id,
-                                                   'picklistId', s.picklist_id, 'color', s.color, 'status', s.status,
-                                                   'startedAt', s.started_at, 'lastActivityAt', s.last_activity_at, 'expiresAt', s.expires_at,
-                                                   'endedAt', s.ended_at, 'endReason', s.end_reason,
-                                                   'userName', e.first_name || ' ' || e.last_name) order by s.started_at, s.id)
-                   from sorter_session s join employee e on e.id = s.user_id
-                  where s.wall_id = w.id and s.status = 'Connected'), '[]') as sessions,
-       
-coalesce((
-  select json_agg(json_build_object(
-           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
-           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
-           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
-           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
-           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
-           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
-    from sort_box_item i
-    join order_item l on l.id = i.order_item_id
-    join employee e on e.id = i.user_id
-    left join sort_box b on b.id = i.sort_box_id
-   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+                                                   'createdAt', floor(extract(epoch from i.created_at) * 1000)))
+                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+       (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
+                                 'until', floor(extract(epoch from m.until) * 1000))
+          from wall_light_mode m where m.wall_id = w.id) as mode
   from wall w
- where w.id = :wallId and w.client_id = :clientId;
+ where w.id = any(:wallIds::int[]);
 
--- ==================================================================================================
--- workers/outbox/outbox.queries.ts
+-- name: lights-walls-of-serials
+select distinct wall_id as "wallId" from sort_box where client_id = :clientId and serial_number = any(:serialNumbers::text[]);
 
--- name: database-answers
-select 1 as ok;
+-- name: lights-walls-with-slots
+select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
 
 -- name: outbox-consumer-has-work
 select exists (select 1 from outbox_consumer c, outbox_event o where c.name = :name::text and o.relay_seq > c.position) as work;
@@ -415,32 +296,111 @@ select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') f
   from relay_lock l left join stamped s on true
  order by s.relay_seq;
 
--- ==================================================================================================
--- workers/audit/audit.queries.ts
+-- name: picklist-status
+select status from picklist where client_id = :clientId and id = :picklistId;
 
--- name: audit-insert
-with inserted as (
-insert into audit_log (event_id, client_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id,
-                       crc, barcode, sort_box_item_id, session_id, is_error, is_license_plate, message, data)
-select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, w.warehouse_id, r.user_id, r.order_id, r.picklist_id,
-       r.crc, r.barcode, r.sort_box_item_id, r.session_id, r.is_error, r.is_license_plate, r.message, coalesce(r.data, '{}'::jsonb)
-  from jsonb_to_recordset(:records::jsonb) as r(event_id uuid, client_id int, occurred_at timestamptz, type text, kind text, wall_id int,
-       user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
-       is_error boolean, is_license_plate boolean, message text, data jsonb)
-  join client c on c.id = r.client_id
-  left join wall w on w.id = r.wall_id and w.client_id = r.client_id
-on conflict (event_id) do nothing
-returning 1
+-- name: product-by-code
+select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+ where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1;
+
+-- name: record-refusal
+insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+values (:eventId, :clientId, :wallId, 'command.refused', now(), :data::jsonb) on conflict (event_id) do nothing;
+
+-- name: record-refusal-fenced
+with fence as (
+  select 1 from wall where id = :wallId::int and client_id = :clientId::int and version = :expectedVersion::bigint
+), refused as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select :eventId::uuid, :clientId::int, :wallId::int, 'command.refused', now(), :data::jsonb from fence
+  on conflict (event_id) do nothing
+  returning 1
 )
-select count(*)::int as inserted from inserted;
+select sorting_write_check((select count(*) from fence) + 0 * (select count(*) from refused), 0, 0) as ok;
 
--- name: audit-names
-select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name from employee e where e.id = any(:employeeIds::int[])
-union all
-select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[]);
+-- name: reserve-ids
+select (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :items::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessions::int)) as session_ids;
 
--- ==================================================================================================
--- workers/stats/stats.queries.ts
+-- name: resolve-wall
+select id from wall where client_id = :clientId::int and id = :wallId::int;
+
+-- name: resolve-wall-of-item
+select wall_id from sort_box_item where client_id = :clientId::int and id = :itemId::int;
+
+-- name: resolve-wall-of-session
+select wall_id from sorter_session where client_id = :clientId::int and token = :token::text;
+
+-- name: resolve-wall-of-slot
+select wall_id from sort_box where client_id = :clientId::int and crc = :crc::text;
+
+-- name: scan-candidates
+select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
+          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
+  from (
+    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
+      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
+             where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+            offset 0) oi
+      cross join lateral (
+        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+               -- Per line, by key (a subquery in the select list is never turned into a join).
+               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
+               (:picklistId::int is null or exists (select 1 from picklist_order po
+                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
+          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
+     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by o.priority_rank desc, o.order_date, oi.order_id
+     limit 4
+  ) c
+ order by c.priority_rank desc, c.order_date, c.order_id;
+
+-- name: scan-candidates-any-warehouse
+select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select o.id, o.warehouse_id as "warehouseId", o.priority, o.order_date as "orderDate", o.status, o.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = o.client_id and l.order_id = o.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
+          from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
+  from (
+    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
+      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
+             where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+            offset 0) oi
+      cross join lateral (
+        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+               -- Per line, by key (a subquery in the select list is never turned into a join).
+               (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
+               (:picklistId::int is null or exists (select 1 from picklist_order po
+                                                     where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
+          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
+     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by o.priority_rank desc, o.order_date, oi.order_id
+     limit 4
+  ) c
+ order by c.priority_rank desc, c.order_date, c.order_id;
+
+-- name: scan-why-no-order
+select (select w.name from warehouse w where w.client_id = :clientId and w.id = :warehouseId::int) as warehouse_name,
+       count(*)::int as orders,
+       count(*) filter (where oi.qty > oi.confirmed_qty + oi.pending_qty)::int as needing,
+       count(*) filter (where oi.confirmed_qty >= oi.qty)::int as sorted
+  from order_item oi
+  cross join lateral (select o.status, o.is_drop_ship from orders o where o.client_id = oi.client_id and o.id = oi.order_id offset 0) o
+ where oi.client_id = :clientId and oi.sku = :sku
+   and (:warehouseId::int is null or oi.warehouse_id = :warehouseId::int)
+   and o.status = 'Unshipped' and not o.is_drop_ship
+   and (:picklistId::int is null or exists (select 1 from picklist_order po
+                                             where po.client_id = oi.client_id and po.picklist_id = :picklistId::int and po.order_id = oi.order_id));
+
+-- name: session-by-token
+select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
+       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
+       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.token = :token and s.client_id = :clientId and s.wall_id = :wallId;
 
 -- name: stats-apply-batch
 with src as (select distinct on (e.event_id) e.*
@@ -557,90 +517,98 @@ select (select count(*) from facts)::int as counted, (select count(*) from hours
 -- name: stats-lock-for-batch
 select pg_advisory_xact_lock(:lockKey::bigint), set_config('work_mem', '64MB', true);
 
--- ==================================================================================================
--- workers/lights/lights.queries.ts
+-- name: wall-load
+select json_build_object(
+  'wall', (select row_to_json(w) from (
+             select id, client_id as "clientId", name, is_active as "isActive", max_sorters as "maxSorters", warehouse_id as "warehouseId",
+                    workflow, flow_direction as "flowDirection", segment_rows as "segmentRows", segment_columns as "segmentColumns",
+                    created_at as "createdAt", version
+               from wall where id = :wallId and client_id = :clientId) w),
+  'slots', coalesce((select json_agg(s) from (
+             select id, wall_id as "wallId", serial_number as "serialNumber", crc, position, status, order_id as "orderId", assigned_at as "assignedAt"
+               from sort_box where wall_id = :wallId) s), '[]'),
+  'sessions', coalesce((select json_agg(c) from (
+             select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
+       s.color, s.status, s.started_at as "startedAt", s.last_activity_at as "lastActivityAt", s.expires_at as "expiresAt",
+       s.ended_at as "endedAt", s.end_reason as "endReason" from sorter_session s where s.wall_id = :wallId and s.status = 'Connected') c), '[]'),
+  'items', coalesce((select json_agg(i) from (
+             select p.id, p.wall_id as "wallId", p.sort_box_id as "sortBoxId", p.crc, p.order_id as "orderId", p.order_item_id as "orderItemId",
+       p.product_id as "productId", p.sku, p.barcode, p.barcode_input_method as "barcodeInputMethod", p.user_id as "userId",
+       p.session_id as "sessionId", p.color, p.units, p.confirmed_units as "confirmedUnits", p.status, p.created_at as "createdAt",
+       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation'
+             union all
+             select i.* from sort_box sb
+              cross join lateral (select c.id, c.wall_id as "wallId", c.sort_box_id as "sortBoxId", c.crc, c.order_id as "orderId", c.order_item_id as "orderItemId",
+       c.product_id as "productId", c.sku, c.barcode, c.barcode_input_method as "barcodeInputMethod", c.user_id as "userId",
+       c.session_id as "sessionId", c.color, c.units, c.confirmed_units as "confirmedUnits", c.status, c.created_at as "createdAt",
+       c.confirmed_at as "confirmedAt", c.cancelled_at as "cancelledAt" from sort_box_item c
+                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) i
+              where sb.wall_id = :wallId and sb.order_id is not null) i), '[]'),
+  'orders', coalesce((select json_agg(o) from sort_box sb
+             cross join lateral (select x.id, x.warehouse_id as "warehouseId", x.priority, x.order_date as "orderDate", x.status, x.is_drop_ship as "isDropShip",
+       (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)
+          from order_item l where l.client_id = x.client_id and l.order_id = x.id) as lines,
+       coalesce((select json_agg(po.picklist_id order by po.picklist_id) from picklist_order po
+                  where po.client_id = x.client_id and po.order_id = x.id), '[]') as "picklistIds" from orders x where x.client_id = sb.client_id and x.id = sb.order_id offset 0) o
+            where sb.wall_id = :wallId and sb.order_id is not null), '[]'),
+  'itemIds', (select json_agg(nextval('sort_box_item_id_seq')) from generate_series(1, :itemIds::int)),
+  'sessionIds', (select json_agg(nextval('sorter_session_id_seq')) from generate_series(1, :sessionIds::int))
+) as state;
 
--- name: lights-insert-events
-insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-select e."eventId"::uuid, e."clientId", e."wallId", e.type, e."occurredAt", e.data
-  from jsonb_to_recordset(:events::jsonb) as e ("eventId" text, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb);
+-- name: wall-named
+select id, name from wall where client_id = :clientId and lower(name) = lower(:name) and id <> :wallId limit 1;
 
--- name: lights-online-controllers
-select client_id as "clientId", controller_id as "controllerId", driver, online, serial_numbers as "serialNumbers", address, last_seen_at as "lastSeenAt"
-  from light_controller where online;
-
--- name: lights-slot-for-button
-select b.wall_id as "wallId", b.crc, b.position,
-       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
-                   from sort_box_item i
-                  where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
-       (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode
-  from sort_box b
- where b.client_id = :clientId and b.serial_number = :serialNumber;
-
--- name: lights-upsert-controller
-insert into light_controller as c (client_id, controller_id, driver, online, serial_numbers, address, last_seen_at, changed_at)
-values (:clientId, :controllerId, :driver, :online, :serialNumbers::text[], :address, :lastSeenAt, now())
-on conflict (client_id, controller_id) do update
-   set driver = excluded.driver, online = excluded.online, serial_numbers = excluded.serial_numbers, address = excluded.address,
-       last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
-       changed_at = case when c.online is distinct from excluded.online then now() else c.changed_at end;
-
--- name: lights-wall-states
-select w.id as "wallId", w.client_id as "clientId",
-       coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
-                                 order by b.position)
-                   from sort_box b where b.wall_id = w.id), '[]') as slots,
-       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
-                                                   'createdAt', floor(extract(epoch from i.created_at) * 1000)))
-                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
-                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
-       (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
-                                 'until', floor(extract(epoch from m.until) * 1000))
-          from wall_light_mode m where m.wall_id = w.id) as mode
+-- name: wall-pending-items
+select 
+coalesce((
+  select json_agg(json_build_object(
+           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
+           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
+           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
+           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
+           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
+    from sort_box_item i
+    join order_item l on l.id = i.order_item_id
+    join employee e on e.id = i.user_id
+    left join sort_box b on b.id = i.sort_box_id
+   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
   from wall w
- where w.id = any(:wallIds::int[]);
+ where w.id = :wallId and w.client_id = :clientId;
 
--- name: lights-walls-of-serials
-select distinct wall_id as "wallId" from sort_box where client_id = :clientId and serial_number = any(:serialNumbers::text[]);
+-- name: wall-view
+select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
+         'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,
+         'segmentRows', w.segment_rows, 'segmentColumns', w.segment_columns, 'createdAt', w.created_at) as wall,
+       coalesce((select json_agg(json_build_object('id', b.id, 'wallId', b.wall_id, 'serialNumber', b.serial_number, 'crc', b.crc,
+                                                   'position', b.position, 'status', b.status, 'orderId', b.order_id) order by b.position)
+                   from sort_box b where b.wall_id = w.id), '[]') as slots,
+       coalesce((select json_agg(json_build_object('id', s.id, 'token', s.token, 'wallId', s.wall_id, 'userId', s.user_id,
+                                                   'picklistId', s.picklist_id, 'color', s.color, 'status', s.status,
+                                                   'startedAt', s.started_at, 'lastActivityAt', s.last_activity_at, 'expiresAt', s.expires_at,
+                                                   'endedAt', s.ended_at, 'endReason', s.end_reason,
+                                                   'userName', e.first_name || ' ' || e.last_name) order by s.started_at, s.id)
+                   from sorter_session s join employee e on e.id = s.user_id
+                  where s.wall_id = w.id and s.status = 'Connected'), '[]') as sessions,
+       
+coalesce((
+  select json_agg(json_build_object(
+           'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
+           'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
+           'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
+           'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
+           'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
+    from sort_box_item i
+    join order_item l on l.id = i.order_item_id
+    join employee e on e.id = i.user_id
+    left join sort_box b on b.id = i.sort_box_id
+   where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
+  from wall w
+ where w.id = :wallId and w.client_id = :clientId;
 
--- name: lights-walls-with-slots
-select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
-
--- ==================================================================================================
--- workers/labels/label.queries.ts
-
--- name: label-document-store
-insert into license_plate_document (client_id, order_id, format, plate_number, label_hash, body, rendered_at)
-   values (:clientId::int, :orderId::int, :format::text, :plateNumber::text, :hash::text, :body::bytea, now())
-   on conflict (client_id, order_id, format) do update
-     set plate_number = excluded.plate_number, label_hash = excluded.label_hash, body = excluded.body, rendered_at = excluded.rendered_at;
-
--- name: label-formats-printed
-select client_id, format from label_print_format
-    where client_id = any(:clientIds::int[]) and last_printed_at > now() - make_interval(days => :days::int);
-
--- name: label-plate-prerender
-with 
-o as (
-  select o.id, o.ship_to,
-         (select coalesce(sum(i.qty), 0)::int from order_item i where i.client_id = o.client_id and i.order_id = o.id) as units
-  from orders o where o.client_id = :clientId and o.id = :orderId
-), s as (
-  select sb.crc, sb.position, w.id as wall_id, w.name as wall_name
-  from sort_box sb join wall w on w.id = sb.wall_id
-  where sb.client_id = :clientId and sb.order_id = :orderId
-), p as (
-  insert into license_plate (client_id, order_id, plate_number, print_count)
-  select :clientId::int, o.id, 'LP' || lpad(nextval('license_plate_number_seq')::text, 10, '0'), 0 from o
-  on conflict (client_id, order_id) do update set plate_number = license_plate.plate_number
-  returning plate_number
-)
-select o.ship_to, o.units, p.plate_number, s.crc, s.position, s.wall_name
-from o cross join p left join s on true;
-
--- ==================================================================================================
--- workers/webhooks/delivery.queries.ts
+-- name: warehouse-exists
+select id from warehouse where client_id = :clientId and id = :warehouseId;
 
 -- name: webhook-claim
 with due as (

@@ -1,42 +1,28 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NamedStatement } from '../../shared/db/named-sql';
-import * as wallResolver from '../../shared/commands/wall-resolver.queries';
-import * as wallView from '../../services/api/use-cases/walls/wall-view.queries';
-import * as wallLoad from '../../workers/sorting/queries/wall-load.queries';
-import * as wallReads from '../../workers/sorting/queries/wall-reads.queries';
-import * as wallWrite from '../../workers/sorting/queries/wall-write.queries';
-import * as outbox from '../../workers/outbox/outbox.queries';
-import * as audit from '../../workers/audit/audit.queries';
-import * as stats from '../../workers/stats/stats.queries';
-import * as lights from '../../workers/lights/lights.queries';
-import * as labels from '../../workers/labels/label.queries';
-import * as webhooks from '../../workers/webhooks/delivery.queries';
+import { sourceFiles } from './sql-literals';
 
 /*
  * The hot statements (docs/architecture.md, "Plans that cannot go quadratic"): what the wall commands
  * send (the API's wall lookup, the actor's load, reads and one fenced write per command), the wall read
- * hubs poll, the relay, the consumers' batches and the webhook deliveries. Their SQL is committed as a
- * plain file, docs/sql/hot-statements.sql, so a change to one is a diff a reviewer reads with its plan;
- * test/unit/hot-statements.test.ts fails while the file and the code differ. After changing a hot
- * statement: `npm run sql:snapshot`, then review the diff and the plan (hot-plans.test.ts, EXPLAIN).
+ * hubs poll, and every statement of the worker kinds that run per event (the relay, the consumers'
+ * batches, the light gateway, the labels render ahead, the webhook deliveries; not the sweeper's
+ * timers). Their SQL is committed as a plain file, docs/sql/hot-statements.sql, so a change to one is
+ * a diff a reviewer reads with its plan; test/unit/hot-statements.test.ts fails while the file and the
+ * code differ. After changing a hot statement: `npm run sql:snapshot`, then review the diff and the
+ * plan (hot-plans.test.ts, EXPLAIN).
  */
 
-const MODULES: [path: string, exports: Record<string, unknown>][] = [
-  ['shared/commands/wall-resolver.queries.ts', wallResolver],
-  ['workers/sorting/queries/wall-load.queries.ts', wallLoad],
-  ['workers/sorting/queries/wall-reads.queries.ts', wallReads],
-  ['workers/sorting/queries/wall-write.queries.ts', wallWrite],
-  ['services/api/use-cases/walls/wall-view.queries.ts', wallView],
-  ['workers/outbox/outbox.queries.ts', outbox],
-  ['workers/audit/audit.queries.ts', audit],
-  ['workers/stats/stats.queries.ts', stats],
-  ['workers/lights/lights.queries.ts', lights],
-  ['workers/labels/label.queries.ts', labels],
-  ['workers/webhooks/delivery.queries.ts', webhooks],
-];
+const ROOT = join(__dirname, '..', '..');
 
-export const SNAPSHOT_FILE = join(__dirname, '..', '..', 'docs', 'sql', 'hot-statements.sql');
+/** The query modules of the hot path: found by folder, so a statement moving between them stays covered. */
+export function hotModules(): string[] {
+  const workers = sourceFiles(ROOT, ['workers']).filter((f) => f.endsWith('.queries.ts') && !f.startsWith('workers/sweeper/'));
+  return ['shared/commands/wall-resolver.queries.ts', 'services/api/use-cases/walls/wall-view.queries.ts', ...workers];
+}
+
+export const SNAPSHOT_FILE = join(ROOT, 'docs', 'sql', 'hot-statements.sql');
 
 /** One statement as the snapshot holds it: its name, its module, its SQL with named parameters. */
 export interface HotStatement {
@@ -45,36 +31,32 @@ export interface HotStatement {
   sql: string;
 }
 
-/** Every named statement the hot modules export, in module order, then by name (not by export order, which differs between transpilers). */
+/**
+ * Every named statement the hot modules export, by name: neither the order of exports (it differs
+ * between transpilers) nor the module a statement lives in changes the file.
+ */
 export function hotStatements(): HotStatement[] {
-  return MODULES.flatMap(([module, exports]) =>
-    Object.values(exports)
-      .map((v) => (v as { statement?: unknown } | null)?.statement)
-      .filter((s): s is NamedStatement => s instanceof NamedStatement)
-      .map((s) => ({ name: s.name, module, sql: s.sql.replace(/^\s*\n/, '').replace(/\s+$/, '') }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-  );
+  return hotModules()
+    .flatMap((module) =>
+      Object.values(require(join(ROOT, module)) as Record<string, unknown>)
+        .map((v) => (v as { statement?: unknown } | null)?.statement)
+        .filter((s): s is NamedStatement => s instanceof NamedStatement)
+        .map((s) => ({ name: s.name, module, sql: s.sql.replace(/^\s*\n/, '').replace(/\s+$/, '') })),
+    )
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-const HEADER = `-- The hot statements of the service, generated from their query modules by \`npm run sql:snapshot\`.
--- The wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
--- hubs poll, the relay, the consumers' batches and the webhook deliveries. A test
+const HEADER = `-- The hot statements of the service, by name, generated from their query modules by \`npm run sql:snapshot\`:
+-- the wall commands (the API's wall lookup; the actor's load, reads and fenced write), the wall read
+-- hubs poll, the relay, the consumers' batches, the light gateway, the labels render ahead and the
+-- webhook deliveries (every *.queries.ts of workers/ but the sweeper's). A test
 -- (test/unit/hot-statements.test.ts) fails while this file and the code differ: a changed statement is
 -- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
 -- Parameters are named (:wallId); the driver numbers them.
 `;
 
 export function renderSnapshot(statements: HotStatement[]): string {
-  const parts = [HEADER];
-  let current = '';
-  for (const s of statements) {
-    if (s.module !== current) {
-      current = s.module;
-      parts.push(`\n-- ${'='.repeat(98)}\n-- ${current}\n`);
-    }
-    parts.push(`\n-- name: ${s.name}\n${s.sql};\n`);
-  }
-  return parts.join('');
+  return [HEADER, ...statements.map((s) => `\n-- name: ${s.name}\n${s.sql};\n`)].join('');
 }
 
 /** The snapshot's statements by name (what the committed file says). */
@@ -83,10 +65,7 @@ export function parseSnapshot(text: string): Map<string, string> {
   for (const block of text.split(/^-- name: /m).slice(1)) {
     const newline = block.indexOf('\n');
     const name = block.slice(0, newline).trim();
-    const sql = block
-      .slice(newline + 1)
-      .replace(/\n-- =+\n-- [^\n]*\n\s*$/, '')
-      .replace(/;\s*$/, '');
+    const sql = block.slice(newline + 1).replace(/;\s*$/, '');
     out.set(name, sql);
   }
   return out;
