@@ -233,7 +233,8 @@ select distinct wall_id as "wallId" from sort_box where client_id = :clientId an
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
 
 -- name: outbox-consumer-has-work
-select exists (select 1 from outbox_consumer c, outbox_event o where c.name = :name::text and o.relay_seq > c.position) as work;
+select c.position < (select case when s.is_called then s.last_value else 0 end from outbox_relay_seq s) as work
+     from outbox_consumer c where c.name = :name::text;
 
 -- name: outbox-consumer-lock
 select position::text from outbox_consumer where name = :name::text for update skip locked;
@@ -252,18 +253,16 @@ insert into failed_job (queue, job_name, job_id, data, error, attempts)
 
 -- name: outbox-next-events
 with batch as (
-  select o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
-    from outbox_event o
-   where o.relay_seq > :after::bigint and (:types::text[] is null or o.type = any(:types::text[]))
-   order by o.relay_seq limit :batchSize::int
+  select b.id, b.relay_seq, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+    from outbox_relayed_after(:after::bigint, :batchSize::int, :types::text[]) b
 ), reach as (
   select case when (select count(*) from batch) >= :batchSize::int then (select max(relay_seq) from batch)
-              else (select max(relay_seq) from outbox_event where relay_seq > :after::bigint) end as through
+              else outbox_relayed_through(:after::bigint) end as through
 )
 select r.through::text, b.* from reach r left join batch b on true order by b.relay_seq;
 
 -- name: outbox-next-range
-with batch as (select relay_seq from outbox_event where relay_seq > :after::bigint order by relay_seq limit :batchSize::int)
+with batch as (select relay_seq from outbox_relayed_after(:after::bigint, :batchSize::int, null))
 select (select max(relay_seq) from batch)::text as through, (select count(*) from batch)::int as n;
 
 -- name: outbox-recently-relayed
@@ -281,16 +280,9 @@ select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from
 
 -- name: outbox-stamp
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked),
-claimed as (
-  select o.id from outbox_event o, relay_lock
-   where relay_lock.locked and o.published_at is null
-   order by o.id limit :batchSize::int for update of o skip locked
-),
-numbered as (select c.id, nextval('outbox_relay_seq') as seq from (select id from claimed order by id) c),
 stamped as (
-  update outbox_event o set relay_seq = n.seq, published_at = clock_timestamp()
-    from numbered n where o.id = n.id
-  returning o.id, o.relay_seq, o.event_id, o.type, o.occurred_at, o.client_id, o.wall_id, o.data
+  select s.id, s.relay_seq, s.event_id, s.type, s.occurred_at, s.client_id, s.wall_id, s.data
+    from relay_lock l, outbox_stamp_batch(l.locked, :batchSize::int) s
 )
 select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') from (select 1 from stamped limit 1) one) n)::int as notified, s.*
   from relay_lock l left join stamped s on true
