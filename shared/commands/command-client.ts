@@ -31,6 +31,8 @@ const REPLY_LOSS_GRACE_MS = 1000;
 const LOST_REPLY_READS = 10;
 const LOST_REPLY_READ_MS = 200;
 
+const lostJob = (name: CommandName) => `The queue of the sorting workers lost the ${name} command (Redis restarted without its data)`;
+
 const unreachable = () =>
   new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
     headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
@@ -100,12 +102,17 @@ class RedisCommandClient implements CommandClient {
     }
   }
 
-  /** A command's answer read from its job (the reply may have been published while the channel was away), for a short while. */
+  /**
+   * A command's answer read from its job (the reply may have been published while the channel was
+   * away), for a short while. A job Redis no longer has (restarted without its data) will never answer:
+   * 504 at once, since it may have been applied before the restart.
+   */
   private async readLostReply(commandId: string, waiter: Waiter): Promise<void> {
     for (let i = 0; i < LOST_REPLY_READS && this.waiters.get(commandId) === waiter; i++) {
       if (waiter.jobId !== null) {
-        const outcome = await this.producer.finishedOutcome(waiter.partition, waiter.jobId).catch(() => null);
-        if (outcome) return this.settle(commandId, outcome);
+        const job = await this.producer.jobState(waiter.partition, waiter.jobId, commandId).catch(() => null);
+        if (job?.state === 'finished') return this.settle(commandId, job.outcome);
+        if (job?.state === 'gone') return this.settle(commandId, { ok: false, problem: { code: 'command-timeout', detail: lostJob(waiter.name) } });
       }
       await new Promise((r) => setTimeout(r, LOST_REPLY_READ_MS).unref());
     }
@@ -164,9 +171,10 @@ class RedisCommandClient implements CommandClient {
     if (result.problem.code === 'command-timeout') {
       // If no worker took it yet, take it back: then the caller knows for sure nothing happened.
       // Anything else (started, finished, Redis unreachable): the outcome is unknown, so 504.
+      // Only its own job: the id may name another command after Redis restarted empty (queue-module.ts).
       const withdrawn =
         !this.producer.unreachable() &&
-        (await this.producer.withdrawIfWaiting(partition, waiter.jobId).catch((err: unknown) => {
+        (await this.producer.withdrawIfWaiting(partition, waiter.jobId, commandId).catch((err: unknown) => {
           this.log.warn({ err, command: name, commandId }, 'could not withdraw a timed-out command');
           return false;
         }));
@@ -178,7 +186,7 @@ class RedisCommandClient implements CommandClient {
         );
       }
       if (result.problem.detail) {
-        // The reply channel was lost (an outage): say so, and when to try again.
+        // The reply channel or the job was lost (an outage): say so, and when to try again.
         throw new AppError('command-timeout', `${result.problem.detail}; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`, {
           headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
         });
@@ -186,6 +194,7 @@ class RedisCommandClient implements CommandClient {
       throw new AppError(
         'command-timeout',
         `The command did not finish within ${this.settings.commandTimeoutMs} ms and may still be applied. Retry with the same Idempotency-Key to get its outcome.`,
+        { headers: { 'Retry-After': '1' } },
       );
     }
     throw AppError.fromProblem(result.problem);

@@ -45,6 +45,22 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     return outcome;
   };
 
+  // One command at a time per partition in this process, in the order the workers took them. A worker
+  // stopped on a lost lease finishes its job in hand while the partition's next worker may already be
+  // taking jobs (the lease taken again, as after Redis restarted empty, which forgets the leases); the
+  // global concurrency of the queue cannot keep them apart when the job in hand is one the emptied
+  // Redis no longer counts as active. So the next job waits here for the one in hand.
+  const lanes = new Map<number, Promise<unknown>>();
+  const inLane = (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
+    const run = (lanes.get(partition) ?? Promise.resolve()).then(() => processJob(partition, job));
+    const tail = run.catch(() => undefined);
+    lanes.set(partition, tail);
+    void tail.then(() => {
+      if (lanes.get(partition) === tail) lanes.delete(partition);
+    });
+    return run;
+  };
+
   const workers = new Map<number, Promise<PartitionWorker>>();
   const stopWorker = async (partition: number, force: boolean) => {
     const starting = workers.get(partition);
@@ -63,7 +79,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     { prefix: settings.prefix, partitions: settings.partitions, ttlMs: opts.leaseTtlMs, log },
     {
       async acquired(partition) {
-        const starting = startPartitionWorker(settings, partition, (job) => processJob(partition, job), log);
+        const starting = startPartitionWorker(settings, partition, (job) => inLane(partition, job), log);
         workers.set(partition, starting);
         try {
           await starting;

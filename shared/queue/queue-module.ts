@@ -33,8 +33,13 @@ export interface QueueSettings {
  * that checks it, so a worker cannot have started it. BullMQ's job.remove() is not enough: it also
  * removes a job that a worker is running whose lock expired (a paused or stalled worker), and that
  * worker may still commit it: never say "nothing was changed" when it was.
+ * Only the caller's own job: BullMQ's job ids are a counter in Redis, which a Redis restarted without
+ * its data starts again from 1, so the id the caller was given may since name another caller's command.
+ * The job's data must carry the caller's command id (ARGV[2], a UUID).
  */
 const WITHDRAW_IF_WAITING = `
+local data = redis.call('HGET', KEYS[4], 'data')
+if not data or not string.find(data, ARGV[2], 1, true) then return 0 end
 local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
 if removed == 0 then removed = redis.call('LREM', KEYS[2], 1, ARGV[1]) end
 if removed == 0 then removed = redis.call('ZREM', KEYS[3], ARGV[1]) end
@@ -133,21 +138,24 @@ export class CommandProducer {
     return job.id!;
   }
 
-  /** Takes the job back if no worker has started it (see WITHDRAW_IF_WAITING). */
-  async withdrawIfWaiting(partition: number, jobId: string): Promise<boolean> {
+  /** Takes the caller's job back if no worker has started it (see WITHDRAW_IF_WAITING). */
+  async withdrawIfWaiting(partition: number, jobId: string, commandId: string): Promise<boolean> {
     const queue = this.queue(partition);
     const keys = [queue.toKey('wait'), queue.toKey('paused'), queue.toKey('prioritized'), queue.toKey(jobId), queue.toKey(`${jobId}:logs`)];
-    return (await this.producer.eval(WITHDRAW_IF_WAITING, keys.length, ...keys, jobId)) === 1;
+    return (await this.producer.eval(WITHDRAW_IF_WAITING, keys.length, ...keys, jobId, commandId)) === 1;
   }
 
   /**
-   * The outcome a finished job returned (the worker returns its answer, kept an hour with the job),
-   * or null while it is not finished: an answer whose reply was lost can still be read.
+   * Where the caller's command job stands: `finished` with the outcome it returned (the worker returns
+   * its answer, kept an hour with the job), so an answer whose reply was lost can still be read;
+   * `pending` while it waits or runs; `gone` when Redis no longer has it: a Redis restarted without its
+   * data (the id may even name another command by now, hence the command id check).
    */
-  async finishedOutcome(partition: number, jobId: string): Promise<CommandOutcome | null> {
-    const job = await Job.fromId(this.queue(partition), jobId);
-    if (!job?.finishedOn || job.returnvalue === null || job.returnvalue === undefined) return null;
-    return job.returnvalue as CommandOutcome;
+  async jobState(partition: number, jobId: string, commandId: string): Promise<{ state: 'finished'; outcome: CommandOutcome } | { state: 'pending' | 'gone' }> {
+    const job = await Job.fromId<CommandJobData>(this.queue(partition), jobId);
+    if (!job || job.data?.commandId !== commandId) return { state: 'gone' };
+    if (!job.finishedOn || job.returnvalue === null || job.returnvalue === undefined) return { state: 'pending' };
+    return { state: 'finished', outcome: job.returnvalue as CommandOutcome };
   }
 
   async close(): Promise<void> {
