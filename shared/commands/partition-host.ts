@@ -47,9 +47,9 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
 
   // One command at a time per partition in this process, in the order the workers took them. A worker
   // stopped on a lost lease finishes its job in hand while the partition's next worker may already be
-  // taking jobs (the lease taken again, as after Redis restarted empty, which forgets the leases); the
-  // global concurrency of the queue cannot keep them apart when the job in hand is one the emptied
-  // Redis no longer counts as active. So the next job waits here for the one in hand.
+  // taking jobs (the lease taken again once Redis is back); the global concurrency of the queue cannot
+  // keep them apart when the job in hand is one an emptied Redis no longer counts as active. So the
+  // next job waits here for the one in hand.
   const lanes = new Map<number, Promise<unknown>>();
   const inLane = (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
     const run = (lanes.get(partition) ?? Promise.resolve()).then(() => processJob(partition, job));

@@ -29,22 +29,30 @@ if holder then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
+// Extends the holder's lease; a lease that is gone while its holder still holds it validly (the TTL
+// it last set has not run out) was lost by Redis (restarted without its data, a failover to a replica
+// that lacked it): nobody else holds it, so the holder takes it back and goes on serving (2).
 const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`;
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 2`;
 
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
 return 0`;
 
 // Registers the token until now + TTL (the server's clock, so holders on several machines agree),
-// forgets the processes whose heartbeat ran out, and answers how many are alive.
+// forgets the processes whose heartbeat ran out, and answers how many are alive and whether the token
+// was registered before this heartbeat.
 const HEARTBEAT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local known = redis.call('ZSCORE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZCARD', KEYS[1])`;
+return {redis.call('ZCARD', KEYS[1]), known and 1 or 0}`;
 
 export interface LeaseHandlers {
   /** The partition is ours: start taking its jobs. A failure hands the lease back. */
@@ -79,6 +87,8 @@ export class PartitionLeases {
   /** Partitions being handed back, each with its hand-over under way. */
   private readonly leaving = new Map<number, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** A heartbeat went through once: a later one that finds the token unregistered means the registry was lost. */
+  private registered = false;
   private ticking: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -144,26 +154,50 @@ export class PartitionLeases {
       if (h.validUntil <= Date.now()) this.drop(p, 'its lease ran out while Redis could not be reached');
     }
     let live: number;
+    let known: boolean;
     try {
-      live = Number(await this.redis.eval(HEARTBEAT, 1, this.registry, this.token, ttlMs));
+      const [count, wasKnown] = (await this.redis.eval(HEARTBEAT, 1, this.registry, this.token, ttlMs)) as [number, number];
+      live = Number(count);
+      known = Number(wasKnown) === 1;
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'partition leases: Redis unreachable; keeping the leases held until they run out');
       return;
     }
+    // Registered before, unknown now: Redis lost the registry (restarted without its data), and the
+    // leases with it. The others have not registered again yet, so `live` says too few: this round
+    // only takes back what it held, and takes nothing of theirs.
+    const registryLost = this.registered && !known;
+    this.registered = true;
     const share = Math.ceil(partitions / Math.max(1, live));
     // Partitions being handed back are extended too: nobody may take one before its job in hand is done.
     for (const p of [...this.held.keys()]) {
       const sentAt = Date.now();
       try {
-        const ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) === 1;
-        if (ok) this.held.get(p)!.validUntil = sentAt + ttlMs;
-        else this.drop(p, 'another process holds its lease');
+        const renewed = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs));
+        const held = this.held.get(p);
+        if (!held) {
+          // Handed back meanwhile: a lease this round took back after the hand-over deleted it goes again.
+          if (renewed === 2) await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
+          continue;
+        }
+        if (renewed === 0 || (renewed === 2 && held.validUntil <= sentAt)) {
+          // Another holds it; or it ran out before this round reached it, so another may have held it meanwhile.
+          if (renewed === 2) await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
+          this.drop(p, renewed === 0 ? 'another process holds its lease' : 'its lease ran out');
+          continue;
+        }
+        held.validUntil = sentAt + ttlMs;
+        if (renewed === 2) log.warn({ partition: p }, 'partition lease was gone from Redis (restarted without its data?); taken back');
       } catch (err) {
         log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be extended');
       }
     }
     const mine = () => this.held.size - this.leaving.size;
     if (this.stopped) return;
+    if (registryLost) {
+      log.warn({ holding: this.partitions() }, 'the registry of sorting processes was gone from Redis (restarted without its data?); keeping the partitions held, taking no other this round');
+      return;
+    }
     if (mine() > share) {
       const extra = [...this.held.keys()].filter((p) => !this.leaving.has(p)).slice(share);
       for (const p of extra) void this.release(p);
