@@ -3,29 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
-import { acceptsConnections, type OwnServer } from '../../fixtures/local-servers';
+import { freePort, type OwnServer } from '../../fixtures/local-servers';
 import { waitFor } from './test-api';
 
 /**
- * A redis-server of the test's own on a port of 6391-6399: with AOF (fsync on every write; a restart
- * replays it), or with no persistence at all (`persistence: false`: a restart comes back empty, as many
- * deployments run Redis).
+ * A redis-server of the test's own on a free port the OS picks: with AOF (fsync on every write; a
+ * restart replays it), or with no persistence at all (`persistence: false`: a restart comes back empty,
+ * as many deployments run Redis). Not a fixed range of ports: two suites running at once would pick the
+ * same one, and one of them would then talk to (and fail to kill) the other's server. For the same
+ * reason every start checks that the server answering is the process it spawned.
  */
 export type OwnRedis = OwnServer;
-
-const PORTS = [6391, 6392, 6393, 6394, 6395, 6396, 6397, 6398, 6399];
 
 export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promise<OwnRedis> {
   const persistence = opts.persistence ?? true;
   const dir = mkdtempSync(path.join(tmpdir(), 'sorting-redis-'));
-  let port = 0;
-  for (const p of PORTS) {
-    if (!(await acceptsConnections(p))) {
-      port = p;
-      break;
-    }
-  }
-  if (!port) throw new Error(`no free port among ${PORTS.join(', ')} for the test's own Redis`);
+  const port = await freePort();
   let child: ChildProcess | null = null;
   let exited = true;
   const url = `redis://127.0.0.1:${port}`;
@@ -46,7 +39,10 @@ export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promi
           if (exited) throw new Error('redis-server exited at start');
           try {
             if (probe.status !== 'ready') await probe.connect();
-            return (await probe.ping()) === 'PONG';
+            const info = await probe.info('server');
+            const pid = Number(/process_id:(\d+)/.exec(info)?.[1]);
+            if (pid !== child?.pid) throw new Error(`another redis-server (pid ${pid}) answers on port ${port}, not the one this test started`);
+            return true;
           } catch {
             probe.disconnect();
             return false;
