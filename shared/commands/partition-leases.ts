@@ -22,16 +22,10 @@ import { commandQueueName } from './partitioning';
  * stale decision (workers/sorting/actor).
  */
 
-const ACQUIRE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if holder then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`;
-
-// Extends the holder's lease; a lease that is gone while its holder still holds it validly (the TTL
-// it last set has not run out) was lost by Redis (restarted without its data, a failover to a replica
-// that lacked it): nobody else holds it, so the holder takes it back and goes on serving (2).
+// Takes a free lease or extends the holder's own (1), or answers 0 when another holds it. The same
+// script renews: a lease that is gone while its holder still holds it validly (the TTL it last set has
+// not run out) was lost by Redis (restarted without its data, a failover to a replica that lacked it):
+// nobody else holds it, so the holder takes it back and goes on serving (2).
 const RENEW = `
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
@@ -210,7 +204,7 @@ export class PartitionLeases {
       const sentAt = Date.now();
       let ok = false;
       try {
-        ok = Number(await this.redis.eval(ACQUIRE, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) === 1;
+        ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) !== 0;
       } catch (err) {
         log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be taken');
         return;

@@ -46,6 +46,4 @@ const DAY = 24 * 3600;
  * applied_command. BullMQ's counter is the job id (applied_command keeps it as the arrival order). The
  * final failure is a row in failed_job (PostgreSQL), besides BullMQ's failed set.
  */
-export function jobOptions(_name: JobName, _data: unknown): JobOptions {
-  return { attempts: 1, removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * DAY, count: 10_000 } };
-}
+export const COMMAND_JOB_OPTIONS: JobOptions = { attempts: 1, removeOnComplete: { age: 3600, count: 5000 }, removeOnFail: { age: 7 * DAY, count: 10_000 } };

@@ -5,7 +5,7 @@ import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
 import type { CommandJobData, CommandOutcome, CommandReply } from '../commands/command-job';
 import { commandQueueName } from '../commands/partitioning';
-import { COMMAND_WORKER_TUNING, jobOptions } from './jobs';
+import { COMMAND_JOB_OPTIONS, COMMAND_WORKER_TUNING } from './jobs';
 import { queueConnection } from './job-queue';
 
 /**
@@ -24,8 +24,6 @@ export interface QueueSettings {
   prefix: string;
   partitions: number;
   commandTimeoutMs: number;
-  /** First wait before a failed webhook delivery is retried (jobs.ts failure policy). */
-  webhookRetryBaseMs?: number;
 }
 
 /**
@@ -134,7 +132,7 @@ export class CommandProducer {
 
   /** Adds the job to its partition's queue; answers its job id. */
   async add(partition: number, data: CommandJobData): Promise<string> {
-    const job = await this.queue(partition).add(data.name, data, jobOptions(data.name, data as never));
+    const job = await this.queue(partition).add(data.name, data, COMMAND_JOB_OPTIONS);
     return job.id!;
   }
 

@@ -72,7 +72,6 @@ export async function createRuntime(
       prefix: config.QUEUE_PREFIX,
       partitions: config.QUEUE_PARTITIONS,
       commandTimeoutMs: config.COMMAND_TIMEOUT_MS,
-      webhookRetryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     },
     onClose(name, fn) {
       closers.push({ name, fn });
