@@ -132,9 +132,6 @@ select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as nam
 union all
 select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[]);
 
--- name: database-answers
-select 1 as ok;
-
 -- name: earlier-answer
 select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
        (select ac.result from applied_command ac where ac.command_id = :commandId::uuid) as result,
@@ -245,11 +242,6 @@ on conflict (name) do nothing;
 
 -- name: outbox-consumer-save
 update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text;
-
--- name: outbox-consumer-skipped
-insert into failed_job (queue, job_name, job_id, data, error, attempts)
-   values (:queue::text, :type::text, :eventId::text, :data::jsonb, :error::text, :attempts::int)
-   on conflict (queue, job_id) do update set error = excluded.error, attempts = excluded.attempts, failed_at = now();
 
 -- name: outbox-next-events
 with batch as (
@@ -546,9 +538,6 @@ select json_build_object(
   'itemIds', (select json_agg(nextval('sort_box_item_id_seq')) from generate_series(1, :itemIds::int)),
   'sessionIds', (select json_agg(nextval('sorter_session_id_seq')) from generate_series(1, :sessionIds::int))
 ) as state;
-
--- name: wall-named
-select id, name from wall where client_id = :clientId and lower(name) = lower(:name) and id <> :wallId limit 1;
 
 -- name: wall-pending-items
 select 

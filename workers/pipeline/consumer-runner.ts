@@ -1,14 +1,14 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
+import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
+import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
 import {
   consumerHasWork,
-  databaseAnswers,
   lockConsumerPosition,
   nextEvents,
   nextRange,
-  recordSkippedEvent,
   registerConsumer,
   relayedEvent,
   saveConsumerPosition,
@@ -105,10 +105,11 @@ async function skipEvent(db: SqlDatabase, consumer: EventConsumer, after: string
     if (!row || row.position !== after) return null;
     const [event] = await relayedEvent(tx, { seq: through });
     if (event) {
-      await recordSkippedEvent(tx, {
+      // An event a consumer passes over after its attempts: queue `consumer:<name>`, job id the event id.
+      await recordFailedJob(tx, {
         queue: `consumer:${consumer.name}`,
-        type: event.type,
-        eventId: event.event_id,
+        jobName: event.type,
+        jobId: event.event_id,
         data: JSON.stringify({ consumer: consumer.name, relaySeq: through, event: toWallEvent(event) }),
         error: error.slice(0, 2000),
         attempts,

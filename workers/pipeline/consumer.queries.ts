@@ -62,19 +62,6 @@ export const saveConsumerPosition = query<{ name: string; position: string }>(
   `update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text`,
 );
 
-/*
- * An event a consumer passes over after its attempts, in failed_job (queue `consumer:<name>`, job id the
- * event id), in the transaction that moves the consumer's position past it.
- */
-export const recordSkippedEvent = query<{ queue: string; type: string; eventId: string; data: string; error: string; attempts: number }>(
-  'outbox-consumer-skipped',
-  `insert into failed_job (queue, job_name, job_id, data, error, attempts)
-   values (:queue::text, :type::text, :eventId::text, :data::jsonb, :error::text, :attempts::int)
-   on conflict (queue, job_id) do update set error = excluded.error, attempts = excluded.attempts, failed_at = now()`,
-);
-
-/** Whether the database answers: tells an outage (wait, count nothing) from an event that fails. */
-export const databaseAnswers = query<Record<string, never>, { ok: number }>('database-answers', 'select 1 as ok');
 
 /*
  * Whether relayed events may wait after the consumer's position: the cheap look of a poll, before any

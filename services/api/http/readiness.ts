@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../../../shared/db/sql-pool';
-import { ping } from './readiness.queries';
+import { databaseAnswers } from '../../../shared/db/ping.queries';
 import { AppError } from '../../../shared/errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../../shared/errors/outage';
 import type { Redis } from '../../../shared/redis/redis';
@@ -103,7 +103,7 @@ export function postgresProbe(databaseUrl: string, applicationName: string, time
     async probe() {
       const c = client ?? (await (connecting ??= connect().finally(() => (connecting = undefined))));
       try {
-        await ping(new SqlClient(c, false), {});
+        await databaseAnswers(new SqlClient(c, false), {});
       } catch (err) {
         drop(c);
         throw err;

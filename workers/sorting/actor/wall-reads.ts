@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../../../shared/db/named-sql';
+import { wallNamed } from '../../../shared/db/wall-name.queries';
 import {
   attachRead,
   employeeNames,
@@ -9,7 +10,6 @@ import {
   scanCandidatesAnyWarehouse,
   scanWhyNoOrder,
   sessionByToken,
-  wallNamed,
   warehouseExists,
 } from '../queries/wall-reads.queries';
 import { idempotencyRecord } from '../queries/wall-write.queries';

@@ -105,10 +105,6 @@ select status from picklist where client_id = :clientId and id = :picklistId`);
 export const employeeNames = query<{ ids: number[] }, { id: number; first_name: string; last_name: string }>('employee-names', `
 select id, first_name, last_name from employee where id = any(:ids::int[])`);
 
-/** Another wall of the client with this name in any letter case (lower() as the unique index compares). */
-export const wallNamed = query<{ clientId: number; name: string; wallId: number }, { id: number; name: string }>('wall-named', `
-select id, name from wall where client_id = :clientId and lower(name) = lower(:name) and id <> :wallId limit 1`);
-
 export const warehouseExists = query<{ clientId: number; warehouseId: number }, { id: number }>('warehouse-exists', `
 select id from warehouse where client_id = :clientId and id = :warehouseId`);
 

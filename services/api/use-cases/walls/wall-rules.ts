@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Warehouse } from '../../../../shared/db/entities';
 import { emSql } from '../../../../shared/db/orm-sql';
+import { wallNamed } from '../../../../shared/db/wall-name.queries';
 import { unknownWarehouse, wallNameTaken } from '../../../../shared/domain/wall-rules';
-import { wallWithName } from './walls.queries';
 
 /** 409 wall-name-taken when another wall of the client has this name in any letter case. */
 export async function assertWallNameFree(em: EntityManager, clientId: number, name: string): Promise<void> {
-  const rows = await wallWithName(emSql(em), { clientId, name });
+  const rows = await wallNamed(emSql(em), { clientId, name, wallId: 0 });
   const existing = rows[0];
   if (existing) throw wallNameTaken(existing.name, existing.id);
 }

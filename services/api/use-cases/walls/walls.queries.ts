@@ -2,10 +2,6 @@ import { query } from '../../../../shared/db/named-sql';
 
 /* The wall statements of the API outside the command path: names, counts, and versions moved by writers outside the queue. */
 
-/** Another wall of the client with this name in any letter case: lower() on both sides, exactly as the unique index compares them. */
-export const wallWithName = query<{ clientId: number; name: string }, { id: number; name: string }>('wall-with-name', `
-select id, name from wall where client_id = :clientId::int and lower(name) = lower(:name::text) limit 1`);
-
 /** Slots per wall of the client. */
 export const slotCounts = query<{ clientId: number }, { wall_id: number; n: number }>('wall-slot-counts', `
 select wall_id, count(*)::int as n from sort_box where client_id = :clientId::int group by wall_id`);
