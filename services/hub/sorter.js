@@ -348,11 +348,14 @@ function follow() {
   if (live.lastEventId) q.set('lastEventId', live.lastEventId);
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
   live.ws = ws;
+  const again = live.retry > 0;
   ws.onopen = () => {
     if (live.ws !== ws) return;
     live.retry = 0;
     live.opened = true;
     document.body.dataset.live = 'on';
+    // Back after a drop before any event came (nothing to replay from): ask what became of the scan on screen.
+    if (again && !q.has('lastEventId')) resync();
   };
   ws.onmessage = (m) => {
     if (live.ws !== ws) return;
@@ -371,6 +374,18 @@ function follow() {
     document.body.dataset.live = 'off';
     live.timer = setTimeout(follow, Math.min(10_000, 500 * 2 ** live.retry++));
   };
+}
+
+async function resync() {
+  const shown = state.item;
+  if (!shown) return;
+  try {
+    const now = await api('GET', `/api/v1/sort-box-items/${shown.id}`);
+    if (now.status === 'Confirmed') await settled(shown, 'confirmed');
+    else if (now.status === 'Cancelled') await settled(shown, 'cancelled');
+  } catch {
+    // the next scan tells
+  }
 }
 
 function unfollow() {
@@ -442,7 +457,8 @@ function onWallEvent(e) {
       }
       break;
     case 'sort-box-item.swapped':
-      if (onScreen(d.item)) {
+      // The page's own swap in flight: its answer shows it.
+      if (onScreen(d.item) && !state.busy) {
         state.mode = 'scan';
         setItem({ ...state.item, ...d.item });
         $('#hint').textContent = `Moved from slot ${d.from.position}: put ${d.item.sku} in slot`;
