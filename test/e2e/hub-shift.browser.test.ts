@@ -129,7 +129,7 @@ describe('the hub for the shift', () => {
       const node = document.querySelector(sel);
       return { mark: getComputedStyle(node, '::after').content, animation: getComputedStyle(node).animationName };
     }, flashing);
-    expect(look).toEqual({ mark: '"✕"', animation: 'flash-wrong' });
+    expect(look).toEqual({ mark: '"✕ 12"', animation: 'flash-wrong' });
     const wrongChip = await page.evaluate(() => {
       const chip = getComputedStyle(document.querySelector('.chip.wrong b')) as unknown as { backgroundImage: string; backgroundColor: string };
       return { image: chip.backgroundImage, color: chip.backgroundColor };
