@@ -160,11 +160,18 @@ async function load() {
     delete document.body.dataset.loading;
     if (err.status === 401) return signOut();
     if (err.status === 403) return refused();
+    // The form stays, with the reason; no figure of another question stays beside it.
+    show('insights');
+    $('#zone').textContent = '';
+    $('#tiles').hidden = true;
+    $('#charts').hidden = true;
     error.textContent = err.detail || err.message;
     return;
   }
   if (run !== state.run) return; // a newer question was asked meanwhile
   show('insights');
+  $('#tiles').hidden = false;
+  $('#charts').hidden = false;
   render(answers, scope, f);
   delete document.body.dataset.loading;
 }
@@ -180,7 +187,7 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
     ['failedScans', 'Refused scans', stats.failedScans],
     ['sortedOrders', 'Orders sorted', stats.sortedOrders],
     ['cancelledItems', 'Items cancelled', stats.cancelledItems],
-    ['averageSecondsToConfirm', 'Seconds to confirm (mean)', stats.averageSecondsToConfirm ?? '–'],
+    ['averageSecondsToConfirm', 'Seconds to confirm', stats.averageSecondsToConfirm ?? '–'],
   ];
   $('#tiles').replaceChildren(...tiles.map(([key, label, value]) => el('div.tile', { dataset: { figure: key } }, el('dt', { textContent: label }), el('dd', { textContent: String(value) }))));
 

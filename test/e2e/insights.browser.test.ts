@@ -111,8 +111,8 @@ describe('the insights page in a browser', () => {
     const context = await browser.newContext({ viewport, timezoneId: 'UTC', acceptDownloads: true, ...opts });
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
-    // Console errors include CSP violations; the only one expected is the Sorter's refused request (403).
-    page.on('console', (m) => m.type() === 'error' && !/status of 403/.test(m.text()) && pageErrors.push(m.text()));
+    // Console errors include CSP violations; expected are the refusals the test provokes: a bad range (400), the Sorter (403).
+    page.on('console', (m) => m.type() === 'error' && !/status of (400|403)/.test(m.text()) && pageErrors.push(m.text()));
     await page.goto(`${pages.base}/insights?${new URLSearchParams({ ...query, day, scope: 'all' })}`);
     await page.fill('#sign-in input[name=username]', who.email);
     await page.fill('#sign-in input[name=password]', who.password);
@@ -226,6 +226,14 @@ describe('the insights page in a browser', () => {
     await page.waitForFunction((name) => document.querySelectorAll(`[data-chart="walls"] tbody tr`).length === 1 && JSON.stringify(Chart.getChart(document.querySelectorAll('[data-chart="walls"] canvas')[0])?.data.labels) === JSON.stringify([name]), otherWall.name, { timeout: STEP_MS });
     expect(await tile('units')).toBe('0');
     expect(new URL(page.url()).searchParams.get('scope')).toBe(`wall:${otherWall.id}`);
+
+    // A range the service refuses: its reason under the form, and no figures of the earlier question.
+    await page.fill('#filters input[name=from]', query.to);
+    await page.fill('#filters input[name=to]', query.from);
+    await page.click('#filters button[type=submit]');
+    await page.waitForSelector('#filters .form-error:has-text("must not be after")', { timeout: STEP_MS });
+    expect(await page.isHidden('#charts')).toBe(true);
+    expect(await page.isHidden('#tiles')).toBe(true);
     expect(pageErrors).toEqual([]);
     await page.context().close();
   });
