@@ -285,10 +285,16 @@ function bars(rows, series, { horizontal = false } = {}) {
       scales: {
         [value]: { beginAtZero: true, ticks: { precision: 0 } },
         // Every name of a horizontal chart; along a time axis as many labels as fit, upright.
-        [label]: { grid: { display: false }, ticks: horizontal ? { autoSkip: false } : { autoSkip: true, maxRotation: 0 } },
+        [label]: { grid: { display: false }, ticks: horizontal ? { autoSkip: false, callback: shortLabel } : { autoSkip: true, maxRotation: 0 } },
       },
     },
   };
+}
+
+/** A long name shortened on the axis (the tooltip and the table give it whole). */
+function shortLabel(value) {
+  const name = String(this.getLabelForValue(value));
+  return name.length > 22 ? `${name.slice(0, 21)}…` : name;
 }
 
 function cardNode(card) {
@@ -300,7 +306,8 @@ function cardNode(card) {
     { dataset: { chart: card.id, view: state.views.get(card.id) || (Chart ? 'chart' : 'table') } },
     el('header', {}, el('h2'), el('span.tools', {}, toggle, csv)),
     el('p.note'),
-    el('div.plot', {}, el('canvas', { role: 'img' })),
+    // A chart of many walls or sorters scrolls inside its card; the page stays one screen wide.
+    el('div.plot-frame', {}, el('div.plot', {}, el('canvas', { role: 'img' }))),
     el('p.empty', { hidden: true }),
     el('div.table-wrap', {}, el('table', {}, el('thead'), el('tbody'))),
   );

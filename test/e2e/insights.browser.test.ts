@@ -68,9 +68,10 @@ describe('the insights page in a browser', () => {
       ],
     });
     const admin = floor.tenant.auth;
-    // A second wall of the same warehouse, where nothing happened: its bars are zeros.
+    // A second wall of the same warehouse, where nothing happened: its bars are zeros. Its long name, with
+    // a comma and quotes, is shortened on the chart's axis and quoted in the CSV.
     const em = api.runtime.orm.em.fork();
-    const wall = await addWall(em, floor.tenant.clientId, { name: `Dock ${uniqueSuffix()}`, warehouseId: floor.warehouseId });
+    const wall = await addWall(em, floor.tenant.clientId, { name: `Dock ${uniqueSuffix()} north mezzanine, returns and re-sort lane "B"`, warehouseId: floor.warehouseId });
     await addSlots(em, floor.tenant.clientId, wall.id, 2);
     otherWall = { id: wall.id, name: wall.name };
     await request(api.app).post('/api/v1/admin/employees').set('Authorization', admin)
@@ -200,6 +201,8 @@ describe('the insights page in a browser', () => {
     const refusals = await chartData(page, 'refusals');
     expect(byName(refusals!.labels, refusals!.datasets[0]!.data)).toEqual({ [wallNames[0]]: walls[0]!.failedScans, [wallNames[1]]: walls[1]!.failedScans });
     expect(walls[0]!.failedScans).toBe(2);
+    const widths = await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]') as number[];
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
     await page.screenshot({ path: join(ARTIFACTS, 'insights-1280x800.png'), fullPage: true });
 
     // The table view lists the same numbers as the API.
@@ -218,6 +221,7 @@ describe('the insights page in a browser', () => {
     const lines = csv.trimEnd().split('\r\n');
     expect(lines[0]).toBe('Wall,Units confirmed,Units per hour,Scans,Orders sorted');
     expect(lines).toContain([wallNames[0], walls[0]!.confirmedUnits, walls[0]!.unitsPerHour, walls[0]!.scans, walls[0]!.sortedOrders].join(','));
+    expect(lines).toContain(`"${otherWall.name.replaceAll('"', '""')}",0,0,0,0`);
     expect(lines).toHaveLength(3);
     const [hourlyCsv] = await Promise.all([page.waitForEvent('download'), page.click('[data-chart="hourly"] button.csv')]);
     const hourLines = readFileSync((await hourlyCsv.path())!, 'utf8').replace(/^\uFEFF/, '').trimEnd().split('\r\n');
