@@ -131,7 +131,7 @@ export async function runSkeleton(
       loadAvg1m: Math.round(os.loadavg()[0]! * 100) / 100,
       cpuMs,
       cpu: rolesPerPair(cpuMs, run.pairs),
-      statements: statementsPerPair(await stats.totals(pg), run.pairs),
+      statements: statementsPerPair((await stats.totals(pg)).map((q) => (q.statement.startsWith('with w as ( update skel_wall') ? { ...q, statement: 'skeleton-command' } : q)), run.pairs),
       redisCommands: commandsPerPair(commandsBefore, commandsAfter, run.pairs),
       window: { fromUs, toUs },
       pids,
