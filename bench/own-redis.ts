@@ -27,6 +27,8 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   };
   process.on('exit', stop);
   const probe = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Refused connections while the server starts are expected: the poll retries them.
+  probe.on('error', () => undefined);
   try {
     await pollUntil(
       `redis-server on port ${port}`,
