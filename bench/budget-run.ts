@@ -252,7 +252,8 @@ async function main(): Promise<void> {
     const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
     if (s.cpuProf) {
       profiles.skeleton = profilesOf(profileDir, s.root, { api: [skeleton.pids.api], sorting: [skeleton.pids.sorting] }, skeleton.window);
-      if (closed) profiles.service = profilesOf(profileDir, s.root, service.pids, closed.window);
+      // The supervisor only waits for its children: its profile is empty.
+      if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
     }
     const checked = goals(skeleton, service.steps, floor, comparison);
     const loadAvg = os.loadavg();

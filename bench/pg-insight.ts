@@ -98,7 +98,7 @@ export class StatementStats {
     await pg.query('select pg_stat_statements_reset(0, (select oid from pg_database where datname = current_database()), 0)');
   }
 
-  /** Every statement's calls, time and shared buffers since the reset (the bench's own, marked `bench_probe`, left out) (the most time first), named where the service names it. */
+  /** Every statement's calls, time and shared buffers since the reset, the most time first (the bench's own, marked `bench_probe`, left out). */
   async totals(pg: PgClient, top = 40): Promise<StatementTotals[]> {
     if (!this.loaded) return [];
     const { rows } = await pg.query<{ query: string; calls: string; total: number; buffers: string }>(
@@ -110,8 +110,14 @@ export class StatementStats {
     );
     return rows.map((r) => {
       const text = collapse(r.query);
-      return { statement: this.names.get(text) ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text), calls: Number(r.calls), totalMs: r.total, buffers: Number(r.buffers) };
+      return { statement: this.nameOf(text), calls: Number(r.calls), totalMs: r.total, buffers: Number(r.buffers) };
     });
+  }
+
+  /** A statement's name: the named statement of that text, else the name its leading SQL comment starts with, else the start of its text. */
+  private nameOf(text: string): string {
+    const named = this.names.get(text) ?? /^\/\*\s*([a-z][a-z0-9-]*)[\s:*]/.exec(text)?.[1];
+    return named ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text);
   }
 
   /** The statements that took the most time since the reset, with their cost per call and calls per pair. */
@@ -128,7 +134,7 @@ export class StatementStats {
       const calls = Number(r.calls);
       const text = collapse(r.query);
       return {
-        statement: this.names.get(text) ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text),
+        statement: this.nameOf(text),
         calls,
         callsPerPair: pairs ? Math.round((calls / pairs) * 100) / 100 : NaN,
         meanMs: Math.round(r.mean * 1000) / 1000,
