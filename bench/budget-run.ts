@@ -4,8 +4,8 @@ import path from 'node:path';
 import { loadConfig } from '../shared/config/config';
 import { loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
-import { runBadDayOnce, type BadDayRun, type BadDayStep, type FloorReference } from './bad-day';
-import { compareRoles, commandTotals, type CommandBudget, type RoleComparison, type StatementBudget } from './budget';
+import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
+import { compareRoles, commandTotals, goals, type CommandBudget, type Goal, type RoleComparison, type StatementBudget } from './budget';
 import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { cpuMs } from './cpu-usage';
 import { startOwnRedis, type OwnRedis } from './own-redis';
@@ -88,43 +88,6 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined): Pro
     say(`[floor] not measured: ${error}`);
     return { error };
   }
-}
-
-export interface Goal {
-  goal: string;
-  measured: string;
-  met: boolean;
-}
-
-/** Issue 25's goals, checked against this run (for the record; nothing asserts them). */
-export function goals(skeleton: SkeletonRun, steps: BadDayStep[], floor: Floor | null, comparison: RoleComparison[]): Goal[] {
-  const out: Goal[] = [];
-  const step = (name: string) => steps.find((x) => x.step === name);
-  const total = comparison.find((r) => r.role === 'total')!;
-  const postgres = comparison.find((r) => r.role === 'postgres')!;
-  const closed = step('closed-60');
-  if (closed) {
-    out.push({ goal: 'CPU per pair, all roles ≤ 2× the skeleton', measured: `${total.service} vs ${total.skeleton} ms (${total.ratio}×)`, met: total.ratio !== null && total.ratio <= 2 });
-    out.push({ goal: 'PostgreSQL CPU per pair ≤ 2× the skeleton', measured: `${postgres.service} vs ${postgres.skeleton} ms (${postgres.ratio}×)`, met: postgres.ratio !== null && postgres.ratio <= 2 });
-    const r = closed.pairsPerSecond / skeleton.pairsPerSecond;
-    out.push({ goal: 'closed loop ≥ 0.5× the skeleton pairs/s', measured: `${closed.pairsPerSecond} vs ${skeleton.pairsPerSecond} pairs/s (${r.toFixed(2)}×)`, met: r >= 0.5 });
-  }
-  const idle = step('idle-1');
-  if (idle && floor) out.push({ goal: 'idle scan p50 ≤ 2× the floor', measured: `${idle.scan.p50} vs ${floor.reference.p50Ms} ms (${(idle.scan.p50 / floor.reference.p50Ms).toFixed(1)}×)`, met: idle.scan.p50 <= 2 * floor.reference.p50Ms });
-  if (idle) out.push({ goal: 'GET /walls/{id} ≤ 2 ms (p50, idle)', measured: `p50 ${idle.reads.p50} ms, p99 ${idle.reads.p99} ms`, met: idle.reads.p50 <= 2 });
-  const at100 = step('open-100/s');
-  if (at100) out.push({ goal: '100 pairs/s offered: p99 ≤ 25 ms, 0 × 5xx', measured: `p99 ${at100.scanP99All} ms, ${at100.fiveXx} × 5xx`, met: at100.scanP99All <= 25 && at100.fiveXx === 0 });
-  const at300 = step('open-300/s');
-  if (at300) {
-    const e = at300.every;
-    const share = e.n ? e.within1s / e.n : 0;
-    out.push({
-      goal: '300 pairs/s offered: answers within 1 s at p99, none over 2 s, /readyz p99 ≤ 50 ms',
-      measured: `${(100 * share).toFixed(1)} % within 1 s, slowest ${e.maxMs} ms, ${e.noAnswer} unanswered, /readyz p99 ${at300.readyz.p99} ms (${at300.pairsPerSecond} pairs/s done)`,
-      met: share >= 0.99 && e.maxMs <= 2000 && e.noAnswer === 0 && at300.readyz.p99 <= 50,
-    });
-  }
-  return out;
 }
 
 const f = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(digits));

@@ -1,4 +1,4 @@
-import { commandsPerPair, commandTotals, compareRoles, parseCommandStats, rolesPerPair, statementsPerPair } from '../../bench/budget';
+import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/budget';
 
 /** The per-pair budget's arithmetic (bench/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
 describe('the per-pair budget', () => {
@@ -50,5 +50,37 @@ describe('the per-pair budget', () => {
       { command: 'publish', calls: 200, callsPerPair: 2, usecPerPair: 10 },
     ]);
     expect(commandTotals(list)).toEqual({ callsPerPair: 6, usecPerPair: 210 });
+  });
+});
+
+describe('the goals beside the skeleton', () => {
+  // Only the fields goals() reads; the rest of a step does not matter here.
+  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, every: { n: 1000, within1s: 995, maxMs: 1500, noAnswer: 0 }, ...over });
+  const skeleton = { pairsPerSecond: 180 } as Parameters<typeof goals>[0];
+  const roles = (service: RoleCpu, sk: RoleCpu) => compareRoles(service, sk);
+
+  it('checks each goal against the skeleton and the floor of the same run', () => {
+    const service = rolesPerPair({ api: 2000, sorting: 1000, 'postgres:sorting': 1800, redis: 400 }, 1000);
+    const sk = rolesPerPair({ api: 1000, sorting: 800, 'postgres:sorting': 1000, redis: 400 }, 1000);
+    const steps = [step({ step: 'idle-1', scan: { p50: 9 } }), step({ step: 'open-100/s', scanP99All: 24 }), step({ step: 'open-300/s' }), step({ step: 'closed-60', pairsPerSecond: 95 })];
+    const floor = { reference: { p50Ms: 4.4, cpuPerPairMs: 10 }, pgP50: 3.4, queueP50: 1 };
+    const out = goals(skeleton, steps as never, floor, roles(service, sk));
+    expect(out.map((g) => [g.goal.split(' ')[0], g.met])).toEqual([
+      ['CPU', true], // 5.2 vs 3.2 ms: 1.63×
+      ['PostgreSQL', true], // 1.8 vs 1.0: 1.8×
+      ['closed', true], // 95 vs 180: 0.53×
+      ['idle', false], // 9 ms vs 2 × 4.4
+      ['GET', true],
+      ['100', true],
+      ['300', true],
+    ]);
+  });
+
+  it('misses the overload goal when an answer took over 2 s or none came', () => {
+    const service = rolesPerPair({ api: 1000 }, 1000);
+    const late = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 1000, maxMs: 2100, noAnswer: 0 } })] as never, null, roles(service, service));
+    const unanswered = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 999, maxMs: 900, noAnswer: 1 } })] as never, null, roles(service, service));
+    expect(late.at(-1)!.met).toBe(false);
+    expect(unanswered.at(-1)!.met).toBe(false);
   });
 });
