@@ -21,7 +21,7 @@ import { createRedis } from '../shared/redis/redis';
  * reading), one after the other on the same machine, with the floor (a bare PostgreSQL transaction and
  * a bare queue round trip) of the same run. Prints CPU per pair by role for both and their ratios, the
  * per-pair budget (PostgreSQL statements, Redis commands, Node CPU profiles with BENCH_CPU_PROF=1) and
- * the goals. `npm run bench -- --quick` (or BENCH_QUICK=1): short steps, the idle and closed-loop steps
+ * the goals. `npm run bench -- --cpu-prof` (or BENCH_CPU_PROF=1) profiles every process; `npm run bench -- --quick` (or BENCH_QUICK=1): short steps, the idle and closed-loop steps
  * only, to check that it runs. The other scenarios: `npm run bench:scenarios`.
  */
 
@@ -41,6 +41,7 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
   const base = loadBenchSettings();
   const s: BenchSettings = {
     ...base,
+    cpuProf: base.cpuProf || argv.includes('--cpu-prof'),
     seconds: env.BENCH_SECONDS ? base.seconds : quick ? 5 : 15,
     warmupSeconds: env.BENCH_WARMUP_SECONDS ? base.warmupSeconds : quick ? 1 : 3,
     floorN: env.BENCH_FLOOR_N ? base.floorN : quick ? 300 : 1000,
