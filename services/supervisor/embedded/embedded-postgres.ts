@@ -213,7 +213,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   }
   // English messages, and no dependence on the machine's locales (the cluster uses PostgreSQL's own).
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-  if (libDir) env.LD_LIBRARY_PATH = [libDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(path.delimiter);
+  // The links' own libraries resolve beside the link, not the package: its lib folder goes on the path too.
+  if (libDir) env.LD_LIBRARY_PATH = [libDir, path.join(bin.root, 'native', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(path.delimiter);
   const logFd = openSync(logFile, 'a');
   try {
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
