@@ -197,6 +197,35 @@ test('with no server named and none on the default ports, npm start runs an embe
   }
   // The light gateway is connected to the embedded broker: its retained status says online.
   await messages('sorting/gateway/status', (t) => t.get('sorting/gateway/status') === '{"online":true}');
+  // A controller on the embedded broker confirms by button: a sorter scans MUG12 (slot 1, crc
+  // 583032E0 on the demo wall), the slot's light comes on, its confirm button confirms the item.
+  const api = async <T>(method: string, url: string, auth: string | null, body?: unknown): Promise<T> => {
+    const res = await fetch(`http://127.0.0.1:${one.apiPort}${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = (await res.json()) as T;
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const sorter = (await api<{ access_token: string }>('POST', '/token', null, { username: 'sorter1@demo.local', password: 'demo-sorter-1' })).access_token;
+  const [wall] = await api<{ id: number }[]>('GET', '/api/v1/walls', sorter);
+  const session = await api<{ token: string }>('POST', `/api/v1/walls/${wall!.id}/sessions`, sorter);
+  const item = await api<{ id: number }>('POST', '/api/v1/sort-box-items', sorter, { sessionToken: session.token, barcode: 'MUG12' });
+  const lit = new RegExp(`^sorting/(\\d+)/walls/${wall!.id}/slots/([^/]+)/front$`);
+  const lights = await messages('sorting/+/walls/+/slots/+/front', (t) =>
+    [...t].some(([topic, payload]) => lit.test(topic) && (JSON.parse(payload) as { on: boolean; crc: string }).on && payload.includes('583032E0')),
+  );
+  const [slotTopic] = [...lights].find(([topic, payload]) => lit.test(topic) && payload.includes('583032E0') && (JSON.parse(payload) as { on: boolean }).on)!;
+  const button = slotTopic.replace(/\/front$/, '/button');
+  const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+  await device.publishAsync(button, JSON.stringify({ button: 'confirm', id: randomUUID() }), { qos: 1 });
+  await device.endAsync();
+  await waitFor(async () => (await api<{ status: string }>('GET', `/api/v1/sort-box-items/${item.id}`, sorter)).status === 'Confirmed', {
+    timeoutMs: 30_000,
+    what: 'the confirm button to confirm the item through the embedded broker',
+  });
   // A controller's retained status, to be found after the restart.
   const controller = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
   await controller.publishAsync(CONTROLLER_TOPIC, '{"online":true,"slots":[]}', { qos: 1, retain: true });

@@ -8,7 +8,7 @@ import type { Logger } from '../../../shared/logging/logger';
  * listener, so the light gateway, the simulator's virtual controllers and real controllers on the LAN
  * all reach it as they would Mosquitto. Retained messages (the lights, the controllers' and the
  * gateway's status) are kept in `retainedFile` and published again at the next start; sessions and
- * queued QoS 1 messages live in memory only.
+ * queued QoS 1 messages live in memory only. No credentials are asked: it listens on `HOST`.
  */
 export interface EmbeddedMqttOptions {
   host: string;
@@ -30,6 +30,8 @@ interface StoredMessage {
   payload: string;
   qos: 0 | 1 | 2;
 }
+
+const SHARED_SUBSCRIPTION = /^\$share\/[^/#+]+\/(.+)$/;
 
 /** Writes follow changes by this much, so a burst of light changes is one write. */
 const WRITE_DELAY_MS = 500;
@@ -54,7 +56,15 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
   mkdirSync(path.dirname(retainedFile), { recursive: true });
   // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
   const { Aedes } = await import('aedes');
-  const broker = await Aedes.createBroker({ id: 'sorting-embedded' });
+  const broker = await Aedes.createBroker({
+    id: 'sorting-embedded',
+    // aedes has no shared subscriptions: `$share/<group>/<filter>` (the light gateway's buttons) is
+    // taken as `<filter>`, so each member of a group gets every message. `npm start` runs one gateway.
+    authorizeSubscribe: (_client, sub, callback) => {
+      const shared = SHARED_SUBSCRIPTION.exec(sub.topic);
+      callback(null, shared ? { ...sub, topic: shared[1]! } : sub);
+    },
+  });
   broker.on('clientError', (client, err) => log.debug({ clientId: client?.id, err: err.message }, 'embedded MQTT broker: client error'));
 
   const retained = readRetained(retainedFile, log);
