@@ -161,6 +161,9 @@ function tail(file: string, lines = 15): string {
 function run(file: string, args: string[], opts: { runAs?: RunAs; env: NodeJS.ProcessEnv; logFd: number }): ChildProcess {
   return spawn(file, args, {
     env: opts.env,
+    // A process group of its own: a terminal's Ctrl-C reaches the supervisor, which stops the server
+    // after the service's processes, not the server at once under them.
+    detached: true,
     stdio: ['ignore', opts.logFd, opts.logFd],
     ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
