@@ -167,8 +167,8 @@ export const configSchema = z.object({
     .describe('an MQTT controller silent this long (no status, no heartbeat) is offline'),
   LIGHTS_RESYNC_MS: z.coerce.number().int().min(1000).default(60_000)
     .describe('every light is set again from PostgreSQL this often (besides every event, start and reconnect)'),
-  EMBEDDED_SERVERS: bool.default(true)
-    .describe('`npm start` runs a server itself when none is named and none answers on its default port: PostgreSQL when `DATABASE_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_POSTGRES_PORT`, an MQTT broker when `MQTT_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_MQTT_PORT`; `false`: never (Redis is never embedded) ([docs/operations.md](docs/operations.md#embedded-servers))'),
+  EMBEDDED_SERVERS: bool.optional()
+    .describe('`npm start` runs a server itself when none is named and none answers on its default port: PostgreSQL when `DATABASE_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_POSTGRES_PORT`, an MQTT broker when `MQTT_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_MQTT_PORT`; `false`: never (Redis is never embedded) ([docs/operations.md](docs/operations.md#embedded-servers))').meta({ shownDefault: '`true`; `false` when `NODE_ENV=production`' }),
   EMBEDDED_DATA_DIR: z.string().min(1).default('.data')
     .describe('the embedded servers\' data, relative to the working directory: `postgres/` (the PostgreSQL cluster), `postgres.log`, `mqtt/retained.json` (the broker\'s retained messages)'),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5432)

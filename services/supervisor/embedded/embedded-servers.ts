@@ -48,7 +48,8 @@ async function redisLine(redisUrl: string): Promise<string> {
 
 export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppConfig, log: Logger): Promise<EmbeddedServers> {
   const none: EmbeddedServers = { banner: null, stop: async () => undefined };
-  if (!config.EMBEDDED_SERVERS) return none;
+  // Production names its servers: a missing DATABASE_URL there is a mistake to see, not to cover.
+  if (!(config.EMBEDDED_SERVERS ?? config.NODE_ENV !== 'production')) return none;
   const dataRoot = path.resolve(config.EMBEDDED_DATA_DIR);
   const started: Started[] = [];
   const stopAll = async () => {
