@@ -55,7 +55,11 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
   const { host, port, retainedFile, log } = opts;
   mkdirSync(path.dirname(retainedFile), { recursive: true });
   // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
-  const { Aedes } = await import('aedes');
+  const { Aedes } = await import('aedes').catch((err: NodeJS.ErrnoException) => {
+    // aedes is an ES module, loaded with require() (this project compiles to CommonJS): Node 20.19 or later.
+    if (err.code === 'ERR_REQUIRE_ESM') throw new Error(`the embedded MQTT broker needs Node 20.19 or later (this is ${process.version}): upgrade Node, or set MQTT_URL to a broker`);
+    throw err;
+  });
   const broker = await Aedes.createBroker({
     id: 'sorting-embedded',
     // aedes has no shared subscriptions: `$share/<group>/<filter>` (the light gateway's buttons) is
