@@ -8,23 +8,34 @@ export type Redis = RedisConnection;
 const ERROR_LOG_EVERY_MS = 5_000;
 
 /**
- * Gives an ioredis client an `error` listener that logs through pino. Without one, ioredis prints
- * "[ioredis] Unhandled error event" lines on stderr, outside the JSON log, on every reconnect attempt
- * while Redis is down. Logged at most every 5 s per connection, with how many were folded in.
+ * A warning for a failure that repeats while a dependency is away (a Redis connection's reconnect
+ * attempts, a queue worker's errors): the first in full, then at most one every 5 s with how many were
+ * folded in; `err` as its message only (an expected condition needs no stack trace).
  */
-export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undefined, name: string): T {
+export function foldedWarning(log: Logger | undefined, what: string): (err: Error) => void {
   let lastLogged = 0;
   let folded = 0;
-  client.on('error', (err: Error) => {
+  return (err: Error) => {
     const now = Date.now();
     if (now - lastLogged < ERROR_LOG_EVERY_MS) {
       folded++;
       return;
     }
-    log?.warn({ err, connection: name, ...(folded ? { repeated: folded } : {}) }, `redis connection '${name}': ${err.message}`);
+    const code = (err as { code?: unknown }).code;
+    log?.warn({ err: err.message, ...(typeof code === 'string' ? { code } : {}), ...(folded ? { repeated: folded } : {}) }, `${what}: ${err.message}`);
     lastLogged = now;
     folded = 0;
-  });
+  };
+}
+
+/**
+ * Gives an ioredis client an `error` listener that logs through pino. Without one, ioredis prints
+ * "[ioredis] Unhandled error event" lines on stderr, outside the JSON log, on every reconnect attempt
+ * while Redis is down. Logged at most every 5 s per connection, with how many were folded in.
+ */
+export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undefined, name: string): T {
+  const warn = foldedWarning(log, `redis connection '${name}'`);
+  client.on('error', (err: Error) => warn(err));
   return client;
 }
 
