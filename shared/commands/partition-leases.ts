@@ -159,6 +159,7 @@ export class PartitionLeases {
   private readonly channel: string;
   /** One warning per interval while Redis is away, not one per round. */
   private readonly unreachable: (err: Error) => void;
+  private readonly notExtended: (err: Error) => void;
 
   constructor(
     private readonly redis: Redis,
@@ -166,6 +167,7 @@ export class PartitionLeases {
     private readonly opts: LeaseOptions,
     private readonly handlers: LeaseHandlers,
   ) {
+    this.notExtended = foldedWarning(opts.log, 'partition lease could not be extended');
     this.unreachable = foldedWarning(opts.log, 'partition leases: Redis unreachable; keeping the leases held until they run out');
     this.registry = `${opts.prefix}:sorting:holders`;
     this.channel = `${opts.prefix}:sorting:leases`;
@@ -255,7 +257,7 @@ export class PartitionLeases {
         held.validUntil = sentAt + ttlMs;
         if (renewed === 2) log.warn({ partition: p }, 'partition lease was gone from Redis (restarted without its data?); taken back');
       } catch (err) {
-        log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be extended');
+        this.notExtended(err as Error);
       }
     }
     const mine = () => this.held.size - this.leaving.size;

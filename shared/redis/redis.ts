@@ -28,14 +28,40 @@ export function foldedWarning(log: Logger | undefined, what: string): (err: Erro
   };
 }
 
+/** The process's Redis connection errors, by message: one line per message per interval for all connections. */
+const connectionErrors = new Map<string, { last: number; folded: number; connections: Set<string> }>();
+
 /**
  * Gives an ioredis client an `error` listener that logs through pino. Without one, ioredis prints
  * "[ioredis] Unhandled error event" lines on stderr, outside the JSON log, on every reconnect attempt
- * while Redis is down. Logged at most every 5 s per connection, with how many were folded in.
+ * while Redis is down. One process has a connection per partition and role, and while Redis is away
+ * every one of them fails the same way at every attempt: one line per error message every 5 s for the
+ * whole process, naming the connections and how many failures were folded in (`repeated`).
  */
 export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undefined, name: string): T {
-  const warn = foldedWarning(log, `redis connection '${name}'`);
-  client.on('error', (err: Error) => warn(err));
+  client.on('error', (err: Error) => {
+    const now = Date.now();
+    let fold = connectionErrors.get(err.message);
+    if (!fold) {
+      if (connectionErrors.size > 100) connectionErrors.clear();
+      fold = { last: 0, folded: 0, connections: new Set() };
+      connectionErrors.set(err.message, fold);
+    }
+    fold.connections.add(name);
+    if (now - fold.last < ERROR_LOG_EVERY_MS) {
+      fold.folded++;
+      return;
+    }
+    const code = (err as { code?: unknown }).code;
+    const connections = [...fold.connections];
+    log?.warn(
+      { err: err.message, ...(typeof code === 'string' ? { code } : {}), connections, ...(fold.folded ? { repeated: fold.folded } : {}) },
+      `redis connection${connections.length > 1 ? 's' : ''} ${connections.map((c) => `'${c}'`).join(', ')}: ${err.message}`,
+    );
+    fold.last = now;
+    fold.folded = 0;
+    fold.connections.clear();
+  });
   return client;
 }
 
