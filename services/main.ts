@@ -7,7 +7,8 @@ import { Supervisor, runMigrations } from './supervisor/supervisor';
  * `npm start`: the supervisor. It applies the migrations (and seeds the demo client on an empty
  * database) in a one-shot child, then runs the API and every worker role as child processes
  * (services/supervisor/roles.ts), restarts one that dies, and stops them all in order on SIGTERM or
- * SIGINT. It holds no database or Redis connection itself.
+ * SIGINT. It holds no database connection; a Redis connection only once a sorting process died, to
+ * hand that process's partitions over at once (services/supervisor/supervisor.ts).
  */
 /** A second signal within this of the first is the same Ctrl-C (the terminal's and npm's copies), not a request to force. */
 const FORCE_AFTER_MS = 1000;

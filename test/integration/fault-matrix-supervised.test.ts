@@ -87,6 +87,7 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
         API_PROCESSES: '1',
         MQTT_URL: 'off',
         DATABASE_POOL_MAX: '3',
+        DATABASE_QUERY_TIMEOUT_MS: '1500',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -115,7 +116,7 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
     };
 
     try {
-      await waitFor(() => lines.filter((l) => l.msg === 'command workers started').length >= 2 && lines.some((l) => l.msg === 'API listening'), {
+      await waitFor(() => lines.filter((l) => l.msg === 'command workers started').length >= 2 && lines.some((l) => l.msg?.startsWith('API listening') === true), {
         timeoutMs: 180_000,
         intervalMs: 200,
         what: 'both sorting processes and the API to start',

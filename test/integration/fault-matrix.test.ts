@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import { READINESS } from '../../services/api/http/readiness';
+import { configSchema } from '../../shared/config/config';
 import { ensureDatabase, initOrm, migrate } from '../../shared/db/orm';
 import { logRecords, spawnApiProcess, stopApiProcess, type ApiProcess } from '../support/api-process';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres';
@@ -136,7 +137,8 @@ describe('the fault matrix: every request answered in time through each fault of
     const orm = await initOrm(databaseUrl, 1);
     await migrate(orm);
     await orm.close();
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SORTING_LEASE_TTL_MS: String(LEASE_TTL_MS) };
+    // The production bound of a statement (test/support/worker-env.ts lifts it for the other tests).
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, SORTING_LEASE_TTL_MS: String(LEASE_TTL_MS), DATABASE_QUERY_TIMEOUT_MS: String(configSchema.shape.DATABASE_QUERY_TIMEOUT_MS.parse(undefined)) };
     // The floor is built through an API of this process (it signs its users in), closed before the faults.
     const setup = await startTestApi({ env });
     const floor = await buildFloor(setup, { slots: 20, orders: Array.from({ length: 20 }, (_, i) => ({ id: i + 1, items: [{ sku: 'SKU-A', qty: 1000 }] })) });
@@ -168,6 +170,7 @@ describe('the fault matrix: every request answered in time through each fault of
         send: () => ask('scan', `${base}/api/v1/sort-box-items`, { method: 'POST', headers: { ...json, authorization: sorter.auth, 'idempotency-key': randomUUID() }, body: scanBody }),
       },
       { name: 'wall', bound: 'request', needs: ['postgres'], send: () => ask('wall', `${base}/api/v1/walls/${floor.wallId}`, { headers: { authorization: manager.auth } }) },
+      { name: 'walls', bound: 'request', needs: ['postgres'], send: () => ask('walls', `${base}/api/v1/walls`, { headers: { authorization: manager.auth } }) },
       {
         name: 'confirm',
         bound: 'command',
