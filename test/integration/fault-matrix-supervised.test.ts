@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import path from 'node:path';
 import { initOrm } from '../../shared/db/orm';
@@ -8,7 +9,9 @@ import { partitionOf } from '../../shared/commands/partitioning';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
 import { freePort } from '../../fixtures/local-servers';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../support/fixtures';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres';
 import { waitFor } from '../support/wait-for';
+import { ensureDatabase, migrate } from '../../shared/db/orm';
 
 /*
  * The fault matrix's rows that need the supervisor of `npm start` (test/integration/fault-matrix.test.ts
@@ -26,6 +29,10 @@ jest.setTimeout(300_000);
 const ROOT = path.resolve(__dirname, '../..');
 /** A dead holder's walls answer scans again within this (its lease would hold them 10 s). */
 const HANDED_OVER_WITHIN_MS = 2_000;
+/** The PostgreSQL outage whose log is measured, under 20 scan+confirm pairs a second. */
+const PG_OUTAGE_MS = 20_000;
+/** The log of a 5-minute PostgreSQL outage stays under this (scaled from the measured one). */
+const LOG_PER_5_MINUTES = 1_000_000;
 
 interface LogLine {
   role?: string;
@@ -41,6 +48,7 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
   const lines: LogLine[] = [];
   let raw = '';
   let redis: IORedis;
+  let pg: OwnPostgres | undefined;
   const prefix = `${process.env.QUEUE_PREFIX}-supfault`;
 
   afterAll(async () => {
@@ -48,11 +56,17 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
       supervisor.kill('SIGKILL');
       await waitFor(() => exited, { timeoutMs: 10_000 }).catch(() => undefined);
     }
+    if (process.env.FAULT_MATRIX_DUMP) writeFileSync(`${process.env.FAULT_MATRIX_DUMP}.supervised.log`, raw);
     redis?.disconnect();
+    await pg?.close();
   });
 
-  it('a SIGKILLed sorting process: its walls answer scans again within 2 s; one Ctrl-C stops every role in order', async () => {
-    const orm = await initOrm(process.env.DATABASE_URL!, 2);
+  it('a SIGKILLed sorting process: its walls answer scans again within 2 s; a PostgreSQL outage logs little; one Ctrl-C stops every role in order', async () => {
+    pg = await startOwnPostgres();
+    const databaseUrl = pg.urlOf('sorting');
+    await ensureDatabase(databaseUrl);
+    const orm = await initOrm(databaseUrl, 2);
+    await migrate(orm);
     const suffix = randomUUID().slice(0, 8);
     let wallId: number;
     let sorter: { email: string; password: string };
@@ -86,6 +100,7 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
         SORTING_WORKERS: '2',
         API_PROCESSES: '1',
         MQTT_URL: 'off',
+        DATABASE_URL: databaseUrl,
         DATABASE_POOL_MAX: '3',
         DATABASE_QUERY_TIMEOUT_MS: '1500',
       },
@@ -95,7 +110,9 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
       exited = true;
     });
     let partial = '';
+    let bytes = 0;
     const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
       raw = (raw + chunk.toString()).slice(-200_000);
       const parts = (partial + chunk.toString()).split('\n');
       partial = parts.pop() ?? '';
@@ -175,6 +192,42 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
 
       // Wait for the supervisor to have restarted the killed process, so every role runs.
       await waitFor(() => lines.filter((l) => l.msg === 'command workers started').length >= 3, { timeoutMs: 120_000, intervalMs: 200, what: 'the killed sorting process restarted' });
+
+      // PostgreSQL stopped under 20 scan+confirm pairs a second: what every process logs meanwhile.
+      const statuses = new Map<number, number>();
+      let sent = 0;
+      const pairs = setInterval(() => {
+        const path = sent++ % 2 === 0 ? '/api/v1/sort-box-items' : '/api/v1/sort-box-items/1/confirm';
+        void fetch(`${base}${path}`, {
+          method: path.endsWith('confirm') ? 'PATCH' : 'POST',
+          headers: { ...json, authorization: auth, 'idempotency-key': randomUUID() },
+          body: path.endsWith('confirm') ? '{}' : body,
+          signal: AbortSignal.timeout(20_000),
+        })
+          .then(async (res) => {
+            await res.text();
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          })
+          .catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1));
+      }, 25);
+      const bytesBefore = bytes;
+      const downAt = performance.now();
+      await pg.kill();
+      await waitFor(() => performance.now() > downAt + PG_OUTAGE_MS, { timeoutMs: PG_OUTAGE_MS + 5_000, intervalMs: 200, what: 'the outage to last' });
+      const logged = bytes - bytesBefore;
+      const outageMs = performance.now() - downAt;
+      clearInterval(pairs);
+      await pg.start();
+      const perFiveMinutes = Math.round((logged / outageMs) * 300_000);
+      process.stdout.write(
+        `\nPostgreSQL outage: ${Math.round(outageMs)} ms under ${sent} requests (${Math.round(sent / (outageMs / 1000) / 2)} pairs/s): ${logged} bytes logged by every process; scaled to 5 minutes: ${perFiveMinutes} bytes; answers ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+      );
+      expect(perFiveMinutes).toBeLessThan(LOG_PER_5_MINUTES);
+      // The floor works again.
+      await waitFor(
+        async () => (await fetch(`${base}/api/v1/sort-box-items`, { method: 'POST', headers: { ...json, authorization: auth }, body }).then((r) => r.status)) === 200,
+        { timeoutMs: 60_000, intervalMs: 250, what: 'a scan answered 200 after PostgreSQL is back' },
+      );
 
       // One Ctrl-C: the terminal signals the process group, and npm passes its own copy on to the supervisor.
       const stopAt = lines.length;
