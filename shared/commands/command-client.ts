@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../errors/outage';
 import type { Logger } from '../logging/logger';
-import { foldedWarning } from '../redis/redis';
+import { foldedWarning } from '../logging/logger';
 import { CommandProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
 import type { Admission } from './admission';
 import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';

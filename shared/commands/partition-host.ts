@@ -1,6 +1,7 @@
 import type { Logger } from '../logging/logger';
 import { createRedisConnection } from '../redis/connection';
-import { REQUEST_PATH_REDIS, foldedWarning, watchRedisErrors } from '../redis/redis';
+import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
+import { foldedWarning } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
 import { ReplyPublisher, startPartitionWorker, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandOutcome, CommandReply } from './command-job';

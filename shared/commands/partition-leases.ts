@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
-import { foldedWarning } from '../redis/redis';
+import { foldedWarning } from '../logging/logger';
 import { commandQueueName } from './partitioning';
 
 /**

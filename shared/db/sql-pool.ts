@@ -1,5 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
-import type { Logger } from '../logging/logger';
+import { foldedWarning, type Logger } from '../logging/logger';
 import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
 
 export interface SqlPoolOptions {
@@ -57,7 +57,9 @@ export class SqlPool implements SqlDatabase {
       ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     });
     // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.
-    this.pool.on('error', (err) => log.warn({ err }, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use'));
+    // The message only: pg attaches the whole client to the error. One line per interval: an outage fails them all.
+    const idleFailed = foldedWarning(log, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use');
+    this.pool.on('error', (err) => idleFailed(err));
     this.autocommit = new SqlClient(this.pool, options.prepared);
   }
 

@@ -7,7 +7,7 @@ import type { CommandJobData, CommandOutcome, CommandReply } from '../commands/c
 import { commandQueueName } from '../commands/partitioning';
 import { COMMAND_JOB_OPTIONS, COMMAND_WORKER_TUNING } from './jobs';
 import { queueConnection } from './job-queue';
-import { foldedWarning } from '../redis/redis';
+import { foldedWarning } from '../logging/logger';
 
 /**
  * The command transport: the BullMQ side of the command module (shared/commands), so that shared/queue

@@ -1,32 +1,10 @@
 import type { RedisOptions } from 'ioredis';
-import type { Logger } from '../logging/logger';
+import { FOLD_EVERY_MS, type Logger } from '../logging/logger';
 import { createRedisConnection, type RedisConnection } from './connection';
 
 /** A Redis connection: one server or a cluster (shared/redis/connection.ts). */
 export type Redis = RedisConnection;
 
-const ERROR_LOG_EVERY_MS = 5_000;
-
-/**
- * A warning for a failure that repeats while a dependency is away (a Redis connection's reconnect
- * attempts, a queue worker's errors): the first in full, then at most one every 5 s with how many were
- * folded in; `err` as its message only (an expected condition needs no stack trace).
- */
-export function foldedWarning(log: Logger | undefined, what: string): (err: Error) => void {
-  let lastLogged = 0;
-  let folded = 0;
-  return (err: Error) => {
-    const now = Date.now();
-    if (now - lastLogged < ERROR_LOG_EVERY_MS) {
-      folded++;
-      return;
-    }
-    const code = (err as { code?: unknown }).code;
-    log?.warn({ err: err.message, ...(typeof code === 'string' ? { code } : {}), ...(folded ? { repeated: folded } : {}) }, `${what}: ${err.message}`);
-    lastLogged = now;
-    folded = 0;
-  };
-}
 
 /** The process's Redis connection errors, by message: one line per message per interval for all connections. */
 const connectionErrors = new Map<string, { last: number; folded: number; connections: Set<string> }>();
@@ -48,7 +26,7 @@ export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undef
       connectionErrors.set(err.message, fold);
     }
     fold.connections.add(name);
-    if (now - fold.last < ERROR_LOG_EVERY_MS) {
+    if (now - fold.last < FOLD_EVERY_MS) {
       fold.folded++;
       return;
     }
