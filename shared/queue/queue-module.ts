@@ -222,12 +222,12 @@ export class ReplyPublisher {
 /** How long a close waits for Redis (a QUIT, a queue's close) before it cuts the connection anyway. */
 const CLOSE_WAIT_MS = 2_000;
 
-/** Resolves when `p` settles or after `ms`, whichever comes first; true when `p` settled in time. */
-async function boundedWait(p: Promise<unknown>, ms: number): Promise<boolean> {
+/** Resolves when `p` settles (fulfilled or rejected) or after `ms`, whichever comes first. */
+async function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms).unref()));
+  const late = new Promise<void>((r) => (timer = setTimeout(r, ms).unref()));
   try {
-    return await Promise.race([p.then(() => true, () => true), late]);
+    await Promise.race([p.then(() => undefined, () => undefined), late]);
   } finally {
     clearTimeout(timer);
   }
@@ -275,10 +275,10 @@ export async function startPartitionWorker(
     (closing ??= (async () => {
       // The job in hand may wait on Redis (its answer, its completion) or on PostgreSQL: bounded, and its
       // write is fenced by the wall's version if it lands after another holder took over.
-      const closed = await boundedWait(worker.close(force), force ? CLOSE_WAIT_MS : jobWaitMs);
-      // BullMQ's own blocking connection (a duplicate of `connection`) is cut too when its close did not
-      // finish: a close that failed or hung while Redis was away left it reconnecting forever.
-      if (!closed) await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
+      await boundedWait(worker.close(force), force ? CLOSE_WAIT_MS : jobWaitMs);
+      // BullMQ's own blocking connection (a duplicate of `connection`) is cut too, whatever its close did:
+      // a close that failed or hung while Redis was away left it reconnecting forever (a no-op otherwise).
+      await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
       connection.disconnect();
       await boundedWait(queue.close(), CLOSE_WAIT_MS);
       admin.disconnect();
