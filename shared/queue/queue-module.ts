@@ -69,6 +69,8 @@ function linkOf(conn: Redis, onChange: (state: LinkState) => void): { state(): L
 
 /** How often the producer asks Redis whether it still answers (PING), and how long an answer may take. */
 export const HANG_PROBE_EVERY_MS = 250;
+/** A PING that timed out is confirmed by another not answered within this before Redis counts as hung. */
+const HANG_CONFIRM_MS = 300;
 
 /**
  * The producer side: adds command jobs to their partition queues and receives their answers on this
@@ -118,10 +120,11 @@ export class CommandProducer {
 
   /**
    * A PING on the producer's connection every HANG_PROBE_EVERY_MS: one Redis does not answer within
-   * its command timeout (a second) marks both links `hung` (the reply channel is on the same server,
-   * and answers published there do not arrive either), so the commands waiting are answered at once and
-   * new ones refused, instead of each waiting for the command timeout. The next PING answered marks
-   * them `ready` again. Only while both sockets are up: a lost socket is `down` by its own events.
+   * its command timeout (a second), and a second one not within HANG_CONFIRM_MS, mark both links
+   * `hung` (the reply channel is on the same server, and answers published there do not arrive
+   * either), so the commands waiting are answered at once and new ones refused, instead of each
+   * waiting for the command timeout. The next PING answered marks them `ready` again. Only while the
+   * socket is up: a lost socket is `down` by its own events.
    */
   private async probe(): Promise<void> {
     if (this.probing || this.producer.status !== 'ready') return;
@@ -131,12 +134,24 @@ export class CommandProducer {
       if (this.producerLink.state() === 'hung') this.producerLink.set('ready');
       if (this.replyLink.state() === 'hung') this.replyLink.set('ready');
     } catch (err) {
-      if (this.producer.status === 'ready' && /timed out/i.test((err as Error).message)) {
+      // A process that did not run for a second (a long pause, a starved core) times its PING out too:
+      // one more PING, answered within HANG_CONFIRM_MS, says Redis answers and the pause was ours.
+      if (this.producer.status === 'ready' && /timed out/i.test((err as Error).message) && !(await this.answersWithin(HANG_CONFIRM_MS))) {
         if (this.producerLink.state() === 'ready') this.producerLink.set('hung');
         if (this.replyLink.state() === 'ready') this.replyLink.set('hung');
       }
     } finally {
       this.probing = false;
+    }
+  }
+
+  private async answersWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms).unref()));
+    try {
+      return await Promise.race([this.producer.ping().then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
