@@ -60,7 +60,10 @@ function baseApp(deps: ApiDeps): Express {
       pinoHttp({
         logger: deps.log,
         genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
-        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+        // A 503 or 504 is an expected refusal (an outage, shed load, a command timeout): the error handler
+        // logs the first of each code and then counts them (NotServedLog), not a line with a stack each.
+        customLogLevel: (_req, res, err) =>
+          res.statusCode === 503 || res.statusCode === 504 ? 'silent' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
         // The URL without its secrets (a token in ?access_token=, a PIN in ?pin=, a session token in the path).
         serializers: {
           req: (req) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),

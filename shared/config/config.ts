@@ -52,6 +52,8 @@ export const configSchema = z.object({
     .describe('how many processes of the service (API and workers together) share the database: the input of that check'),
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000)
     .describe('how long a query waits for a free pool connection before it fails (a dependency outage: 503)'),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(1500)
+    .describe('how long the API and the sorting worker\'s commands wait for PostgreSQL to answer a statement or a new connection before it counts as an outage (503, a request never hangs on a server that stopped answering); the other workers, migrations and the CLI wait as long as it takes ([docs/operations.md](docs/operations.md#failures-and-outages))'),
   DATABASE_PREPARED_STATEMENTS: bool.default(true)
     .describe('the named plain SQL (the sorting worker\'s commands, the outbox relay, the audit and statistics consumers, webhook deliveries) as named prepared statements; `false` for plain parameterized queries, required behind PgBouncer < 1.21 in transaction mode ([docs/scaling.md](docs/scaling.md))'),
   REDIS_URL: z

@@ -41,10 +41,14 @@ export async function createRuntime(
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
   const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false);
   const applicationName = `sorting:${role}`.slice(0, 63);
+  // Where a client waits for the answer (the API; a test's or bench's process that serves requests),
+  // PostgreSQL's answers are bounded; a worker's batches and the CLI's migrations wait.
+  const clientWaits = !role.startsWith('worker:') && role !== 'cli';
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
     applicationName,
     log,
+    ...(clientWaits ? { queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS } : {}),
   });
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
@@ -61,7 +65,14 @@ export async function createRuntime(
     sqlPool() {
       sqlPool ??= new SqlPool(
         config.DATABASE_URL,
-        { max: shares.sql, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS },
+        // The workflow commands: an API request waits for each, so PostgreSQL's answers are bounded.
+        {
+          max: shares.sql,
+          acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+          applicationName,
+          prepared: config.DATABASE_PREPARED_STATEMENTS,
+          queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+        },
         log,
       );
       return sqlPool;
