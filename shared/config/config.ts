@@ -26,7 +26,6 @@ const trustProxy = z
     message: 'must be a comma list of proxy addresses, CIDRs (10.0.0.0/8) or loopback, linklocal, uniquelocal',
   });
 
-const DEV_JWT_SECRET = 'development-only-secret-change-me';
 // The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
 const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
@@ -83,7 +82,7 @@ export const configSchema = z.object({
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
     .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the rate (a bound on memory)'),
   JWT_SECRET: z.string().min(16).optional()
-    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`').meta({ shownDefault: 'development default (with a warning)' }),
+    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`. Unset: the service makes its own random key on its first start and keeps it in the database (table `service_secret`), shared by all its processes and kept across restarts; no published secret ever signs a token').meta({ shownDefault: 'unset: a random key kept in the database' }),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600)
     .describe('lifetime of an access token').meta({ defaultNote: '12 h' }),
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14)
@@ -176,11 +175,16 @@ export const configSchema = z.object({
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
+  /**
+   * The signing key of access tokens: JWT_SECRET, or (unset) empty until the runtime has read the
+   * service's own key from the database (shared/auth/jwt-secret.ts). An empty key signs nothing and
+   * verifies nothing (shared/auth/jwt.ts).
+   */
   JWT_SECRET: string;
   /** Lower-cased e-mails; unset means the demo Admin in development and nobody otherwise. */
   QUEUE_DASHBOARD_ADMINS: string[];
-  /** True when JWT_SECRET was not set and the development default is in use. */
-  usingDevJwtSecret: boolean;
+  /** True when JWT_SECRET was not set: the service's own random key, kept in the database, signs the tokens. */
+  jwtSecretGenerated: boolean;
 };
 
 function configError(issues: z.core.$ZodIssue[]): Error {
@@ -208,8 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   const dashboardAdmins = cfg.QUEUE_DASHBOARD_ADMINS ?? (cfg.NODE_ENV === 'development' ? DEV_DASHBOARD_ADMIN : '');
   return {
     ...cfg,
-    JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET,
-    usingDevJwtSecret: !cfg.JWT_SECRET,
+    JWT_SECRET: cfg.JWT_SECRET ?? '',
+    jwtSecretGenerated: !cfg.JWT_SECRET,
     QUEUE_DASHBOARD_ADMINS: dashboardAdmins.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
   };
 }

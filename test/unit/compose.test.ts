@@ -60,7 +60,7 @@ describe('docker-compose.yml: safe defaults', () => {
       expect({ name, NODE_ENV: s.environment?.NODE_ENV, JWT_SECRET: s.environment?.JWT_SECRET }).toEqual({ name, NODE_ENV: 'production', JWT_SECRET: secret });
       // The service accepts it as it stands (a production secret of at least 16 characters).
       const config = loadConfig(s.environment as Record<string, string>);
-      expect(config).toMatchObject({ NODE_ENV: 'production', JWT_SECRET: secret, usingDevJwtSecret: false });
+      expect(config).toMatchObject({ NODE_ENV: 'production', JWT_SECRET: secret, jwtSecretGenerated: false });
     }
   });
 
