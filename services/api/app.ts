@@ -17,9 +17,6 @@ import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
 export const API_PREFIX = '/api/v1';
 export const CATALOG_PREFIX = '/catalog';
-const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
-/** Largest JSON body: a bulk load of 10,000 rows fits; more answers 413 payload-too-large. */
-export const BODY_LIMIT = '10mb';
 
 export interface RouteGroups {
   root: RouteDef[];
@@ -71,7 +68,8 @@ function baseApp(deps: ApiDeps): Express {
     );
   }
   app.use(httpMetrics);
-  app.use(express.json({ type: JSON_TYPES, limit: BODY_LIMIT, strict: false }));
+  // No body parser here: each route reads its JSON body with its own limit (http/body.ts), a small
+  // one before anything else, a bulk load's only after authentication (http/register-routes.ts).
   app.use(rejectUnstorableInput);
   return app;
 }
