@@ -4,6 +4,7 @@ import pinoHttp from 'pino-http';
 import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
+import { metricsAccess } from './http/metrics-access';
 import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
 import { readyzAnswer } from './http/readiness';
@@ -109,7 +110,8 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
     if (answer.ok) res.json(answer.body);
     else next(answer.error);
   });
-  app.get('/metrics', async (_req, res) => {
+  // A scraper with METRICS_TOKEN, or this machine's loopback: never the floor network (http/metrics-access.ts).
+  app.get('/metrics', metricsAccess(deps.config.METRICS_TOKEN), async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
   });
 
