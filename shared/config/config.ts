@@ -166,8 +166,8 @@ export const configSchema = z.object({
     .describe('an MQTT controller silent this long (no status, no heartbeat) is offline'),
   LIGHTS_RESYNC_MS: z.coerce.number().int().min(1000).default(60_000)
     .describe('every light is set again from PostgreSQL this often (besides every event, start and reconnect)'),
-  METRICS_TOKEN: z.string().min(16).optional()
-    .describe('a token of at least 16 characters that Prometheus sends as `Authorization: Bearer <token>` to read `GET /metrics`; unset: `/metrics` answers only connections from this machine\'s loopback that no proxy forwarded ([docs/operations.md](docs/operations.md#metrics-and-alerts))').meta({ shownDefault: 'unset: loopback only' }),
+  METRICS_TOKEN: z.union([z.literal(''), z.string().min(16)]).optional().transform((v) => v || undefined)
+    .describe('a token of at least 16 characters that Prometheus sends as `Authorization: Bearer <token>` to read `GET /metrics`; unset or empty: `/metrics` answers only connections from this machine\'s loopback that no proxy forwarded ([docs/operations.md](docs/operations.md#metrics-and-alerts))').meta({ shownDefault: 'unset: loopback only' }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
     .describe('pino level: `fatal` … `trace`, `silent`'),
   SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional()
