@@ -19,8 +19,8 @@ const FORCE_AFTER_MS = 1000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'supervisor');
-  if (config.usingDevJwtSecret) {
-    log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
+  if (config.jwtSecretGenerated) {
+    log.info('JWT_SECRET is not set: tokens are signed with this deployment\'s own random key, kept in the database (table service_secret)');
   }
   const supervisor = new Supervisor(ROLES, config, log, config.COMMAND_TIMEOUT_MS + 10_000);
   let signalled = 0;

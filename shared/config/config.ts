@@ -26,7 +26,6 @@ const trustProxy = z
     message: 'must be a comma list of proxy addresses, CIDRs (10.0.0.0/8) or loopback, linklocal, uniquelocal',
   });
 
-const DEV_JWT_SECRET = 'development-only-secret-change-me';
 // The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
 const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
@@ -85,7 +84,7 @@ export const configSchema = z.object({
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
     .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the rate (a bound on memory)'),
   JWT_SECRET: z.string().min(16).optional()
-    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`').meta({ shownDefault: 'development default (with a warning)' }),
+    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`. Unset: the service makes its own random key on its first start and keeps it in the database (table `service_secret`), shared by all its processes and kept across restarts; no published secret ever signs a token').meta({ shownDefault: 'unset: a random key kept in the database' }),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600)
     .describe('lifetime of an access token').meta({ defaultNote: '12 h' }),
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14)
@@ -179,6 +178,8 @@ export const configSchema = z.object({
     .describe('`npm start` with `MQTT_URL` unset: the port it looks for a broker on 127.0.0.1, and where the embedded broker listens (on `HOST`, so controllers on the LAN reach it) when nothing answers there'),
   EMBEDDED_POSTGRES_OS_USER: z.string().regex(/^[a-z_][a-z0-9_-]*$/, 'must be a system user name').default('postgres')
     .describe('`npm start` as root: the system user the embedded PostgreSQL runs as (PostgreSQL refuses to run as root); created when missing'),
+  METRICS_TOKEN: z.union([z.literal(''), z.string().min(16)]).optional().transform((v) => v || undefined)
+    .describe('a token of at least 16 characters that Prometheus sends as `Authorization: Bearer <token>` to read `GET /metrics`; unset or empty: `/metrics` answers only connections from this machine\'s loopback that no proxy forwarded ([docs/operations.md](docs/operations.md#metrics-and-alerts))').meta({ shownDefault: 'unset: loopback only' }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
     .describe('pino level: `fatal` … `trace`, `silent`'),
   SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional()
@@ -188,11 +189,16 @@ export const configSchema = z.object({
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
+  /**
+   * The signing key of access tokens: JWT_SECRET, or (unset) empty until the runtime has read the
+   * service's own key from the database (shared/auth/jwt-secret.ts). An empty key signs nothing and
+   * verifies nothing (shared/auth/jwt.ts).
+   */
   JWT_SECRET: string;
   /** Lower-cased e-mails; unset means the demo Admin in development and nobody otherwise. */
   QUEUE_DASHBOARD_ADMINS: string[];
-  /** True when JWT_SECRET was not set and the development default is in use. */
-  usingDevJwtSecret: boolean;
+  /** True when JWT_SECRET was not set: the service's own random key, kept in the database, signs the tokens. */
+  jwtSecretGenerated: boolean;
 };
 
 function configError(issues: z.core.$ZodIssue[]): Error {
@@ -220,8 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   const dashboardAdmins = cfg.QUEUE_DASHBOARD_ADMINS ?? (cfg.NODE_ENV === 'development' ? DEV_DASHBOARD_ADMIN : '');
   return {
     ...cfg,
-    JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET,
-    usingDevJwtSecret: !cfg.JWT_SECRET,
+    JWT_SECRET: cfg.JWT_SECRET ?? '',
+    jwtSecretGenerated: !cfg.JWT_SECRET,
     QUEUE_DASHBOARD_ADMINS: dashboardAdmins.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
   };
 }

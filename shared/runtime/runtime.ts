@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
+import { resolveJwtSecret } from '../auth/jwt-secret';
 import { SqlPool } from '../db/sql-pool';
 import { OrmSql } from '../db/orm-sql';
 import type { QueueSettings } from '../queue/queue-module';
@@ -34,10 +35,6 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
-  // Under `npm start` the supervisor has said it once already.
-  if (config.usingDevJwtSecret && process.env.SORTING_SUPERVISED !== '1') {
-    log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
-  }
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
   const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false);
   const applicationName = `sorting:${role}`.slice(0, 63);
@@ -54,6 +51,8 @@ export async function createRuntime(
   if (opts.migrate) await migrate(orm, log);
   const ormSql = new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS);
   await checkConnectionBudget(config, ormSql, log);
+  // Without JWT_SECRET: the deployment's own random key, from the database (the same in every process).
+  config.JWT_SECRET = await resolveJwtSecret(config, ormSql);
   // Only the API uses it (sign-in throttle, readiness), while a client waits: it fails fast.
   const redis = createRedis(config.REDIS_URL, { log, name: 'shared', ...REQUEST_PATH_REDIS });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];

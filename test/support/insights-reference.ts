@@ -77,7 +77,12 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
     `select o.data->>'code' as code, count(*) as n ${base} and o.type = 'command.refused' and o.data->>'code' is not null group by 1`,
     p,
   );
-  const hoursInRange = (t.getTime() - f.getTime()) / 3_600_000;
+  // Hours worked: the distinct local hours with a scan, a refused scan, a confirmation or a cancel.
+  const [worked] = await em.execute<{ hours: string }[]>(
+    `select count(distinct date_trunc('hour', o.occurred_at, ?::text)) as hours ${base} and (${SCAN} or ${FAILED} or ${CONFIRM} or ${CANCEL})`,
+    [tz, ...p],
+  );
+  const hoursWorked = Number(worked!.hours);
   const units = Number(tot.units);
   return {
     from: f.toISOString(),
@@ -88,7 +93,8 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
     failedScans: Number(tot.failed),
     sortedOrders: Number(tot.sorted),
     averageSecondsToConfirm: tot.avg === null ? null : r3(Number(tot.avg)),
-    unitsPerHour: hoursInRange > 0 ? Math.round((units / hoursInRange) * 100) / 100 : 0,
+    hoursWorked,
+    unitsPerHour: hoursWorked > 0 ? Math.round((units / hoursWorked) * 100) / 100 : 0,
     topProducts: top.map((x) => ({ sku: x.sku, units: Number(x.units) })),
     byUser: users
       .map((u) => ({ userId: Number(u.user_id), scans: Number(u.scans), units: Number(u.units) }))

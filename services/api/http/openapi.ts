@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../../shared/errors/error-codes';
 import type { RouteDef } from './route';
+import { SMALL_BODY_LIMIT, formatBytes } from './body';
 
 export interface MountedRoutes {
   /** Path prefix the routes are mounted under, e.g. `/api/v1`. */
@@ -98,6 +99,7 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
           ? {
               requestBody: {
                 required: !r.bodyOptional,
+                description: `At most ${formatBytes(r.bodyLimit ?? SMALL_BODY_LIMIT)} (more: 413 payload-too-large, before the body is read).`,
                 content: Object.fromEntries(
                   ['application/json', 'text/json', 'application/*+json'].map((t) => [t, { schema: jsonSchema(r.body!, 'input') }]),
                 ),

@@ -7,7 +7,8 @@ import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
-import { parseInput } from './validation';
+import { SMALL_BODY_LIMIT, readJsonBody } from './body';
+import { parseInput, rejectUnstorableBody } from './validation';
 
 export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
@@ -64,11 +65,17 @@ export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string
   return `Only ${WHO[least]} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
 }
 
-/** Mounts each route definition: admission of its command, authenticate, authorize, validate, then call the handler. */
+/**
+ * Mounts each route definition: its body (a small one: before anything else), admission of its command,
+ * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
+ */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
   for (const route of routes) {
+    const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
+    const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
+        if (readBodyFirst) await readJsonBody(req, res, bodyLimit);
         // Under overload a command's request is refused before the rest of what it would cost the API.
         const refused = route.command ? deps.commands.refusal?.(route.command) : null;
         if (refused) throw refused;
@@ -76,6 +83,9 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         if (Array.isArray(route.access) && !hasAnyRole(auth.roles, route.access)) {
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
+        // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
+        if (!readBodyFirst) await readJsonBody(req, res, bodyLimit);
+        rejectUnstorableBody(req.body);
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};
         const rawBody = req.body;

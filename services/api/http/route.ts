@@ -42,6 +42,12 @@ export interface RouteDef<P = any, Q = any, B = any> {
   body?: z.ZodType<B>;
   /** The body may be absent (e.g. an optional confirm barcode). */
   bodyOptional?: boolean;
+  /**
+   * The largest JSON body, in bytes (more: 413 payload-too-large, answered before the body is read);
+   * default SMALL_BODY_LIMIT (http/body.ts). A route with a larger limit reads its body only after the
+   * caller is authenticated and authorized.
+   */
+  bodyLimit?: number;
   /** Extra request headers worth documenting (Idempotency-Key, X-Pin). */
   headers?: { name: string; description: string; required?: boolean }[];
   /** Success body schema for the OpenAPI document; omitted for empty answers. */

@@ -29,7 +29,8 @@ const sortingStatsDto = z.object({
     .number()
     .nullable()
     .describe('Mean of confirmedAt − createdAt over the items confirmed in the range, in seconds (3 decimals); null when none was confirmed.'),
-  unitsPerHour: z.number().describe('confirmedUnits divided by the hours of the range counted (2 decimals).'),
+  hoursWorked: z.number().int().describe("The hours worked in the range: the scope's local hours in which a scan (also a refused one), a confirmation or a cancel happened."),
+  unitsPerHour: z.number().describe('confirmedUnits divided by hoursWorked (2 decimals); 0 when nothing was worked.'),
   topProducts: z.array(z.object({ sku: z.string(), units: z.number().int() })).describe('The products with the most units confirmed in the range, most first (ties by sku); at most `products` entries.'),
   byUser: z
     .array(z.object({ userId: z.number().int(), scans: z.number().int(), units: z.number().int() }))
