@@ -17,6 +17,7 @@ import { Migration20261125400100_lights } from './Migration20261125400100_lights
 import { Migration20261125500000_outbox_bounded_reads } from './Migration20261125500000_outbox_bounded_reads';
 import { Migration20261127171601_hot_table_indexes } from './Migration20261127171601_hot_table_indexes';
 import { Migration20261127172955_audit_indexes } from './Migration20261127172955_audit_indexes';
+import { Migration20261127173538_outbox_wall_index_relayed } from './Migration20261127173538_outbox_wall_index_relayed';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125500000_outbox_bounded_reads', class: Migration20261125500000_outbox_bounded_reads },
   { name: 'Migration20261127171601_hot_table_indexes', class: Migration20261127171601_hot_table_indexes },
   { name: 'Migration20261127172955_audit_indexes', class: Migration20261127172955_audit_indexes },
+  { name: 'Migration20261127173538_outbox_wall_index_relayed', class: Migration20261127173538_outbox_wall_index_relayed },
 ];
