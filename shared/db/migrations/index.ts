@@ -18,6 +18,7 @@ import { Migration20261125500000_outbox_bounded_reads } from './Migration2026112
 import { Migration20261127171601_hot_table_indexes } from './Migration20261127171601_hot_table_indexes';
 import { Migration20261127172955_audit_indexes } from './Migration20261127172955_audit_indexes';
 import { Migration20261127173538_outbox_wall_index_relayed } from './Migration20261127173538_outbox_wall_index_relayed';
+import { Migration20261127174054_sort_box_item_references } from './Migration20261127174054_sort_box_item_references';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127171601_hot_table_indexes', class: Migration20261127171601_hot_table_indexes },
   { name: 'Migration20261127172955_audit_indexes', class: Migration20261127172955_audit_indexes },
   { name: 'Migration20261127173538_outbox_wall_index_relayed', class: Migration20261127173538_outbox_wall_index_relayed },
+  { name: 'Migration20261127174054_sort_box_item_references', class: Migration20261127174054_sort_box_item_references },
 ];
