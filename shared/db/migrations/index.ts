@@ -19,6 +19,7 @@ import { Migration20261127171601_hot_table_indexes } from './Migration2026112717
 import { Migration20261127172955_audit_indexes } from './Migration20261127172955_audit_indexes';
 import { Migration20261127173538_outbox_wall_index_relayed } from './Migration20261127173538_outbox_wall_index_relayed';
 import { Migration20261127174054_sort_box_item_references } from './Migration20261127174054_sort_box_item_references';
+import { Migration20261127174830_stats_refusals_by_reason } from './Migration20261127174830_stats_refusals_by_reason';
 import { Migration20261127180018_idempotency_record_reference } from './Migration20261127180018_idempotency_record_reference';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
@@ -43,5 +44,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127172955_audit_indexes', class: Migration20261127172955_audit_indexes },
   { name: 'Migration20261127173538_outbox_wall_index_relayed', class: Migration20261127173538_outbox_wall_index_relayed },
   { name: 'Migration20261127174054_sort_box_item_references', class: Migration20261127174054_sort_box_item_references },
+  { name: 'Migration20261127174830_stats_refusals_by_reason', class: Migration20261127174830_stats_refusals_by_reason },
   { name: 'Migration20261127180018_idempotency_record_reference', class: Migration20261127180018_idempotency_record_reference },
 ];
