@@ -6,7 +6,156 @@
 -- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
 -- Parameters are named (:wallId); the driver numbers them.
 
--- name: apply-wall-changes
+-- name: apply-wall-changes:losiek
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), slots_occupied as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsOccupied::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsOccupied::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lsiek
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lsue
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_updated as (
+  update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+    from jsonb_to_recordset(:itemsUpdated::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+   where i.id = any(array(select (e->>'id')::int from jsonb_array_elements(:itemsUpdated::jsonb) e)) and i.id = x.id and i.wall_id = :wallId::int
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_updated) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lvoadsnuiekw
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
@@ -77,28 +226,45 @@ with lines as (
   insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
   select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
-   where :idempotency::jsonb is not null
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint,
          name = coalesce(f.name, w.name), is_active = coalesce(f."isActive", w.is_active), max_sorters = coalesce(f."maxSorters", w.max_sorters),
-         warehouse_id = case when f is null then w.warehouse_id else f."warehouseId" end,
-         workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
-         segment_rows = case when f is null then w.segment_rows else f."segmentRows" end,
-         segment_columns = case when f is null then w.segment_columns else f."segmentColumns" end,
-         updated_at = case when f is null then w.updated_at else :now::timestamptz end
-    from (select 1) as one (n)
-    left join jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
-                                                 "flowDirection" text, "segmentRows" int, "segmentColumns" int) on :wall::jsonb is not null
+         warehouse_id = f."warehouseId", workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
+         segment_rows = f."segmentRows", segment_columns = f."segmentColumns", updated_at = :now::timestamptz
+    from jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
+                                            "flowDirection" text, "segmentRows" int, "segmentColumns" int)
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied)
-       + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated)
-       + (select count(*) from sessions_inserted) + (select count(*) from items_updated)
-       + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record)
-       + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:ve
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with slots_vacated as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsVacated::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsVacated::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from slots_vacated) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), 0, :lineCount::bigint) as ok,
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
        (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
 
@@ -213,10 +379,11 @@ select w.id as "wallId", w.client_id as "clientId",
        coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
                                  order by b.position)
                    from sort_box b where b.wall_id = w.id), '[]') as slots,
-       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+       -- An item carries its slot's crc (a swap moves both), so its slot is not read again per item.
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', i.crc, 'color', i.color, 'units', i.units,
                                                    'createdAt', floor(extract(epoch from i.created_at) * 1000)))
-                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
-                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+                   from sort_box_item i
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation' and i.sort_box_id is not null), '[]') as pending,
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode
