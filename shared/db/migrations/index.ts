@@ -15,6 +15,7 @@ import { Migration20261125300000_durable_pipeline } from './Migration20261125300
 import { Migration20261125400000_pending_items } from './Migration20261125400000_pending_items';
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 import { Migration20261125500000_outbox_bounded_reads } from './Migration20261125500000_outbox_bounded_reads';
+import { Migration20261127171254_printers } from './Migration20261127171254_printers';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125400000_pending_items', class: Migration20261125400000_pending_items },
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
   { name: 'Migration20261125500000_outbox_bounded_reads', class: Migration20261125500000_outbox_bounded_reads },
+  { name: 'Migration20261127171254_printers', class: Migration20261127171254_printers },
 ];
