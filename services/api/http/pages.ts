@@ -36,7 +36,7 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter' } as const;
+const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', shipper: 'Shipper' } as const;
 
 /** A page as the browser gets it: its body inside the layout, with the shared fragments filled in. */
 export async function renderPage(page: keyof typeof PAGES): Promise<string> {
@@ -45,10 +45,10 @@ export async function renderPage(page: keyof typeof PAGES): Promise<string> {
   return layout!.replace(/\{\{(title|page|body)\}\}/g, (_m, key: string) => fill[key]!);
 }
 
-/** GET /hub and /sorter (the pages) and /hub/assets/* (their scripts and styles). */
+/** GET /hub, /sorter and /shipper (the pages) and /hub/assets/* (their scripts and styles). */
 export function pagesRouter(): Router {
   const router = Router();
-  router.use(['/hub', '/sorter'], securityHeaders);
+  router.use(['/hub', '/sorter', '/shipper'], securityHeaders);
   // Read on each request, so an edited page shows on the next load. no-cache: the browser revalidates
   // (the ETag Express gives the answer), so a new version is picked up on the next load.
   const send = (page: keyof typeof PAGES): RequestHandler => async (_req, res, next) => {
@@ -60,6 +60,7 @@ export function pagesRouter(): Router {
   };
   router.get('/hub', send('hub'));
   router.get('/sorter', send('sorter'));
+  router.get('/shipper', send('shipper'));
   router.use('/hub/assets', express.static(PAGES_DIR, { index: false, cacheControl: true, maxAge: 0, extensions: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return router;
 }
