@@ -14,6 +14,10 @@ import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor'
  * offers the PDF; wrong scans are refused in words. Screenshots in SHOTS (outside the repository).
  */
 
+// The page's globals, for the few checks that run in the browser (the project's types carry no DOM).
+declare const document: { documentElement: { scrollWidth: number } };
+declare const window: { innerWidth: number };
+
 const SHOTS = process.env.SHOTS_DIR ?? join(__dirname, '..', 'artifacts');
 const STEP_MS = 15_000;
 jest.setTimeout(150_000);
@@ -43,7 +47,7 @@ describe('the shipper page', () => {
     await page.press('#scan', 'Enter');
   }
 
-  const rows = (page: Page) => page.$$eval('#slots li', (lis) => lis.map((li) => (li as HTMLElement).dataset.crc));
+  const rows = (page: Page) => page.$$eval('#slots li', (lis) => lis.map((li) => (li as unknown as { dataset: { crc: string } }).dataset.crc));
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
