@@ -54,21 +54,24 @@ export async function startPrinting(runtime: Runtime): Promise<void> {
       try {
         const free = CONCURRENCY - inFlight;
         if (free > 0) {
-          const claimed = await claimPrintJobs(ormSql, { limit: free, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE });
-          for (const job of claimed) {
-            inFlight++;
-            const p = sendPrintJob(ormSql, job, config, log, keepRecording)
-              .catch((err) => log.warn({ err, printJobId: job.id }, 'could not record a print attempt; the job is tried again when its lease ends'))
-              .finally(() => {
-                inFlight--;
-                running.delete(p);
-                waiter.wake();
-              });
-            running.add(p);
-          }
-          if (claimed.length === free) continue;
-          const [{ due_at }] = (await nextPrintDue(ormSql, {})) as [{ due_at: Date | null }];
-          if (due_at) waitMs = Math.max(0, Math.min(waitMs, new Date(due_at).getTime() - Date.now()));
+          // A read first: a sender with nothing due costs one probe of the Queued jobs' index per look.
+          const [{ due_at: due }] = (await nextPrintDue(ormSql, {})) as [{ due_at: Date | null }];
+          const dueIn = due ? new Date(due).getTime() - Date.now() : null;
+          if (dueIn !== null && dueIn <= 0) {
+            const claimed = await claimPrintJobs(ormSql, { limit: free, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE });
+            for (const job of claimed) {
+              inFlight++;
+              const p = sendPrintJob(ormSql, job, config, log, keepRecording)
+                .catch((err) => log.warn({ err, printJobId: job.id }, 'could not record a print attempt; the job is tried again when its lease ends'))
+                .finally(() => {
+                  inFlight--;
+                  running.delete(p);
+                  waiter.wake();
+                });
+              running.add(p);
+            }
+            if (claimed.length === free) continue;
+          } else if (dueIn !== null) waitMs = Math.min(waitMs, dueIn);
         }
         if (Date.now() >= nextRetention) {
           nextRetention = Date.now() + RETENTION_EVERY_MS;
