@@ -10,6 +10,8 @@ const WALL_KEY = 'sortingWall.shipperWall';
 /** A slot waiting longer than this is shown in amber: someone should take it. */
 const OLD_SECONDS = 15 * 60;
 const state = {
+  // The wall shown: a read of another wall (the page switched meanwhile) is dropped.
+  wallId: null,
   wall: null,
   printer: null,
   slots: [],
@@ -45,6 +47,9 @@ async function start() {
 
 async function openWall(id) {
   closeStream();
+  state.wallId = id;
+  state.wall = null;
+  state.slots = [];
   localStorage.setItem(WALL_KEY, String(id));
   history.replaceState(null, '', `?wall=${id}`);
   clearMessages();
@@ -55,12 +60,14 @@ async function openWall(id) {
 }
 
 /** Reads the wall (its printer), the printer's health and the Complete slots again. */
-async function refresh(id = state.wall?.id) {
+async function refresh(id = state.wallId) {
   const [wall, slots] = await Promise.all([api('GET', `/api/v1/walls/${id}`), api('GET', `/api/v1/walls/${id}/complete-slots`)]);
+  const printer = wall.printerId ? await api('GET', `/api/v1/printers/${wall.printerId}`).catch(() => null) : null;
+  if (id !== state.wallId) return;
   state.wall = wall;
   state.slots = slots;
   state.fetchedAt = Date.now();
-  state.printer = wall.printerId ? await api('GET', `/api/v1/printers/${wall.printerId}`).catch(() => null) : null;
+  state.printer = printer;
   $('.bar h1').textContent = `Shipper · ${wall.name}`;
   renderPrinter();
   renderSlots();
@@ -131,7 +138,7 @@ async function onScan(e) {
 
 /** A scan (or a tap): checks the code, prints the plate (or makes the PDF), releases the slot. */
 async function ship(code) {
-  if (state.busy) return;
+  if (state.busy || !state.wall) return;
   clearMessages();
   const upper = code.toUpperCase();
   if (/^A-[0-9A-F]{8}$/.test(upper)) {
@@ -271,7 +278,7 @@ function clearMessages() {
 const RELEVANT = new Set(['sort-box.completed', 'sort-box.released', 'sort-box-item.swapped', 'sort-box-item.confirmed', 'wall.updated']);
 
 function connect() {
-  const q = new URLSearchParams({ wallId: state.wall.id, access_token: token.get() });
+  const q = new URLSearchParams({ wallId: state.wallId, access_token: token.get() });
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
   state.ws = ws;
   ws.onopen = () => {
