@@ -13,6 +13,7 @@ import { wallDetailDto, wallDto } from '../../../shared/dto/wall.dto';
 import { pendingItemDto } from '../../../shared/dto/sorting.dto';
 import { wallPrintingFields } from '../use-cases/printers/printer.dto';
 import { assertPrinterExists, setWallPrinting, withPrinting } from '../use-cases/printers/printers.use-case';
+import { assertWallExists } from '../../../shared/commands/wall-resolver';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),
@@ -175,7 +176,10 @@ async function updateWallRecord(
   body: z.infer<typeof updateWallBody>,
 ) {
   const { printerId, autoPrint, ...changes } = body;
-  if (printerId !== undefined && printerId !== null) await assertPrinterExists(em, auth.clientId, printerId);
+  if (printerId !== undefined && printerId !== null) {
+    await assertWallExists(em, auth.clientId, wallId);
+    await assertPrinterExists(em, auth.clientId, printerId);
+  }
   const wall = await updateWall(em, commands, auth, wallId, changes);
   await setWallPrinting(em, auth.clientId, wallId, { printerId, autoPrint });
   return withPrinting(em, auth.clientId, wall);

@@ -1,3 +1,4 @@
+import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emSql } from '../../../../shared/db/orm-sql';
 import { AppError } from '../../../../shared/errors/app-error';
@@ -41,7 +42,14 @@ export async function printerJobs(em: EntityManager, clientId: number, id: numbe
 
 /** DELETE /printers/{id}: refused while a wall names it; its jobs go with it. */
 export async function removePrinter(em: EntityManager, clientId: number, id: number): Promise<void> {
-  const [row] = await deletePrinter(emSql(em), { clientId, id });
+  let row: { existed: boolean; walls: string[] | null; deleted: boolean } | undefined;
+  try {
+    [row] = await deletePrinter(emSql(em), { clientId, id });
+  } catch (err) {
+    // A wall named it between the statement's snapshot and its delete: the foreign key refused.
+    if (err instanceof ForeignKeyConstraintViolationException || (err as { code?: string }).code === '23503') throw new AppError('printer-in-use', `Printer ${id} was just named as a wall's printer: name another printer for that wall first.`);
+    throw err;
+  }
   if (!row?.existed) throw printerNotFound(id);
   if (!row.deleted) {
     const walls = (row.walls ?? []).map((w) => `'${w}'`).join(', ');
