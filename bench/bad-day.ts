@@ -17,6 +17,9 @@ import { ServiceProcess, pollUntil } from './service-processes';
 import { entry } from './realistic';
 import { processesByRole } from './service-roles';
 import { summarize, type LatencySummary } from './stats';
+import { monotonicUs } from './cpu-profile';
+import { RedisCommandMeter } from './redis-commands';
+import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from './budget';
 
 /*
  * The bad-day scenario (docs/benchmarks.md): a shift starts right after a morning upload. Few SKUs over
@@ -74,6 +77,10 @@ export interface BadDayStep extends RealisticStep {
   serviceCpuPerPairMs: number;
   bytesPerPair: Record<string, number>;
   statements: StatementFigure[];
+  /** The per-pair budget (bench/budget.ts): CPU by role, every statement and every Redis command per pair. */
+  budget: { cpu: RoleCpu; statements: StatementBudget[]; redisCommands: CommandBudget[] };
+  /** The step on the monotonic clock (µs), to cut CPU profiles. */
+  window: { fromUs: number; toUs: number };
   /** Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again (null: not within 30 s). */
   recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[] };
 }
@@ -86,6 +93,8 @@ export interface BadDayRun {
   explain: { afterUpload: ExplainFigure[]; atEnd: ExplainFigure[] } | null;
   steps: BadDayStep[];
   wsEvents: number;
+  /** The service's processes by role (pids), for the CPU profiles. */
+  pids: Record<string, number[]>;
 }
 
 /** The Mosquitto broker's pid, when one runs on this machine (its CPU is counted when present). */
@@ -178,11 +187,11 @@ export async function runBadDay(
   opts: { redisPid: number | undefined; say: (line: string) => void; floor: FloorReference; nodeArgs: string[] },
 ): Promise<BadDayRun[]> {
   const runs: BadDayRun[] = [];
-  for (const statistics of s.badDayStatistics) runs.push(await runOnce(s, config, statistics, opts));
+  for (const statistics of s.badDayStatistics) runs.push(await runBadDayOnce(s, config, statistics, opts));
   return runs;
 }
 
-async function runOnce(
+export async function runBadDayOnce(
   base: BenchSettings,
   config: AppConfig,
   statistics: 'fresh' | 'analyzed',
@@ -255,6 +264,7 @@ async function runOnce(
     if (afterUpload) for (const e of afterUpload) say(`[bad-day ${statistics}] EXPLAIN ${e.statement} after the upload: ${e.executionMs} ms, ${e.buffers} buffers, ${e.topNode} (estimated ${e.estimatedRows} rows, got ${e.actualRows})`);
 
     const mosquitto = mosquittoPid();
+    const commands = new RedisCommandMeter(s.redisUrl);
     const meter = new CpuMeter(s.databaseUrl, database, () => ({ ...roles(), redis: opts.redisPid, ...(mosquitto ? { mosquitto } : {}), bench: process.pid }), serviceRoleOfBackend);
     const durationMs = s.seconds * 1000;
     const wall0 = floor.sorters.filter((a) => a.wallIndex === 0);
@@ -285,6 +295,8 @@ async function runOnce(
       const sizesBefore = await tableSizes(pg);
       await stats.reset(pg);
       const cpuBefore = await meter.snapshot();
+      const commandsBefore = await commands.read();
+      const fromUs = monotonicUs();
       const ws0 = listeners.events;
       step.http.take();
       await eventLoopLag(keepAlive);
@@ -298,6 +310,8 @@ async function runOnce(
       });
       const rec = recovery ? await recovery : undefined;
       const to = performance.now();
+      const toUs = monotonicUs();
+      const commandsAfter = await commands.read();
       const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
       const pairs = run.pairs;
       const perPair = (v: number) => (pairs ? round2(v / pairs) : NaN);
@@ -331,6 +345,8 @@ async function runOnce(
         serviceCpuPerPairMs: perPair(service),
         bytesPerPair: bytesPerPair(sizesBefore, await tableSizes(pg), pairs),
         statements: await stats.read(pg, pairs),
+        budget: { cpu: rolesPerPair(cpuMs, pairs), statements: statementsPerPair(await stats.totals(pg), pairs), redisCommands: commandsPerPair(commandsBefore, commandsAfter, pairs) },
+        window: { fromUs, toUs },
         ...(rec ? { recovery: rec } : {}),
       };
       steps.push(figures);
@@ -339,6 +355,8 @@ async function runOnce(
           `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
       );
     }
+    await commands.close();
+    const pids = roles();
     const atEnd = stats.loaded ? null : await explainScanRead(s.databaseUrl, explainFixture);
     await Promise.all([...releases]);
     return {
@@ -349,6 +367,7 @@ async function runOnce(
       explain: afterUpload && atEnd ? { afterUpload, atEnd } : null,
       steps,
       wsEvents: listeners.events,
+      pids,
     };
   } finally {
     await probes.stop();

@@ -23,9 +23,10 @@ import { runInsightsBench } from './insights-bench';
 import { badDayTargets, printBadDay, runBadDay, type BadDayRun, type FloorReference } from './bad-day';
 
 /*
- * `npm run bench`: the sorting workflow's latency, throughput and memory, measured over HTTP against
- * the real API and sorting worker started as child processes, next to the floor of the same work
- * (a bare PostgreSQL transaction, a bare queue round trip). docs/benchmarks.md explains the figures.
+ * `npm run bench:scenarios`: the sorting workflow's latency, throughput and memory in the longer scenarios
+ * (the easy case, the realistic scenario, the bad day, insights), measured over HTTP against the real
+ * processes, next to the floor of the same work (a bare PostgreSQL transaction, a bare queue round trip).
+ * `npm run bench` (bench/budget-run.ts) is the skeleton beside the service. docs/benchmarks.md explains the figures.
  */
 
 const say = (line: string) => console.log(line);
@@ -418,7 +419,7 @@ function pickSorters(sorters: BenchSorter[], c: number, perWall: number): BenchS
   return sorters.slice(0, c);
 }
 
-/** The insights step (docs/benchmarks.md "Insights"); `npm run bench -- insights` runs it alone. BENCH_INSIGHTS=none skips it. */
+/** The insights step (docs/benchmarks.md "Insights"); `npm run bench:scenarios -- insights` runs it alone. BENCH_INSIGHTS=none skips it. */
 async function insightsStep(): Promise<void> {
   if (process.env.BENCH_INSIGHTS === 'none') return;
   const s = loadBenchSettings();

@@ -35,7 +35,8 @@ function packageOf(url: string, functionName: string, root: string): string {
     const parts = file.slice(nm + '/node_modules/'.length).split('/');
     return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
-  const rel = path.relative(root, file);
+  // The services built for the bench run from bench/results/dist: name their folders as in the sources.
+  const rel = path.relative(root, file).replace(/^bench\/results\/dist\//, '');
   if (rel.startsWith('..')) return file;
   const parts = rel.split(path.sep);
   return `app:${parts.slice(0, Math.min(2, parts.length - 1)).join('/') || parts[0]}`;

@@ -73,7 +73,7 @@ export class CpuMeter {
     await pg.connect();
     try {
       const { rows } = await pg.query<{ pid: number; app: string | null }>(
-        'select pid, application_name as app from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        'select pid, application_name as app, true as bench_probe from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
         [this.database],
       );
       if (!this.backendGroup) snap.set('postgres', new Map());

@@ -15,7 +15,7 @@ import { BenchHttp } from './http-client';
 import { summarize, type LatencySummary } from './stats';
 
 /*
- * `npm run bench -- insights` (and the last step of `npm run bench`): a million scans over 90 days on
+ * `npm run bench:scenarios -- insights` (and the last step of `npm run bench:scenarios`): a million scans over 90 days on
  * 20 walls by 100 sorters, written as outbox events by SQL (generate_series), rolled up by the
  * statistics use-case; then each /insights operation's latency over HTTP, and the consumer's rate and
  * lag under a live stream. Its own database, `sorting_bench_insights`. docs/benchmarks.md explains it.

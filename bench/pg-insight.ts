@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Client as PgClient } from 'pg';
 import type { NamedStatement, Query } from '../shared/db/named-sql';
+import type { StatementTotals } from './budget';
 
 /*
  * What PostgreSQL does per pair (docs/benchmarks.md, "The bad-day scenario"): bytes written per table,
@@ -12,7 +13,7 @@ import type { NamedStatement, Query } from '../shared/db/named-sql';
 /** Total size (heap, indexes, TOAST) of every table of the public schema, bytes. */
 export async function tableSizes(pg: PgClient): Promise<Map<string, number>> {
   const { rows } = await pg.query<{ name: string; bytes: string }>(
-    `select c.relname as name, pg_total_relation_size(c.oid) as bytes
+    `select c.relname as name, pg_total_relation_size(c.oid) as bytes, true as bench_probe
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and c.relkind in ('r', 'p')`,
   );
@@ -97,13 +98,35 @@ export class StatementStats {
     await pg.query('select pg_stat_statements_reset(0, (select oid from pg_database where datname = current_database()), 0)');
   }
 
+  /** Every statement's calls, time and shared buffers since the reset, the most time first (the bench's own, marked `bench_probe`, left out). */
+  async totals(pg: PgClient, top = 40): Promise<StatementTotals[]> {
+    if (!this.loaded) return [];
+    const { rows } = await pg.query<{ query: string; calls: string; total: number; buffers: string }>(
+      `select query, calls, total_exec_time as total, shared_blks_hit + shared_blks_read as buffers
+         from pg_stat_statements
+        where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%' and query not like '%bench_probe%'
+        order by total_exec_time desc limit $1`,
+      [top],
+    );
+    return rows.map((r) => {
+      const text = collapse(r.query);
+      return { statement: this.nameOf(text), calls: Number(r.calls), totalMs: r.total, buffers: Number(r.buffers) };
+    });
+  }
+
+  /** A statement's name: the named statement of that text, else the name its leading SQL comment starts with, else the start of its text. */
+  private nameOf(text: string): string {
+    const named = this.names.get(text) ?? /^\/\*\s*([a-z][a-z0-9-]*)[\s:*]/.exec(text)?.[1];
+    return named ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text);
+  }
+
   /** The statements that took the most time since the reset, with their cost per call and calls per pair. */
   async read(pg: PgClient, pairs: number, top = 12): Promise<StatementFigure[]> {
     if (!this.loaded) return [];
     const { rows } = await pg.query<{ query: string; calls: string; total: number; mean: number; hit: string; read: string; rows: string }>(
       `select query, calls, total_exec_time as total, mean_exec_time as mean, shared_blks_hit as hit, shared_blks_read as read, rows
          from pg_stat_statements
-        where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%'
+        where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%' and query not like '%bench_probe%'
         order by total_exec_time desc limit $1`,
       [top],
     );
@@ -111,7 +134,7 @@ export class StatementStats {
       const calls = Number(r.calls);
       const text = collapse(r.query);
       return {
-        statement: this.names.get(text) ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text),
+        statement: this.nameOf(text),
         calls,
         callsPerPair: pairs ? Math.round((calls / pairs) * 100) / 100 : NaN,
         meanMs: Math.round(r.mean * 1000) / 1000,

@@ -5,7 +5,7 @@ import type { BenchSorter } from './load';
 import { summarize, type LatencySummary } from './stats';
 
 /*
- * The event pipeline's figures for `npm run bench` (docs/benchmarks.md "Event pipeline"):
+ * The event pipeline's figures for `npm run bench:scenarios` (docs/benchmarks.md "Event pipeline"):
  * - accepted scan → WebSocket message at a hub, at a fixed offered rate, with the outbox relay running;
  * - the relay's lag at that rate (event time in the command's transaction → marked relayed);
  * - the audit listings on a log of a million records.

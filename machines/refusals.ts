@@ -41,8 +41,19 @@ export interface RefusalFacts {
 }
 
 const iso = (at: Date | string) => new Date(at).toISOString();
-const atTime = (at: Date | string | null | undefined) => (at ? ` at ${iso(at)}` : '');
 const slotName = (s: { position: number; crc: string }) => `Slot ${s.position} (${s.crc})`;
+/** A unit as a sorter knows it: by its product, never by the item's id (that is in the problem's `itemId`). */
+const unitOf = (item: { sku?: string }) => (item.sku ? `This unit of ${item.sku}` : 'This unit');
+const scanOf = (item: { sku?: string }) => (item.sku ? `This scan of ${item.sku}` : 'This scan');
+const inSlot = (slot: { position: number } | null | undefined) => (slot ? ` in slot ${slot.position}` : '');
+
+/** Why a sorter's session ended, in the words the sorter acts on (the time is in the problem's `endedAt`). */
+const SESSION_ENDED_FOR_SORTER: Record<SessionEndReason, string> = {
+  Stopped: 'it was stopped',
+  Replaced: 'you connected to it on another device',
+  Expired: 'it expired after inactivity',
+  Disconnected: 'a Manager disconnected you',
+};
 
 const SESSION_ENDED_WHY: Record<SessionEndReason, string> = {
   Stopped: 'was stopped',
@@ -55,22 +66,23 @@ type Words = (r: Refusal, f: RefusalFacts) => string | undefined;
 
 /** Every refusal code's words; a code without words for its facts falls back to the machine's detail. */
 const WORDS: { [C in RefusalCode | typeof INVALID_TRANSITION]: Words } = {
+  // Details speak to the person at the wall: no item ids, no timestamps (refusalExtensions carries them).
   'item-already-confirmed': (r, { item, slot }) => {
     if (!item) return undefined;
-    if (slot === null) return `Sort box item ${item.id} was confirmed; its slot ${item.crc} has since been detached.`;
+    if (slot === null) return `${unitOf(item)} was confirmed; its slot has since been detached from the wall.`;
     switch (r.event) {
       case 'CANCEL':
-        return slot && `Sort box item ${item.id} is already confirmed in slot ${slot.position}; a confirmed unit cannot be cancelled.`;
+        return slot && `${unitOf(item)} is already confirmed in slot ${slot.position}; a confirmed unit cannot be cancelled.`;
       case 'SWAP':
-        return `Sort box item ${item.id} is already confirmed; it can no longer be moved.`;
+        return `${unitOf(item)} is already confirmed${inSlot(slot)}; it can no longer be moved.`;
       default:
-        return `Sort box item ${item.id} was already confirmed${atTime(item.confirmedAt)}.`;
+        return `${unitOf(item)} is already confirmed${inSlot(slot)}: nothing more to do for it. Scan the next product.`;
     }
   },
   'item-already-cancelled': (r, { item, slot }) => {
     if (!item) return undefined;
-    if (slot === null) return `Sort box item ${item.id} was cancelled; its slot ${item.crc} has since been detached.`;
-    return r.event === 'CANCEL' ? `Sort box item ${item.id} was already cancelled.` : `Sort box item ${item.id} was cancelled; scan the unit again.`;
+    if (slot === null) return `${scanOf(item)} was cancelled; its slot has since been detached from the wall.`;
+    return r.event === 'CANCEL' ? `${scanOf(item)} was already cancelled.` : `${scanOf(item)} was cancelled; scan the unit again.`;
   },
   'units-exceed-remaining': (_r, { item, units, remainingUnits }) => {
     if (!item || units === undefined || remainingUnits === undefined) return undefined;
@@ -106,9 +118,10 @@ const WORDS: { [C in RefusalCode | typeof INVALID_TRANSITION]: Words } = {
     if (!session) return undefined;
     // A scan, confirm, cancel or swap on an ended session; or the session's own renew, stop or expiry.
     if (r.event === 'ACTIVITY') {
-      return `Your session on this wall ended (${session.endReason ?? 'ended'}${atTime(session.endedAt)}); connect to the wall again.`;
+      const why = session.endReason ? `: ${SESSION_ENDED_FOR_SORTER[session.endReason]}` : '';
+      return `Your session on this wall has ended${why}. Connect to the wall again.`;
     }
-    return `This session ${session.endReason ? SESSION_ENDED_WHY[session.endReason] : 'has ended'}${atTime(session.endedAt)}.`;
+    return `This session ${session.endReason ? SESSION_ENDED_WHY[session.endReason] : 'has ended'}.`;
   },
   'invalid-transition': () => undefined,
 };
@@ -118,9 +131,24 @@ export function refusalDetail(refusal: Refusal, facts: RefusalFacts): string {
   return WORDS[refusal.code](refusal, facts) ?? refusal.detail ?? refusal.code;
 }
 
+/**
+ * What the words leave out, for programs: the problem's extension fields. `itemId` (and `confirmedAt`)
+ * for a finished item, `endReason` and `endedAt` for an ended session.
+ */
+export function refusalExtensions(refusal: Refusal, facts: RefusalFacts): Record<string, unknown> | undefined {
+  const { item, session } = facts;
+  if ((refusal.code === 'item-already-confirmed' || refusal.code === 'item-already-cancelled') && item) {
+    return { itemId: item.id, ...(item.confirmedAt ? { confirmedAt: iso(item.confirmedAt) } : {}) };
+  }
+  if (refusal.code === 'session-ended' && session) {
+    return { endReason: session.endReason ?? null, endedAt: session.endedAt ? iso(session.endedAt) : null };
+  }
+  return undefined;
+}
+
 /** The refusal as the error a use-case throws (a problem+json 4xx at the API). */
 export function refusalError(refusal: Refusal, facts: RefusalFacts): AppError {
-  return new AppError(refusal.code, refusalDetail(refusal, facts));
+  return new AppError(refusal.code, refusalDetail(refusal, facts), { extensions: refusalExtensions(refusal, facts) });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { loadConfig } from '../shared/config/config';
 import { createLogger } from '../shared/logging/logger';
+import { startEmbeddedServers, type EmbeddedServers } from './supervisor/embedded/embedded-servers';
 import { ROLES } from './supervisor/roles';
 import { Supervisor, runMigrations } from './supervisor/supervisor';
 
@@ -7,7 +8,9 @@ import { Supervisor, runMigrations } from './supervisor/supervisor';
  * `npm start`: the supervisor. It applies the migrations (and seeds the demo client on an empty
  * database) in a one-shot child, then runs the API and every worker role as child processes
  * (services/supervisor/roles.ts), restarts one that dies, and stops them all in order on SIGTERM or
- * SIGINT. It holds no database or Redis connection itself.
+ * SIGINT. It holds no database or Redis connection itself. With no PostgreSQL or MQTT broker named
+ * and none on the default port, it first starts embedded ones, and stops them last
+ * (services/supervisor/embedded).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,6 +21,7 @@ async function main(): Promise<void> {
   const supervisor = new Supervisor(ROLES, config, log, config.COMMAND_TIMEOUT_MS + 10_000);
   let signalled = 0;
   let migration: ReturnType<typeof runMigrations> | undefined;
+  let embedded: EmbeddedServers | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     signalled++;
     if (signalled > 1) {
@@ -27,20 +31,30 @@ async function main(): Promise<void> {
     }
     log.info({ signal }, 'received signal, stopping every process in order');
     migration?.stop();
-    supervisor.stop().then(
-      () => {
-        log.info('every process stopped');
-        process.exit(0);
-      },
-      (err) => {
-        log.error({ err }, 'error while stopping');
-        process.exit(1);
-      },
-    );
+    supervisor
+      .stop()
+      .then(() => embedded?.stop())
+      .then(
+        () => {
+          log.info('every process stopped');
+          process.exit(0);
+        },
+        (err) => {
+          log.error({ err }, 'error while stopping');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  // Before any child: each inherits the addresses it sets (DATABASE_URL, MQTT_URL).
+  embedded = await startEmbeddedServers(process.env, config, log);
+  if (embedded.banner) process.stderr.write(`${embedded.banner}\n`);
+  if (signalled) {
+    await embedded.stop();
+    process.exit(0);
+  }
   migration = runMigrations(log, config.SEED_DEMO);
   await migration.done.catch((err: unknown) => {
     // Stopped by a signal: onSignal exits once every process is down.

@@ -608,6 +608,19 @@ coalesce((
   from wall w
  where w.id = :wallId and w.client_id = :clientId;
 
+-- name: wall-progress
+select coalesce((select sum(greatest(l.qty - l.confirmed_qty, 0))
+                   from sort_box b join order_item l on l.client_id = b.client_id and l.order_id = b.order_id
+                  where b.wall_id = w.id and b.order_id is not null), 0)::int as "unitsLeft",
+       (select count(*) from sort_box b where b.wall_id = w.id and b.order_id is not null)::int as "ordersInSlots",
+       coalesce((select json_agg(json_build_object('crc', b.crc, 'position', b.position, 'orderId', b.order_id,
+                                                   'since', coalesce((select max(i.confirmed_at) from sort_box_item i
+                                                                       where i.sort_box_id = b.id and i.order_id = b.order_id and i.status = 'Confirmed'),
+                                                                     b.assigned_at)) order by b.position)
+                   from sort_box b where b.wall_id = w.id and b.status = 'Complete'), '[]') as complete
+  from wall w
+ where w.id = :wallId and w.client_id = :clientId;
+
 -- name: wall-view
 select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
          'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,

@@ -1,12 +1,20 @@
 // The hub: a wall display readable from across the room. The wall's slots as its display settings
 // lay them out, lit in the sorter's color while a scan waits for confirmation (two sorters: both),
 // Sorting and Complete in fills no sorter color looks like, wrong slots flashed, the sorters by name,
-// the light controllers' state, and a feed. Restored from GET /walls/{id} (pendingItems) on every
-// load, then kept live over the WebSocket event stream.
+// the light controllers' state, and a feed. The bar counts the units left in the wall's orders and how
+// long the oldest Complete slot has waited for the shipper (GET /walls/{id}/progress). Restored on
+// every load: the lit slots from GET /walls/{id} (pendingItems), the feed from the wall's last events
+// (GET /events/recent); then kept live over the WebSocket event stream, which goes on from the last of them.
 import { $, api, el, show, signInForm, textOn, token } from './common.js';
 
 const FEED_MAX = 60;
+/** The feed shown on open: the wall's last events. */
+const FEED_ON_OPEN = 40;
 const FLASH_MS = 2500;
+/** A Complete slot waiting this long for the shipper turns the bar's figure amber; twice as long, red. */
+const LATE_MS = 10 * 60_000;
+/** After a change, the bar's figures are read again (at most this often): new orders bring their units. */
+const PROGRESS_MS = 1500;
 const state = {
   wall: null,
   slots: new Map(),
@@ -19,6 +27,10 @@ const state = {
   retry: 0,
   timer: null,
   modeTimer: null,
+  /** GET /walls/{id}/progress, kept up by the events between reads. */
+  progress: null,
+  progressTimer: null,
+  tick: null,
 };
 
 async function start() {
@@ -48,9 +60,16 @@ async function start() {
 
 async function openWall(id) {
   closeStream();
-  const [wall, lights] = await Promise.all([api('GET', `/api/v1/walls/${id}`), api('GET', `/api/v1/walls/${id}/lights`).catch(() => null)]);
+  // The feed first, the wall after: what happens between the two reads comes again from the stream
+  // (it goes on after the feed's last event), and applying it to the newer wall changes nothing.
+  const recent = await api('GET', `/api/v1/events/recent?${new URLSearchParams({ wallId: id, limit: FEED_ON_OPEN })}`).catch(() => []);
+  const [wall, lights, progress] = await Promise.all([
+    api('GET', `/api/v1/walls/${id}`),
+    api('GET', `/api/v1/walls/${id}/lights`).catch(() => null),
+    api('GET', `/api/v1/walls/${id}/progress`).catch(() => null),
+  ]);
   history.replaceState(null, '', `?wall=${id}`);
-  Object.assign(state, { wall, lights, lastEventId: null, slots: new Map(), pending: new Map(), sorters: new Map() });
+  Object.assign(state, { wall, lights, progress, lastEventId: recent.at(-1)?.id ?? null, slots: new Map(), pending: new Map(), sorters: new Map() });
   for (const s of wall.slots) state.slots.set(s.crc, { ...s });
   for (const s of wall.sessions) {
     state.sorters.set(s.userId, s);
@@ -62,11 +81,81 @@ async function openWall(id) {
     state.pending.set(p.id, pendingOf(p));
   }
   $('#feed').replaceChildren();
+  // Names of sorters gone since (the events name them by id), then the feed as it was.
+  await Promise.all([...new Set(recent.map((e) => e.data?.item?.userId ?? e.data?.session?.userId ?? e.data?.userId).filter(Boolean))].map(learnName));
+  for (const e of recent) addToFeed(e);
   await layout();
   renderSorters();
   renderDevices();
+  renderProgress();
+  clearInterval(state.tick);
+  state.tick = setInterval(tickWaits, 15_000);
   show('wall');
   connect();
+}
+
+/** Reads the bar's figures again, once the changes of the moment have settled. */
+function refreshProgress() {
+  if (state.progressTimer) return;
+  const id = state.wall.id;
+  state.progressTimer = setTimeout(async () => {
+    try {
+      const p = await api('GET', `/api/v1/walls/${id}/progress`);
+      if (state.wall?.id === id) state.progress = p;
+    } catch {
+      // the figures stay as the events left them
+    }
+    state.progressTimer = null;
+    renderProgress();
+  }, PROGRESS_MS);
+}
+
+const minutes = (ms) => {
+  const m = Math.floor(ms / 60_000);
+  return m < 1 ? '<1 min' : m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+};
+
+/** The bar: units left in the wall's orders; the oldest Complete slot and how long it has waited. */
+function renderProgress() {
+  const p = state.progress;
+  $('#left').hidden = !p;
+  $('#waiting').hidden = !p;
+  if (!p) return;
+  $('#left').textContent = `${p.unitsLeft} ${p.unitsLeft === 1 ? 'unit' : 'units'} left to sort`;
+  const oldest = [...p.completeSlots].sort((a, b) => a.since.localeCompare(b.since))[0];
+  const waited = oldest ? Date.now() - Date.parse(oldest.since) : 0;
+  const w = $('#waiting');
+  w.dataset.state = !oldest ? 'none' : waited >= 2 * LATE_MS ? 'late' : waited >= LATE_MS ? 'slow' : 'ok';
+  w.textContent = oldest
+    ? `${p.completeSlots.length} complete · oldest slot ${state.slots.get(oldest.crc)?.position ?? oldest.position}, ${minutes(waited)}`
+    : 'No slot waiting for the shipper';
+  for (const c of p.completeSlots) paintSlot(c.crc);
+}
+
+function tickWaits() {
+  if (state.wall) renderProgress();
+}
+
+/** Keeps the bar right between reads: what an event says for sure now; the rest comes with the next read. */
+function trackProgress(event) {
+  const p = state.progress;
+  const d = event.data || {};
+  if (!p) return;
+  switch (event.type) {
+    case 'sort-box-item.confirmed':
+      p.unitsLeft = Math.max(0, p.unitsLeft - (d.item.confirmedUnits || 0));
+      break;
+    case 'sort-box.completed':
+      p.completeSlots = [...p.completeSlots.filter((c) => c.crc !== d.sortBox.crc), { crc: d.sortBox.crc, position: d.sortBox.position, orderId: d.orderId, since: event.occurredAt }];
+      break;
+    case 'sort-box.released':
+      p.completeSlots = p.completeSlots.filter((c) => c.crc !== d.sortBox.crc);
+      break;
+    default:
+      if (!['sort-box-item.created', 'sort-box-item.cancelled', 'sort-box-item.swapped', 'wall.updated'].includes(event.type)) return;
+  }
+  renderProgress();
+  refreshProgress();
 }
 
 const pendingOf = (item) => ({ crc: item.crc, color: item.color, colorHex: item.colorHex, sku: item.sku, userId: item.userId, units: item.units, createdAt: item.createdAt, id: item.id });
@@ -126,10 +215,11 @@ function paintSlot(crc) {
   node.style.color = colors.length ? textOn(colors[0]) : '';
   $('.mark', node).textContent = !lit.length && slot.status === 'Complete' ? '✓' : '';
   const units = lit.reduce((n, p) => n + p.units, 0);
+  const since = slot.status === 'Complete' ? state.progress?.completeSlots.find((c) => c.crc === crc)?.since : null;
   $('.who', node).textContent = lit.length
     ? `${[...new Set(lit.map((p) => nameOf(p.userId)))].join(' + ')} · ${units} ${units === 1 ? 'unit' : 'units'}`
     : slot.status === 'Complete'
-      ? 'Complete'
+      ? since ? `Complete · ${minutes(Date.now() - Date.parse(since))}` : 'Complete'
       : slot.orderId
         ? `order ${slot.orderId}`
         : '';
@@ -190,7 +280,7 @@ function setSlot(box) {
   paintSlot(box.crc);
 }
 
-/** Flashes a slot for a moment: `wrong` red, `right` in its sorter's color (the slot stays lit). */
+/** Flashes a slot for a moment: `wrong` black-and-white stripes with a ✕ (no sorter color), `right` its frame (the slot stays lit). */
 function flash(crc, kind) {
   const node = crc && document.querySelector(`.slot[data-crc="${crc}"]`);
   if (!node) return;
@@ -257,7 +347,7 @@ async function apply(event) {
       setSlot(d.sortBox);
       break;
     case 'command.refused':
-      // A wrong slot: the scanned slot flashes red, the right one in the sorter's color.
+      // A wrong slot: the scanned slot flashes its ✕, the right one blinks its frame in the sorter's color.
       if (d.command === 'item.confirm' && (d.code === 'wrong-slot' || d.code === 'shipper-barcode-not-accepted')) {
         const wrong = slotBarcode(d.barcode);
         if (wrong && wrong !== d.crc) flash(wrong, 'wrong');
@@ -277,6 +367,7 @@ async function apply(event) {
       openWall(state.wall.id).catch(() => undefined);
       break;
   }
+  trackProgress(event);
   addToFeed(event);
 }
 
@@ -363,8 +454,9 @@ function live(s) {
 
 function signOut() {
   closeStream();
+  clearInterval(state.tick);
   token.clear();
-  for (const id of ['#wall-select', '#live', '#queues', '#devices', '#light-test', '#show-address']) $(id).hidden = true;
+  for (const id of ['#wall-select', '#live', '#queues', '#devices', '#light-test', '#show-address', '#left', '#waiting']) $(id).hidden = true;
   begin();
 }
 

@@ -1,7 +1,10 @@
 // The sorter's page: connect to a wall, scan a product, see the slot in your color, scan the slot's
 // A- barcode to confirm. Built for a phone or a handheld whose scanner types the code and Enter. The
 // field always says what it expects next; a reload (or another device of the same session) finds the
-// scan still waiting (GET /walls/{id}/pending-items); leaving with a scan waiting asks first.
+// scan still waiting (GET /walls/{id}/pending-items); leaving with a scan waiting asks first. It
+// follows the wall's events (the hub's WebSocket): what happens to the scan on screen elsewhere (the
+// slot's confirm or short button, a swap or a scan on another device, a Manager's release) and the end
+// of the session (replaced by another device, disconnected, expired) show as they happen.
 import { $, api, el, randomId, show, signInForm, textOn, token } from './common.js';
 
 const SESSION_KEY = 'sortingWall.session';
@@ -14,6 +17,9 @@ const state = {
   // What to do once the scan is cancelled (leaving the wall after the warning).
   afterCancel: null,
 };
+
+/** The wall's event stream: the socket, its reconnect, and the last event seen (a reconnect replays after it). */
+const live = { ws: null, timer: null, retry: 0, lastEventId: null, opened: false, justConfirmed: null, lastComplete: null };
 
 async function start() {
   $('#sign-out').hidden = !token.get();
@@ -61,6 +67,7 @@ async function sorting() {
   setItem(null);
   readPinLength();
   focusScan();
+  follow();
   await restorePending();
 }
 
@@ -97,7 +104,7 @@ async function onScan(e) {
     else if (state.item && /^a-/i.test(code)) await confirm(code);
     else await scan(code);
   } catch (err) {
-    if (err.code === 'session-ended') return leave('Your session has ended: connect again.');
+    if (err.code === 'session-ended') return leave(err.detail || 'Your session has ended: connect again.');
     refuse(err);
   } finally {
     state.busy = false;
@@ -122,44 +129,94 @@ async function scan(barcode) {
 }
 
 async function confirm(barcode) {
-  const item = await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/confirm`, { body: { barcode } });
-  setItem(null, `✓ In slot ${item.position}${item.remainingUnits > 0 ? ` · ${item.remainingUnits} more of this order line` : ''}`);
+  const shown = state.item;
+  let item;
+  try {
+    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/confirm`, { body: { barcode } });
+  } catch (err) {
+    // Confirmed meanwhile (the slot's button, another device): the unit is in, which is what was asked.
+    if (err.code === 'item-already-confirmed') return settled(shown, 'confirmed');
+    if (err.code === 'item-already-cancelled') return settled(shown, 'cancelled');
+    throw err;
+  }
+  setItem(null, `✓ In slot ${item.position}`, item.remainingUnits > 0 ? `${item.remainingUnits} more of this order line` : '');
   await completeCue(item);
 }
 
+const completedSeen = (item) => live.lastComplete && live.lastComplete.crc === item.crc && live.lastComplete.orderId === item.orderId;
+
+/**
+ * The scan on screen was finished elsewhere (its confirm or cancel answered "already ..."): shown as
+ * what it is, the unit in or the scan gone, not as a refusal.
+ */
+async function settled(shown, how) {
+  if (state.item?.id !== shown.id) return;
+  state.mode = 'scan';
+  if (how === 'confirmed') {
+    setItem(null, `✓ In slot ${shown.position}`, 'Already confirmed at the wall: nothing more to do for it.');
+    await completeCue({ ...shown, remainingUnits: 0 });
+  } else {
+    setItem(null, 'Scan cancelled', `Your scan of ${shown.sku} was cancelled elsewhere: take the unit back and scan it again.`);
+  }
+}
+
 /** The order of that slot is complete: a cue the sorter cannot miss (the slot goes to the shipper). */
+function showComplete(orderId, position) {
+  if (state.item) return;
+  $('#complete-detail').textContent = `Order ${orderId} is complete in slot ${position}: it goes to the shipper. Scan the next product.`;
+  $('#complete').hidden = false;
+}
+
+/** The slot's completion came as an event already, or the page asks the wall (the event may come later, or not at all while the stream is down). */
 async function completeCue(item) {
   if (item.remainingUnits > 0) return;
+  if (completedSeen(item)) return showComplete(item.orderId, live.lastComplete.position);
   try {
     const wall = await api('GET', `/api/v1/walls/${item.wallId}`);
     const slot = wall.slots.find((s) => s.crc === item.crc);
-    if (slot?.status !== 'Complete' || state.item) return;
-    $('#complete-detail').textContent = `Order ${item.orderId} is complete in slot ${slot.position}: it goes to the shipper. Scan the next product.`;
-    $('#complete').hidden = false;
+    if (slot?.status === 'Complete') showComplete(item.orderId, slot.position);
   } catch {
     // the cue is a help, not a step
   }
 }
 
 async function swapTo(barcode) {
-  const item = await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/swap`, { body: { sessionToken: state.session.token, barcode } });
+  const shown = state.item;
+  let item;
+  try {
+    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/swap`, { body: { sessionToken: state.session.token, barcode } });
+  } catch (err) {
+    if (err.code === 'item-already-confirmed') return settled(shown, 'confirmed');
+    if (err.code === 'item-already-cancelled') return settled(shown, 'cancelled');
+    throw err;
+  }
   state.mode = 'scan';
   setItem(item);
 }
 
 async function cancel(pin) {
   const headers = pin ? { 'X-Pin': pin } : {};
+  const shown = state.item;
+  if (!shown) return;
+  state.cancelling = true;
   try {
-    await api('PATCH', `/api/v1/sort-box-items/${state.item.id}/cancel`, { headers });
+    await api('PATCH', `/api/v1/sort-box-items/${shown.id}/cancel`, { headers });
   } catch (err) {
     // A PIN set (or enforced) since this page read its length: read it again and ask for it.
     if (err.code === 'pin-required') {
       await readPinLength();
       return askPin('A PIN is now needed to cancel a scan.');
     }
-    throw err;
+    // Cancelled meanwhile (the slot's short button, another device): what was asked is done.
+    if (err.code !== 'item-already-cancelled' && err.code !== 'item-already-confirmed') throw err;
+    if (err.code === 'item-already-confirmed') {
+      state.afterCancel = null;
+      return settled(shown, 'confirmed');
+    }
+  } finally {
+    state.cancelling = false;
   }
-  setItem(null, 'Scan cancelled: the unit goes back.');
+  setItem(null, 'Scan cancelled', 'The unit goes back.');
   const next = state.afterCancel;
   state.afterCancel = null;
   if (next) await next();
@@ -175,13 +232,17 @@ function askPin(why = '') {
   $('#pin').focus();
 }
 
-/** Shows the slot the unit goes into, large and in the sorter's color; null shows the scan prompt. */
-function setItem(item, message) {
+/**
+ * Shows the slot the unit goes into, large and in the sorter's color; null shows the scan prompt, or
+ * `message` (a ✓ when the unit is in, a notice when it must go back) with a smaller `detail` under it.
+ */
+function setItem(item, message, detail = '') {
   state.item = item;
   const box = $('#target');
   const s = state.session;
   box.dataset.state = item ? (state.mode === 'swap' ? 'swap' : 'put') : 'idle';
   box.dataset.done = String(!item && Boolean(message) && message.startsWith('✓'));
+  box.dataset.notice = String(!item && Boolean(message) && !message.startsWith('✓'));
   box.style.background = item ? s.colorHex : '';
   box.style.color = item ? textOn(s.colorHex) : '';
   if (item || message) $('#complete').hidden = true;
@@ -199,6 +260,7 @@ function setItem(item, message) {
   document.body.dataset.expect = !item ? 'product' : state.mode === 'swap' ? 'swap-target' : 'slot';
   $('#slot-no').textContent = item ? item.position : '';
   $('#slot-info').textContent = item ? (state.mode === 'swap' ? `now in slot ${item.position}` : `then scan ${item.sorterBarcode}`) : '';
+  $('#detail').textContent = item ? '' : detail;
   $('#cancel').disabled = !item;
   $('#swap').disabled = !item;
   $('#swap').textContent = state.mode === 'swap' ? 'Keep this slot' : 'Swap slot';
@@ -263,7 +325,9 @@ async function leaveAfterCancel() {
 async function leave(message) {
   $('#leave-warning').hidden = true;
   $('#complete').hidden = true;
+  $('#pin-form').hidden = true;
   const s = state.session;
+  unfollow();
   setSession(null);
   state.item = null;
   state.mode = 'scan';
@@ -273,6 +337,137 @@ async function leave(message) {
   if (s && !message) await api('DELETE', `/api/v1/walls/${s.wallId}/sessions/${encodeURIComponent(s.token)}`).catch(() => undefined);
   await start();
   if (message) refuse({ title: 'Disconnected', detail: message }, '#walls-error');
+}
+
+/** Follows the wall's events over the WebSocket; on a drop it comes back by itself and catches up (lastEventId). */
+function follow() {
+  clearTimeout(live.timer);
+  const s = state.session;
+  if (!s || !token.get()) return;
+  const q = new URLSearchParams({ wallId: s.wallId, access_token: token.get() });
+  if (live.lastEventId) q.set('lastEventId', live.lastEventId);
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
+  live.ws = ws;
+  const again = live.retry > 0;
+  ws.onopen = () => {
+    if (live.ws !== ws) return;
+    live.retry = 0;
+    live.opened = true;
+    document.body.dataset.live = 'on';
+    // Back after a drop before any event came (nothing to replay from): ask what became of the scan on screen.
+    if (again && !q.has('lastEventId')) resync();
+  };
+  ws.onmessage = (m) => {
+    if (live.ws !== ws) return;
+    try {
+      const event = JSON.parse(m.data);
+      live.lastEventId = event.id;
+      onWallEvent(event);
+    } catch (err) {
+      console.error('bad event', err);
+    }
+  };
+  ws.onclose = () => {
+    if (live.ws !== ws) return;
+    live.ws = null;
+    live.opened = false;
+    document.body.dataset.live = 'off';
+    live.timer = setTimeout(follow, Math.min(10_000, 500 * 2 ** live.retry++));
+  };
+}
+
+async function resync() {
+  const shown = state.item;
+  if (!shown) return;
+  try {
+    const now = await api('GET', `/api/v1/sort-box-items/${shown.id}`);
+    if (now.status === 'Confirmed') await settled(shown, 'confirmed');
+    else if (now.status === 'Cancelled') await settled(shown, 'cancelled');
+  } catch {
+    // the next scan tells
+  }
+}
+
+function unfollow() {
+  clearTimeout(live.timer);
+  const ws = live.ws;
+  Object.assign(live, { ws: null, opened: false, lastEventId: null, justConfirmed: null, lastComplete: null });
+  delete document.body.dataset.live;
+  if (ws) ws.close();
+}
+
+/** Why the session ended, said to the sorter on the device it ended on. */
+const ENDED = {
+  Replaced: 'You connected to this wall on another device, so this one was disconnected. Connect again to sort here.',
+  Disconnected: 'A Manager disconnected you from the wall.',
+  Expired: 'Your session expired after inactivity: connect again.',
+  Stopped: 'You left the wall on another device.',
+};
+
+/** The scan on screen was finished elsewhere: a question about it (PIN, leave warning) no longer stands. */
+function finishedElsewhere() {
+  state.mode = 'scan';
+  state.afterCancel = null;
+  $('#pin-form').hidden = true;
+  $('#leave-warning').hidden = true;
+  clearRefusal();
+}
+
+/** One event of the wall: only what concerns this sorter's session and the scan on screen changes the page. */
+function onWallEvent(e) {
+  const s = state.session;
+  const d = e.data || {};
+  if (!s) return;
+  const onScreen = (item) => item && state.item && item.id === state.item.id;
+  const justConfirmed = live.justConfirmed;
+  live.justConfirmed = null;
+  switch (e.type) {
+    case 'sort-box-item.created':
+      // Scanned on another device of this session: this one shows it too.
+      if (d.item.userId === s.userId && !state.item && !state.busy) setItem(d.item);
+      break;
+    case 'sort-box-item.confirmed':
+      if (d.item.userId === s.userId) live.justConfirmed = { crc: d.item.crc, orderId: d.item.orderId };
+      // The page's own confirm in flight: its answer shows it.
+      if (onScreen(d.item) && !state.busy) {
+        finishedElsewhere();
+        setItem(null, `✓ In slot ${d.item.position}`, `Confirmed at the wall${d.item.remainingUnits > 0 ? ` · ${d.item.remainingUnits} more of this order line` : ''}`);
+      }
+      break;
+    case 'sort-box.completed':
+      // Right after a confirm of mine in that slot: the order is complete.
+      if (justConfirmed && justConfirmed.crc === d.sortBox.crc && justConfirmed.orderId === d.orderId) {
+        live.lastComplete = { crc: d.sortBox.crc, orderId: d.orderId, position: d.sortBox.position };
+        showComplete(d.orderId, d.sortBox.position);
+      }
+      break;
+    case 'sort-box-item.cancelled':
+      // The page's own cancel in flight: its answer shows it (and leaves, if that was asked).
+      if (onScreen(d.item) && d.reason !== 'session-ended' && !state.cancelling) {
+        finishedElsewhere();
+        setItem(
+          null,
+          'Scan cancelled',
+          d.reason === 'short-button'
+            ? `Slot ${d.item.position}'s short button cancelled it: take the unit back.`
+            : d.reason === 'slot-force-released'
+              ? `A Manager released slot ${d.item.position}: take the unit back and scan it again.`
+              : 'The unit goes back.',
+        );
+      }
+      break;
+    case 'sort-box-item.swapped':
+      // The page's own swap in flight: its answer shows it.
+      if (onScreen(d.item) && !state.busy) {
+        state.mode = 'scan';
+        setItem({ ...state.item, ...d.item });
+        $('#hint').textContent = `Moved from slot ${d.from.position}: put ${d.item.sku} in slot`;
+      }
+      break;
+    case 'session.ended':
+      if (d.session.id === s.id) leave(ENDED[d.session.endReason] || 'Your session has ended: connect again.');
+      break;
+  }
 }
 
 async function signOut() {

@@ -49,6 +49,17 @@ export const wallDetailDto = wallDto.extend({
 });
 export type WallDetailDto = z.infer<typeof wallDetailDto>;
 
+/** GET /walls/{id}/progress: the hub's header figures. */
+export const wallProgressDto = z.object({
+  unitsLeft: z.number().int().describe('Units the orders now in the wall\'s slots still need: ordered minus confirmed (scans waiting for confirmation count as left)'),
+  ordersInSlots: z.number().int().describe('Slots holding an order (Sorting or Complete)'),
+  completeSlots: z
+    .array(z.object({ crc: z.string(), position: z.number().int(), orderId: z.number().int(), since: z.string().describe('When the slot became Complete (its last confirm), ISO 8601 UTC') }))
+    .describe('The Complete slots waiting for the shipper, by position'),
+  oldestCompleteSince: z.string().nullable().describe('The earliest `since` of the Complete slots: how long the shipper has kept a slot waiting; null when none is Complete'),
+});
+export type WallProgressDto = z.infer<typeof wallProgressDto>;
+
 /** The one mapper of the Wall record. */
 export function toWallDto(
   w: Pick<IWall, 'id' | 'name' | 'isActive' | 'maxSorters' | 'warehouseId' | 'workflow' | 'flowDirection' | 'segmentRows' | 'segmentColumns' | 'createdAt'>,

@@ -67,7 +67,9 @@ export class AppError extends Error {
   /** Rebuilds an AppError from a problem carried across a process boundary (a worker's reply). */
   static fromProblem(p: Pick<ProblemDetails, 'code' | 'detail'> & Partial<ProblemDetails>): AppError {
     const code = (p.code in ERROR_CODES ? p.code : 'internal-error') as ErrorCode;
-    return new AppError(code, p.detail, { errors: p.errors });
+    // Extension fields (a refusal's itemId, endedAt, ...) travel with it; the standard ones are rebuilt.
+    const { type: _t, title: _ti, status: _s, code: _c, detail: _d, instance: _i, errors, ...extensions } = p;
+    return new AppError(code, p.detail, { errors, extensions: Object.keys(extensions).length ? extensions : undefined });
   }
 }
 

@@ -3,13 +3,14 @@ import { PAGES_CSP } from '../../services/api/http/pages';
 import { useTestApi } from '../support/test-api';
 
 // The pages as served (the browser walk is pages.browser.test.ts): each body inside the one layout.
-describe('GET /hub and /sorter', () => {
+describe('GET /hub, /sorter and /insights', () => {
   const api = useTestApi();
 
   it.each([
     ['/hub', 'hub', 'Sorting wall hub'],
     ['/sorter', 'sorter', 'Sorter'],
     ['/shipper', 'shipper', 'Shipper'],
+    ['/insights', 'insights', 'Sorting insights'],
   ])('%s is a whole page: its title, script and body class, the shared sign-in form, no placeholder left', async (path, page, title) => {
     const res = await request(api.app).get(path).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -29,7 +30,7 @@ describe('GET /hub and /sorter', () => {
 
 // The pages and their assets are outside the route table (route-table.test.ts walks the API's routes):
 // odd and hostile paths get a problem+json 4xx here too, never a file from outside the pages' folder.
-describe('hostile paths under /hub and /sorter', () => {
+describe('hostile paths under /hub, /sorter and /insights', () => {
   const api = useTestApi();
 
   it.each([
@@ -40,6 +41,11 @@ describe('hostile paths under /hub and /sorter', () => {
     '/hub/assets/..%2f..%2fpackage.json',
     '/hub/assets/../../package.json',
     '/hub/assets/hub.html%00.js',
+    '/insights/%00',
+    '/hub/vendor/%00',
+    '/hub/vendor/chart.umd.min.js%00',
+    '/hub/vendor/..%2f..%2fpackage.json',
+    '/hub/vendor/../../package.json',
   ])('%s answers a 4xx problem', async (path) => {
     const res = await request(api.app).get(path);
     expect(res.status).toBeGreaterThanOrEqual(400);

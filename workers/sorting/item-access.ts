@@ -9,7 +9,7 @@ import type { ItemRow, LineRow, SlotRow } from './actor/wall-state';
 /** Only the sorter who scanned an item, or a Manager, may confirm, cancel or swap it. */
 export function assertMayChangeItem(itemId: number, scannedBy: number, actor: { userId: number; roles: readonly Role[] }): void {
   if (!isOwnerOrManager(scannedBy, actor)) {
-    throw new AppError('forbidden', `Sort box item ${itemId} was scanned by another sorter; only they or a Manager may change it.`);
+    throw new AppError('forbidden', 'This unit was scanned by another sorter; only they or a Manager may change it.', { extensions: { itemId } });
   }
 }
 

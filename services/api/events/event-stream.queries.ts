@@ -22,3 +22,12 @@ select id from outbox_event where event_id = :eventId::uuid and client_id = :cli
 /** The wall's last relayed event. */
 export const lastRelayedOfWall = query<{ clientId: number; wallId: number }, { id: string | null }>('hub-head', `
 select max(id) as id from outbox_event where client_id = :clientId::int and wall_id = :wallId::int and relay_seq is not null`);
+
+/** The most events the hub's feed reads on open (GET /events/recent). */
+export const RECENT_LIMIT_MAX = 200;
+
+/** The wall's last :limit relayed events, newest first: a backward walk of the same index. */
+export const recentWallEvents = query<{ clientId: number; wallId: number; limit: number }, OutboxEventRow & { id: string }>('hub-recent', `
+select id, event_id, type, occurred_at, client_id, wall_id, data from outbox_event
+ where client_id = :clientId::int and wall_id = :wallId::int and relay_seq is not null
+ order by id desc limit :limit::int`);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { emSql } from '../../../shared/db/orm-sql';
 import { AppError } from '../../../shared/errors/app-error';
 import { parseWallEventMessage, toWallEvent, wallEventMessage, type WallEvent } from '../../../shared/events/channels';
-import { REPLAY_LIMIT, lastRelayedOfWall, wallEventById, wallEventsAfter } from './event-stream.queries';
+import { REPLAY_LIMIT, lastRelayedOfWall, recentWallEvents, wallEventById, wallEventsAfter } from './event-stream.queries';
 import type { WallEventsHub } from './wall-events.hub';
 
 // Event ids are UUIDs (outbox_event.event_id). Anything else would fail inside PostgreSQL.
@@ -123,4 +123,14 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
     },
     stop,
   };
+}
+
+/**
+ * `GET /api/v1/events/recent?wallId=N&limit=L`: the wall's last L events as the stream sent them, oldest
+ * first. A hub fills its feed with them on open, then follows the stream from the last one
+ * (`lastEventId`), so nothing falls between the two and nothing shows twice.
+ */
+export async function recentEvents(em: EntityManager, clientId: number, wallId: number, limit: number): Promise<WallEvent[]> {
+  const rows = await recentWallEvents(emSql(em), { clientId, wallId, limit });
+  return rows.reverse().map(toWallEvent);
 }

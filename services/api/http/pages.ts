@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 
 /**
@@ -36,7 +36,13 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', shipper: 'Shipper' } as const;
+const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', insights: 'Sorting insights', shipper: 'Shipper' } as const;
+
+/**
+ * The chart library of /insights (Chart.js, MIT), served from node_modules: the floor may have no
+ * internet, and the CSP allows scripts of this origin only.
+ */
+export const CHART_LIBRARY = join(dirname(require.resolve('chart.js')), 'chart.umd.min.js');
 
 /** A page as the browser gets it: its body inside the layout, with the shared fragments filled in. */
 export async function renderPage(page: keyof typeof PAGES): Promise<string> {
@@ -45,10 +51,10 @@ export async function renderPage(page: keyof typeof PAGES): Promise<string> {
   return layout!.replace(/\{\{(title|page|body)\}\}/g, (_m, key: string) => fill[key]!);
 }
 
-/** GET /hub, /sorter and /shipper (the pages) and /hub/assets/* (their scripts and styles). */
+/** GET /hub, /sorter, /shipper and /insights (the pages), /hub/assets/* (their scripts and styles) and /hub/vendor/* (libraries). */
 export function pagesRouter(): Router {
   const router = Router();
-  router.use(['/hub', '/sorter', '/shipper'], securityHeaders);
+  router.use(['/hub', '/sorter', '/shipper', '/insights'], securityHeaders);
   // Read on each request, so an edited page shows on the next load. no-cache: the browser revalidates
   // (the ETag Express gives the answer), so a new version is picked up on the next load.
   const send = (page: keyof typeof PAGES): RequestHandler => async (_req, res, next) => {
@@ -61,6 +67,10 @@ export function pagesRouter(): Router {
   router.get('/hub', send('hub'));
   router.get('/sorter', send('sorter'));
   router.get('/shipper', send('shipper'));
+  router.get('/insights', send('insights'));
+  router.get('/hub/vendor/chart.umd.min.js', (_req, res, next) => {
+    res.sendFile(CHART_LIBRARY, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (err) => err && next(err));
+  });
   router.use('/hub/assets', express.static(PAGES_DIR, { index: false, cacheControl: true, maxAge: 0, extensions: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return router;
 }

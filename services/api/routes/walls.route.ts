@@ -6,10 +6,10 @@ import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 import { COMMAND_ERRORS } from '../http/request-headers';
 import { createWall } from '../use-cases/walls/create-wall.use-case';
-import { getWall, listPendingItems } from '../use-cases/walls/get-wall.use-case';
+import { getWall, getWallProgress, listPendingItems } from '../use-cases/walls/get-wall.use-case';
 import { listWalls } from '../use-cases/walls/list-walls.use-case';
 import { updateWall } from '../use-cases/walls/edit-wall.use-case';
-import { wallDetailDto, wallDto } from '../../../shared/dto/wall.dto';
+import { wallDetailDto, wallDto, wallProgressDto } from '../../../shared/dto/wall.dto';
 import { pendingItemDto } from '../../../shared/dto/sorting.dto';
 import { wallPrintingFields } from '../use-cases/printers/printer.dto';
 import { assertPrinterExists, setWallPrinting, withPrinting } from '../use-cases/printers/printers.use-case';
@@ -128,6 +128,21 @@ export const wallsRoutes: RouteDef[] = [
     response: z.array(pendingItemDto),
     errors: ['not-found'],
     handler: ({ em, auth, params, deps }) => listPendingItems(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls/{id}/progress',
+    operationId: 'GetWallProgress',
+    summary: "Get what is left of a wall's work and how long its Complete slots have waited",
+    description:
+      'The units the orders in the wall\'s slots still need, the slots holding orders, and each Complete slot with when it became Complete (its last confirm): ' +
+      'the hub\'s header (units left, the oldest Complete slot\'s wait for the shipper).',
+    tags: ['Walls'],
+    access: 'authenticated',
+    params: wallParams,
+    response: wallProgressDto,
+    errors: ['not-found'],
+    handler: ({ em, auth, params, deps }) => getWallProgress(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
   }),
   defineRoute({
     method: 'patch',

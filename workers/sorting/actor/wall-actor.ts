@@ -171,7 +171,7 @@ export class WallActor {
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           await this.recordRefusal(name, job, payload, facts, err, current.wall.version, current.wall.id);
-          outcome = { ok: false, problem: { code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
+          outcome = { ok: false, problem: { ...err.extensions, code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
         }
         if (value !== undefined) {
           const next = current.wall.version + 1;

@@ -201,7 +201,7 @@ function noEmptySlot(state: WallState): AppError {
   let complete = 0;
   for (const s of state.slots.values()) if (s.status === 'Complete') complete++;
   if (total === 0) {
-    return new AppError('no-empty-slot', `Wall '${wall.name}' has no slots attached; a Manager attaches them with PUT /walls/${wall.id}/sort-boxes.`);
+    return new AppError('no-empty-slot', `Wall '${wall.name}' has no slots attached yet; ask a Manager to attach them.`, { extensions: { wallId: wall.id } });
   }
   const waiting = complete ? ` (${complete === total ? (total === 1 ? 'complete' : 'all complete') : `${complete} complete`}, waiting for the shipper)` : '';
   return new AppError(

@@ -3,8 +3,8 @@ import { OrmSql } from '../../../../shared/db/orm-sql';
 import type { PendingItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto, toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { notFound } from '../../../../shared/errors/app-error';
-import { toWallDto, type WallDetailDto } from '../../../../shared/dto/wall.dto';
-import { wallPendingItems, wallView, type PendingItemRow } from './wall-view.queries';
+import { toWallDto, type WallDetailDto, type WallProgressDto } from '../../../../shared/dto/wall.dto';
+import { wallPendingItems, wallProgress, wallView, type PendingItemRow } from './wall-view.queries';
 
 export interface WallViewer {
   employeeId: number;
@@ -43,4 +43,16 @@ export async function listPendingItems(em: EntityManager, clientId: number, wall
   const [row] = await wallPendingItems(sqlOf(em, prepared), { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   return row.pending.map(toPendingItemDto);
+}
+
+/**
+ * GET /walls/{id}/progress: what is left of the wall's work and how long its Complete slots have waited
+ * for the shipper (the hub's header). `oldestCompleteSince` is the earliest of the slots' `since`.
+ */
+export async function getWallProgress(em: EntityManager, clientId: number, wallId: number, prepared = true): Promise<WallProgressDto> {
+  const [row] = await wallProgress(sqlOf(em, prepared), { clientId, wallId });
+  if (!row) throw notFound(`Wall ${wallId}`);
+  const complete = row.complete.map((c) => ({ ...c, since: new Date(c.since).toISOString() }));
+  const oldest = complete.reduce<string | null>((min, c) => (min === null || c.since < min ? c.since : min), null);
+  return { unitsLeft: row.unitsLeft, ordersInSlots: row.ordersInSlots, completeSlots: complete, oldestCompleteSince: oldest };
 }

@@ -59,3 +59,29 @@ export const wallPendingItems = query<{ clientId: number; wallId: number }, { pe
 select ${pendingItemsJson('w.id')} as pending
   from wall w
  where w.id = :wallId and w.client_id = :clientId`);
+
+/** What the hub's header counts (GET /walls/{id}/progress). */
+export interface WallProgressRow {
+  unitsLeft: number;
+  ordersInSlots: number;
+  /** The Complete slots, each with when it became Complete (its order's last confirm). */
+  complete: { crc: string; position: number; orderId: number; since: string }[];
+}
+
+/**
+ * The units the orders in the wall's slots still need (ordered minus confirmed; scans waiting count as
+ * left), and when each Complete slot became Complete: the last confirm of its order in it, through the
+ * (sort_box_id, order_id) index. Bounded by the wall's slots and their orders' lines.
+ */
+export const wallProgress = query<{ clientId: number; wallId: number }, WallProgressRow>('wall-progress', `
+select coalesce((select sum(greatest(l.qty - l.confirmed_qty, 0))
+                   from sort_box b join order_item l on l.client_id = b.client_id and l.order_id = b.order_id
+                  where b.wall_id = w.id and b.order_id is not null), 0)::int as "unitsLeft",
+       (select count(*) from sort_box b where b.wall_id = w.id and b.order_id is not null)::int as "ordersInSlots",
+       coalesce((select json_agg(json_build_object('crc', b.crc, 'position', b.position, 'orderId', b.order_id,
+                                                   'since', coalesce((select max(i.confirmed_at) from sort_box_item i
+                                                                       where i.sort_box_id = b.id and i.order_id = b.order_id and i.status = 'Confirmed'),
+                                                                     b.assigned_at)) order by b.position)
+                   from sort_box b where b.wall_id = w.id and b.status = 'Complete'), '[]') as complete
+  from wall w
+ where w.id = :wallId and w.client_id = :clientId`);

@@ -1,0 +1,270 @@
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../shared/config/config';
+import { loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
+import { resetDatabase, resetRedis, seed } from './bench-seed';
+import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
+import { compareRoles, commandTotals, goals, type CommandBudget, type Goal, type RoleComparison, type StatementBudget } from './budget';
+import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
+import { cpuMs } from './cpu-usage';
+import { startOwnRedis, type OwnRedis } from './own-redis';
+import { measureQueueRoundTrip } from './queue-probe';
+import { buildServices } from './service-processes';
+import { runSkeleton, type SkeletonRun } from './skeleton/skeleton-run';
+import { summarize } from './stats';
+import { createRedis } from '../shared/redis/redis';
+
+/*
+ * `npm run bench` (docs/benchmarks.md): the skeleton of the service's architecture and the service
+ * itself (`npm start`'s compiled processes on the bad day's floor: 10 walls × 6 sorters, shippers, hubs
+ * reading), one after the other on the same machine, with the floor (a bare PostgreSQL transaction and
+ * a bare queue round trip) of the same run. Prints CPU per pair by role for both and their ratios, the
+ * per-pair budget (PostgreSQL statements, Redis commands, Node CPU profiles with BENCH_CPU_PROF=1) and
+ * the goals. `npm run bench -- --cpu-prof` (or BENCH_CPU_PROF=1) profiles every process; `npm run bench -- --quick` (or BENCH_QUICK=1): short steps, the idle and closed-loop steps
+ * only, to check that it runs. The other scenarios: `npm run bench:scenarios`.
+ */
+
+const say = (line: string) => console.log(line);
+
+export interface BudgetSettings {
+  quick: boolean;
+  /** The service's steps (bad-day step names), in order. */
+  steps: string[];
+  /** `own` (a redis-server of the bench's own, the default) or `shared` (REDIS_URL). */
+  redis: 'own' | 'shared';
+}
+
+/** The bench settings as this run uses them: quick mode shortens what the caller did not set. */
+export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): { s: BenchSettings; b: BudgetSettings } {
+  const quick = argv.includes('--quick') || ['1', 'true', 'yes', 'on'].includes((env.BENCH_QUICK ?? '').toLowerCase());
+  const base = loadBenchSettings();
+  const s: BenchSettings = {
+    ...base,
+    cpuProf: base.cpuProf || argv.includes('--cpu-prof'),
+    seconds: env.BENCH_SECONDS ? base.seconds : quick ? 5 : 15,
+    warmupSeconds: env.BENCH_WARMUP_SECONDS ? base.warmupSeconds : quick ? 1 : 3,
+    floorN: env.BENCH_FLOOR_N ? base.floorN : quick ? 300 : 1000,
+    queueN: env.BENCH_QUEUE_N ? base.queueN : quick ? 300 : 1000,
+    badDayRates: env.BENCH_BADDAY_RATES ? base.badDayRates : [100, 300],
+    // One run (the first statistics mode asked for).
+    badDayStatistics: [base.badDayStatistics[0] ?? 'fresh'],
+  };
+  const steps = base.badDaySteps ?? (quick ? ['idle-1', 'closed-60'] : ['idle-1', ...s.badDayRates.map((r) => `open-${r}/s`), 'closed-60']);
+  const redis = env.BENCH_REDIS === 'shared' ? 'shared' : 'own';
+  return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis } };
+}
+
+interface Floor {
+  reference: FloorReference;
+  pgP50: number;
+  queueP50: number;
+}
+
+/** The floor of this run, or null with why (it calls the sorting worker's write directly, which may have changed shape). */
+async function measureFloor(s: BenchSettings, redisPid: number | undefined): Promise<Floor | { error: string }> {
+  try {
+    const { measurePgFloor } = await import('./pg-floor');
+    say(`[floor] database ${new URL(s.databaseUrl).pathname.slice(1)}: drop, create, migrate, seed`);
+    await resetDatabase(s);
+    await resetRedis(s);
+    const seeded = await seed(s);
+    say(`[floor] bare PostgreSQL: ${s.floorN} scan-shaped transactions; bare queue: ${s.queueN} add → reply round trips`);
+    const pg = await measurePgFloor(s.databaseUrl, seeded.floor, s.floorN);
+    const redisBefore = cpuMs(redisPid);
+    const clientBefore = process.cpuUsage();
+    const queue = await measureQueueRoundTrip({ redisUrl: s.redisUrl, prefix: s.queuePrefix }, s.queueN);
+    const client = process.cpuUsage(clientBefore);
+    const redisMs = ((cpuMs(redisPid) ?? NaN) - (redisBefore ?? NaN)) / s.queueN;
+    const clientMs = (client.user + client.system) / 1000 / s.queueN;
+    const pgP50 = summarize(pg.samples).p50;
+    const queueP50 = summarize(queue.samples).p50;
+    // A pair is a scan and a confirm: two of each, client side included.
+    const cpuPerPairMs = Math.round(2 * (pg.cpuPerTxMs.postgres + pg.cpuPerTxMs.client + redisMs + clientMs) * 100) / 100;
+    const floor = { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50 };
+    say(`[floor] PG p50 ${pgP50} ms · queue p50 ${queueP50} ms · floor p50 ${floor.reference.p50Ms} ms · ${cpuPerPairMs} ms CPU per pair`);
+    return floor;
+  } catch (err) {
+    const error = (err as Error).message.split('\n')[0]!;
+    say(`[floor] not measured: ${error}`);
+    return { error };
+  }
+}
+
+const f = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(digits));
+
+/** The report as markdown tables (bench/results/budget.md), the form docs/benchmarks.md carries. */
+export function budgetMarkdown(r: {
+  at: string;
+  loadAvg: number[];
+  skeleton: SkeletonRun;
+  service: BadDayRun;
+  floor: Floor | null;
+  comparison: RoleComparison[];
+  goals: Goal[];
+  profiles: Record<string, (ProfileSummary & { role: string })[]>;
+}): string {
+  const lines: string[] = [];
+  const closed = r.service.steps.find((x) => x.step === 'closed-60');
+  lines.push(`Run of ${r.at}, load average at the end ${r.loadAvg.map((v) => v.toFixed(2)).join(' / ')} (1/5/15 min) on ${os.cpus().length} CPUs.`);
+  lines.push('');
+  lines.push('| closed loop, 60 clients over 10 walls | pairs/s | scan p50 / p99 ms | load (1 min) |');
+  lines.push('|---|---|---|---|');
+  lines.push(`| skeleton | ${f(r.skeleton.pairsPerSecond, 1)} | ${f(r.skeleton.scan.p50)} / ${f(r.skeleton.scan.p99)} | ${f(r.skeleton.loadAvg1m)} |`);
+  if (closed) lines.push(`| service (\`npm start\`) | ${f(closed.pairsPerSecond, 1)} | ${f(closed.scan.p50)} / ${f(closed.scanP99All)} | ${f(closed.loadAvg1m)} |`);
+  if (r.floor) lines.push(`| floor (bare PG transaction + bare queue round trip, one at a time) | – | ${f(r.floor.reference.p50Ms)} p50 | – |`);
+  lines.push('');
+  lines.push('| CPU ms per pair | service | skeleton | service / skeleton | extra |');
+  lines.push('|---|---|---|---|---|');
+  for (const c of r.comparison) lines.push(`| ${c.role === 'total' ? '**all roles**' : c.role} | ${f(c.service)} | ${f(c.skeleton)} | ${c.ratio === null ? '–' : `${f(c.ratio, 1)}×`} | ${f(c.extra)} |`);
+  if (closed) lines.push(`| PostgreSQL by role (service) | ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(', ')} | | | |`);
+  lines.push('');
+  const statements = (list: StatementBudget[], n: number) => {
+    lines.push('| statement | calls / pair | ms / pair | ms / call | buffers / pair | buffers / call | share of time |');
+    lines.push('|---|---|---|---|---|---|---|');
+    for (const q of list.slice(0, n)) lines.push(`| ${q.statement.replace(/\|/g, '\\|')} | ${f(q.callsPerPair)} | ${f(q.msPerPair, 3)} | ${f(q.meanMs, 3)} | ${f(q.buffersPerPair, 1)} | ${f(q.buffersPerCall, 1)} | ${f(q.share, 1)} % |`);
+    const sum = (k: 'callsPerPair' | 'msPerPair' | 'buffersPerPair') => list.reduce((a, q) => a + q[k], 0);
+    lines.push(`| **all ${list.length} listed** | ${f(sum('callsPerPair'))} | ${f(sum('msPerPair'), 3)} | | ${f(sum('buffersPerPair'), 1)} | | |`);
+  };
+  if (closed) {
+    lines.push('Service, closed loop, PostgreSQL statements per pair (`pg_stat_statements`):');
+    lines.push('');
+    statements(closed.budget.statements, 25);
+    lines.push('');
+  }
+  lines.push('Skeleton, PostgreSQL statements per pair:');
+  lines.push('');
+  statements(r.skeleton.statements, 5);
+  lines.push('');
+  const commands = (list: CommandBudget[]) => {
+    const t = commandTotals(list);
+    return `${f(t.callsPerPair, 1)} calls, ${f(t.usecPerPair / 1000, 3)} ms per pair: ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(', ')}`;
+  };
+  lines.push('Redis commands per pair (`INFO commandstats`):');
+  lines.push('');
+  if (closed) lines.push(`- service: ${commands(closed.budget.redisCommands)}`);
+  lines.push(`- skeleton: ${commands(r.skeleton.redisCommands)}`);
+  lines.push('');
+  for (const [who, list] of Object.entries(r.profiles)) {
+    for (const p of list) {
+      lines.push(`CPU profile, ${who} ${p.role}: ${p.busyMs} ms busy of ${p.spanMs} ms; top functions: ${p.byFunction.slice(0, 6).map((x) => `${x.name.replace(/\|/g, '\\|')} ${x.share} %`).join('; ')}`);
+      lines.push('');
+    }
+  }
+  lines.push('| goal | measured | |');
+  lines.push('|---|---|---|');
+  for (const g of r.goals) lines.push(`| ${g.goal} | ${g.measured} | ${g.met ? 'met' : '**missed**'} |`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Profiles written by processes of `pids` (role → pids), cut to `window`. */
+function profilesOf(dir: string, root: string, pids: Record<string, number[]>, window: { fromUs: number; toUs: number }): (ProfileSummary & { role: string })[] {
+  const roleOf = new Map<number, string>();
+  for (const [role, list] of Object.entries(pids)) for (const pid of list) roleOf.set(pid, role);
+  return readdirSync(dir)
+    .map((file) => ({ file, role: roleOf.get(Number(file.split('.')[3])), thread: file.split('.')[4] }))
+    .filter((x): x is { file: string; role: string; thread: string } => x.file.endsWith('.cpuprofile') && x.thread === '0' && x.role !== undefined)
+    .map(({ file, role }) => ({ role, ...summarizeProfile(path.join(dir, file), root, 12, window) }));
+}
+
+async function redisVersionPid(url: string): Promise<number | undefined> {
+  const redis = createRedis(url);
+  try {
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+    return Number.isInteger(pid) ? pid : undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const { s: settings, b } = budgetSettings();
+  let own: OwnRedis | undefined;
+  if (b.redis === 'own') own = await startOwnRedis();
+  const s: BenchSettings = own ? { ...settings, redisUrl: own.url } : settings;
+  const redisPid = own?.pid ?? (await redisVersionPid(s.redisUrl));
+  const config = loadConfig(serviceEnv(s));
+  mkdirSync(s.resultsDir, { recursive: true });
+  const profileDir = path.join(s.resultsDir, 'profiles');
+  const nodeArgs: string[] = [];
+  if (s.cpuProf) {
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profileDir);
+  }
+  const started = Date.now();
+  const load0 = os.loadavg();
+  say(`[setup] ${b.quick ? 'quick run' : 'run'}: ${s.seconds} s per step, service steps ${b.steps.join(', ')}; Redis ${own ? `of the bench's own (${own.url})` : s.redisUrl}; load average ${load0.map((v) => v.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
+  if (load0[0]! > os.cpus().length * 0.5) say(`[setup] the machine is busy: throughput and latency figures will be low; CPU per pair and the service/skeleton ratios are the fairer comparison`);
+  try {
+    if (s.runtime === 'node') {
+      say('[setup] building the services with tsc into bench/results/dist, as npm start does');
+      const warning = buildServices(s.root, s.resultsDir);
+      if (warning) say(`[setup] ${warning}`);
+    }
+    const floorRun = await measureFloor(s, redisPid);
+    const floor = 'error' in floorRun ? null : floorRun;
+
+    say('\n[skeleton] Express → BullMQ queue per partition (8) → worker, concurrency 1 → one PostgreSQL statement → Redis PUBLISH → answer');
+    const skeleton = await runSkeleton(s, { redisPid, nodeArgs, say });
+
+    say(`\n[service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
+    const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
+    const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs });
+    const closed = service.steps.find((x) => x.step === 'closed-60');
+    const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
+    const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
+    if (s.cpuProf) {
+      profiles.skeleton = profilesOf(profileDir, s.root, { api: [skeleton.pids.api], sorting: [skeleton.pids.sorting] }, skeleton.window);
+      // The supervisor only waits for its children: its profile is empty.
+      if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
+    }
+    const checked = goals(skeleton, service.steps, floor, comparison);
+    const loadAvg = os.loadavg();
+
+    // The report.
+    console.log(`\n=== Skeleton and service, same machine, one after the other (${Math.round((Date.now() - started) / 1000)} s) ===`);
+    console.log(`load average at the start ${load0.map((v) => v.toFixed(2)).join(' / ')}, at the end ${loadAvg.map((v) => v.toFixed(2)).join(' / ')} (1/5/15 min), ${os.cpus().length} CPUs`);
+    if (floor) console.log(`floor: PG p50 ${f(floor.pgP50)} + queue p50 ${f(floor.queueP50)} = ${f(floor.reference.p50Ms)} ms; ${f(floor.reference.cpuPerPairMs)} ms CPU per pair`);
+    else console.log(`floor: not measured (${(floorRun as { error: string }).error})`);
+    console.log(`skeleton closed-60: ${f(skeleton.pairsPerSecond, 1)} pairs/s, scan p50 ${f(skeleton.scan.p50)} p99 ${f(skeleton.scan.p99)} ms, ${skeleton.errors} errors, load ${f(skeleton.loadAvg1m)}`);
+    for (const st of service.steps) {
+      console.log(`service ${st.step.padEnd(11)} ${f(st.pairsPerSecond, 1)} pairs/s, scan p50 ${f(st.scan.p50)} p99* ${f(st.scanP99All)} ms, ${st.fiveXx} × 5xx, reads p50 ${f(st.reads.p50)} ms, /readyz p99 ${f(st.readyz.p99)} ms, CPU ${f(st.budget.cpu.total)} ms/pair, load ${f(st.loadAvg1m)}`);
+    }
+    if (closed) {
+      console.log(`\nCPU ms per pair, closed loop (service ${closed.pairs} pairs, skeleton ${skeleton.pairs}):`);
+      console.log(`  ${'role'.padEnd(10)}${'service'.padStart(9)}${'skeleton'.padStart(10)}${'ratio'.padStart(8)}${'extra'.padStart(8)}`);
+      for (const c of comparison) console.log(`  ${c.role.padEnd(10)}${f(c.service).padStart(9)}${f(c.skeleton).padStart(10)}${(c.ratio === null ? '–' : `${f(c.ratio, 1)}×`).padStart(8)}${f(c.extra).padStart(8)}`);
+      console.log(`  PostgreSQL by role (service): ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(' · ')}`);
+      console.log('\nPostgreSQL statements per pair, service closed loop:');
+      for (const q of closed.budget.statements.slice(0, 25)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call) ${f(q.share, 1).padStart(5)} %`);
+      console.log('PostgreSQL statements per pair, skeleton:');
+      for (const q of skeleton.statements.slice(0, 5)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call)`);
+      for (const [who, list] of [['service', closed.budget.redisCommands], ['skeleton', skeleton.redisCommands]] as const) {
+        const t = commandTotals(list);
+        console.log(`Redis per pair, ${who}: ${f(t.callsPerPair, 1)} commands, ${f(t.usecPerPair, 0)} µs · ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(' · ')}`);
+      }
+    }
+    for (const [who, list] of Object.entries(profiles)) for (const p of list) printProfile(p, `CPU profile, ${who} ${p.role}, measured step only`);
+    console.log('\nGoals (issue 25, beside the skeleton of this run):');
+    for (const g of checked) console.log(`  ${g.met ? 'MET ' : 'MISS'}  ${g.goal}: ${g.measured}`);
+
+    const at = new Date().toISOString();
+    const report = { at, loadAvg, skeleton, service, floor, comparison, goals: checked, profiles };
+    writeFileSync(path.join(s.resultsDir, 'budget.json'), `${JSON.stringify({ ...report, loadAvgAtStart: load0, settings: { ...b, seconds: s.seconds, statistics: s.badDayStatistics[0], runtime: s.runtime } }, null, 2)}\n`);
+    writeFileSync(path.join(s.resultsDir, 'budget.md'), budgetMarkdown(report));
+    say(`\nresults in bench/results/budget.json, the tables for docs/benchmarks.md in bench/results/budget.md (${Math.round((Date.now() - started) / 1000)} s in all)`);
+  } finally {
+    own?.stop();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(`\nbench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

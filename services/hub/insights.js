@@ -1,0 +1,388 @@
+// Insights as pictures: the figures the /insights operations answer (docs/insights.md), over a range and
+// a scope (the whole company, a warehouse or a wall, whose time zone the days and hours are), as charts
+// drawn by Chart.js (served by the service itself, /hub/vendor), each with a table view and a CSV
+// download of the very rows the chart draws. Nothing is computed here: every number is an answer's.
+import { $, api, el, show, signInForm, token } from './common.js';
+
+const Chart = window.Chart;
+const COLORS = { units: '#2f5bd3', scans: '#8a94a6', refused: '#b3261e', orders: '#1f8a4c' };
+// Per-wall figures are one request each: a few at a time, so a big site does not flood the service.
+const PARALLEL = 4;
+
+const state = { walls: [], names: new Map(), charts: new Map(), views: new Map(), run: 0 };
+
+if (Chart) {
+  Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily;
+  Chart.defaults.font.size = 13;
+  Chart.defaults.color = '#1c1f24';
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+}
+
+// ---- Dates (YYYY-MM-DD of the browser's calendar; the service reads them in the scope's time zone)
+
+const pad = (n) => String(n).padStart(2, '0');
+const isoDay = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+function daysAgo(n) {
+  const d = new Date();
+  d.setDate(d.getDate() - n);
+  return isoDay(d);
+}
+/** An instant of an answer, as the service states it (UTC), to the minute. */
+const utc = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+
+// ---- Start, sign-in, refusal
+
+async function start() {
+  $('#sign-out').hidden = !token.get();
+  if (!token.get()) return show('sign-in');
+  try {
+    state.walls = await api('GET', '/api/v1/walls');
+  } catch (err) {
+    if (err.status === 401) return signOut();
+    throw err;
+  }
+  $('#to-hub').hidden = false;
+  fillFilters();
+  await load();
+}
+
+function fillFilters() {
+  const form = $('#filters');
+  const select = form.elements.scope;
+  const warehouses = [...new Set(state.walls.map((w) => w.warehouseId).filter((id) => id !== null))].sort((a, b) => a - b);
+  select.replaceChildren(
+    el('option', { value: 'all', textContent: 'Whole company (UTC)' }),
+    ...warehouses.map((id) => el('option', { value: `warehouse:${id}`, textContent: `Warehouse ${id}` })),
+    ...state.walls.map((w) => el('option', { value: `wall:${w.id}`, textContent: `Wall ${w.name}` })),
+  );
+  const q = new URLSearchParams(location.search);
+  const day = (k, fallback) => (DAY_RE.test(q.get(k) || '') ? q.get(k) : fallback);
+  form.elements.from.value = day('from', daysAgo(6));
+  form.elements.to.value = day('to', daysAgo(0));
+  form.elements.day.value = day('day', form.elements.to.value);
+  const scope = q.get('scope');
+  select.value = [...select.options].some((o) => o.value === scope) ? scope : 'all';
+}
+
+function refused() {
+  const roles = claims().roles || [];
+  $('#refused-detail').textContent =
+    `You are signed in${roles.length ? ` as ${roles.join(' and ')}` : ''}. The sorting figures are for Managers and Admins: sign in with such an account, or ask an Admin for the role.`;
+  show('refused');
+}
+
+function signOut() {
+  token.clear();
+  $('#sign-out').hidden = true;
+  $('#to-hub').hidden = true;
+  for (const c of state.charts.values()) c.destroy();
+  state.charts.clear();
+  begin();
+}
+
+/** What the token says about its holder (words for the refusal; the service decides). */
+function claims() {
+  try {
+    return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return {};
+  }
+}
+
+// ---- Loading the figures
+
+function scopeOf(value) {
+  const [kind, id] = value.split(':');
+  if (kind === 'wall') return { params: { wallId: id }, walls: state.walls.filter((w) => String(w.id) === id), kind, id };
+  if (kind === 'warehouse') return { params: { warehouseId: id }, walls: state.walls.filter((w) => String(w.warehouseId) === id), kind, id };
+  return { params: {}, walls: state.walls, kind: 'all' };
+}
+
+function zoneText(scope) {
+  if (scope.kind === 'wall') return `Days and hours of the time zone of wall ${scope.walls[0]?.name}'s warehouse (UTC when it has none).`;
+  if (scope.kind === 'warehouse') return `Days and hours of warehouse ${scope.id}'s time zone (UTC when it has none); each wall below in its own warehouse's.`;
+  return 'Days and hours in UTC (the whole company); each wall below in its warehouse\'s time zone.';
+}
+
+/** Runs fn over items, at most `limit` at a time; answers the results in order. */
+async function mapLimit(items, limit, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function nameOf(userId) {
+  if (!state.names.has(userId)) {
+    const name = await api('GET', `/api/v1/employees/${userId}`).then(
+      (e) => `${e.firstName} ${e.lastName}`.trim() || e.email,
+      () => `Employee ${userId}`,
+    );
+    state.names.set(userId, name);
+  }
+  return state.names.get(userId);
+}
+
+async function load() {
+  const form = $('#filters');
+  const error = $('.form-error', form);
+  const f = Object.fromEntries(new FormData(form));
+  const scope = scopeOf(f.scope);
+  const run = ++state.run;
+  error.textContent = '';
+  history.replaceState(null, '', `?${new URLSearchParams({ from: f.from, to: f.to, scope: f.scope, day: f.day })}`);
+  const range = new URLSearchParams({ from: f.from, to: f.to, ...scope.params });
+  const get = (path, q) => api('GET', `/api/v1/insights/${path}?${q}`);
+  document.body.dataset.loading = 'true';
+  let answers;
+  try {
+    const [stats, hourly, units, orders] = await Promise.all([
+      get('stats', new URLSearchParams({ ...Object.fromEntries(range), products: '0' })),
+      get('daily/units', new URLSearchParams({ date: f.day, ...scope.params })),
+      get('units/sorted', range),
+      get('orders/sorted', range),
+    ]);
+    const walls = await mapLimit(scope.walls, PARALLEL, (w) =>
+      get('stats', new URLSearchParams({ from: f.from, to: f.to, wallId: String(w.id), products: '0' })).then((s) => ({ wall: w, stats: s })),
+    );
+    const sorters = await mapLimit(stats.byUser, PARALLEL, async (u) => ({ ...u, name: await nameOf(u.userId) }));
+    answers = { stats, hourly, units, orders, walls, sorters };
+  } catch (err) {
+    if (run !== state.run) return;
+    delete document.body.dataset.loading;
+    if (err.status === 401) return signOut();
+    if (err.status === 403) return refused();
+    // The form stays, with the reason; no figure of another question stays beside it.
+    show('insights');
+    $('#zone').textContent = '';
+    $('#tiles').hidden = true;
+    $('#charts').hidden = true;
+    error.textContent = err.detail || err.message;
+    return;
+  }
+  if (run !== state.run) return; // a newer question was asked meanwhile
+  show('insights');
+  $('#tiles').hidden = false;
+  $('#charts').hidden = false;
+  render(answers, scope, f);
+  delete document.body.dataset.loading;
+}
+
+// ---- Rendering
+
+function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
+  $('#zone').textContent = `${zoneText(scope)} Counted from ${utc(stats.from)} to ${utc(stats.to)}.`;
+  const tiles = [
+    ['units', 'Units confirmed', stats.confirmedUnits],
+    ['unitsPerHour', 'Units per hour', stats.unitsPerHour],
+    ['scans', 'Scans', stats.scans],
+    ['failedScans', 'Refused scans', stats.failedScans],
+    ['sortedOrders', 'Orders sorted', stats.sortedOrders],
+    ['cancelledItems', 'Items cancelled', stats.cancelledItems],
+    ['averageSecondsToConfirm', 'Seconds to confirm', stats.averageSecondsToConfirm ?? '–'],
+  ];
+  $('#tiles').replaceChildren(...tiles.map(([key, label, value]) => el('div.tile', { dataset: { figure: key } }, el('dt', { textContent: label }), el('dd', { textContent: String(value) }))));
+
+  const tag = scope.kind === 'all' ? 'company' : `${scope.kind}-${scope.id}`;
+  const ordersByDate = new Map(orders.daily.map((d) => [d.date, d.count]));
+  const cards = [
+    {
+      id: 'hourly',
+      title: `Units per hour, ${hourly.date}`,
+      note: `Units confirmed in each hour of the day (${hourly.total} in all). Pick the day under "Hours of the day".`,
+      file: `units-per-hour-${tag}-${hourly.date}`,
+      columns: [{ label: 'Hour' }, { label: 'Units confirmed', num: true }],
+      rows: hourly.hourly.map((h) => [`${pad(h.hour)}:00`, h.count]),
+      chart: (rows) => bars(rows, [{ label: 'Units confirmed', col: 1, color: COLORS.units }]),
+    },
+    {
+      id: 'daily',
+      title: 'Units and orders per day',
+      note: `Units confirmed (${units.total}) and orders sorted (${orders.total}) each day of the range.`,
+      file: `units-per-day-${tag}-${f.from}-${f.to}`,
+      columns: [{ label: 'Day' }, { label: 'Units confirmed', num: true }, { label: 'Orders sorted', num: true }],
+      rows: units.daily.map((d) => [d.date, d.count, ordersByDate.get(d.date) ?? 0]),
+      chart: (rows) => {
+        const config = bars(rows, [{ label: 'Units confirmed', col: 1, color: COLORS.units }]);
+        config.data.datasets.push({ type: 'line', label: 'Orders sorted', data: rows.map((r) => r[2]), borderColor: COLORS.orders, backgroundColor: COLORS.orders, yAxisID: 'orders', pointRadius: 3 });
+        config.options.scales.orders = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, ticks: { precision: 0 }, title: { display: true, text: 'Orders' } };
+        config.options.scales.y.title = { display: true, text: 'Units' };
+        return config;
+      },
+    },
+    {
+      id: 'sorters',
+      title: 'Per sorter',
+      note: 'Units confirmed and successful scans of each sorter (the employee who scanned), most units first.',
+      file: `per-sorter-${tag}-${f.from}-${f.to}`,
+      columns: [{ label: 'Sorter' }, { label: 'Employee id', num: true }, { label: 'Units confirmed', num: true }, { label: 'Scans', num: true }],
+      rows: sorters.map((u) => [u.name, u.userId, u.units, u.scans]),
+      empty: 'No sorter scanned or confirmed in this range.',
+      horizontal: true,
+      chart: (rows) =>
+        bars(rows, [
+          { label: 'Units confirmed', col: 2, color: COLORS.units },
+          { label: 'Scans', col: 3, color: COLORS.scans },
+        ], { horizontal: true }),
+    },
+    {
+      id: 'walls',
+      title: 'Per wall',
+      note: 'Units confirmed at each wall; the table adds its units per hour, scans and orders sorted.',
+      file: `per-wall-${tag}-${f.from}-${f.to}`,
+      columns: [{ label: 'Wall' }, { label: 'Units confirmed', num: true }, { label: 'Units per hour', num: true }, { label: 'Scans', num: true }, { label: 'Orders sorted', num: true }],
+      rows: walls.map(({ wall, stats: s }) => [wall.name, s.confirmedUnits, s.unitsPerHour, s.scans, s.sortedOrders]),
+      empty: 'No wall in this scope.',
+      horizontal: true,
+      chart: (rows) => bars(rows, [{ label: 'Units confirmed', col: 1, color: COLORS.units }], { horizontal: true }),
+    },
+    {
+      id: 'refusals',
+      title: 'Refused scans per wall',
+      note: 'Scans the service refused (unknown barcode, no order needs the unit, no empty slot, …) beside the successful ones. The figures count refusals, not their reasons: each refusal and its reason is in the audit log.',
+      file: `refusals-per-wall-${tag}-${f.from}-${f.to}`,
+      columns: [{ label: 'Wall' }, { label: 'Refused scans', num: true }, { label: 'Successful scans', num: true }],
+      rows: walls.map(({ wall, stats: s }) => [wall.name, s.failedScans, s.scans]),
+      empty: 'No wall in this scope.',
+      horizontal: true,
+      chart: (rows) =>
+        bars(rows, [
+          { label: 'Refused scans', col: 1, color: COLORS.refused },
+          { label: 'Successful scans', col: 2, color: COLORS.scans },
+        ], { horizontal: true }),
+    },
+  ];
+  const holder = $('#charts');
+  for (const card of cards) {
+    let node = holder.querySelector(`[data-chart="${card.id}"]`);
+    if (!node) holder.append((node = cardNode(card)));
+    fillCard(node, card);
+  }
+}
+
+/** A bar chart config of table rows: labels from the first column, one dataset per column named. */
+function bars(rows, series, { horizontal = false } = {}) {
+  const value = horizontal ? 'x' : 'y';
+  const label = horizontal ? 'y' : 'x';
+  return {
+    type: 'bar',
+    data: {
+      labels: rows.map((r) => r[0]),
+      datasets: series.map((s) => ({ label: s.label, data: rows.map((r) => r[s.col]), backgroundColor: s.color, borderRadius: 3, maxBarThickness: 36 })),
+    },
+    options: {
+      indexAxis: label,
+      responsive: true,
+      plugins: { legend: { display: series.length > 1, position: 'bottom' } },
+      scales: {
+        [value]: { beginAtZero: true, ticks: { precision: 0 } },
+        // Every name of a horizontal chart; along a time axis as many labels as fit, upright.
+        [label]: { grid: { display: false }, ticks: horizontal ? { autoSkip: false, callback: shortLabel } : { autoSkip: true, maxRotation: 0 } },
+      },
+    },
+  };
+}
+
+/** A long name shortened on the axis (the tooltip and the table give it whole). */
+function shortLabel(value) {
+  const name = String(this.getLabelForValue(value));
+  return name.length > 22 ? `${name.slice(0, 21)}…` : name;
+}
+
+function cardNode(card) {
+  const toggle = el('button.secondary.view', { type: 'button', textContent: 'Table' });
+  const csv = el('button.secondary.csv', { type: 'button', textContent: 'CSV' });
+  const node = el(
+    'article.card.chart-card',
+    // Without the chart library (it failed to load) the tables still show every figure.
+    { dataset: { chart: card.id, view: state.views.get(card.id) || (Chart ? 'chart' : 'table') } },
+    el('header', {}, el('h2'), el('span.tools', {}, toggle, csv)),
+    el('p.note'),
+    // A chart of many walls or sorters scrolls inside its card; the page stays one screen wide.
+    el('div.plot-frame', {}, el('div.plot', {}, el('canvas', { role: 'img' }))),
+    el('p.empty', { hidden: true }),
+    el('div.table-wrap', {}, el('table', {}, el('thead'), el('tbody'))),
+  );
+  toggle.addEventListener('click', () => {
+    const view = node.dataset.view === 'chart' ? 'table' : 'chart';
+    state.views.set(card.id, view);
+    setView(node, view);
+  });
+  setView(node, node.dataset.view);
+  return node;
+}
+
+function setView(node, view) {
+  node.dataset.view = view;
+  const button = $('button.view', node);
+  button.textContent = view === 'chart' ? 'Table' : 'Chart';
+  button.title = view === 'chart' ? 'Show the figures as a table' : 'Show the chart';
+}
+
+function fillCard(node, card) {
+  $('h2', node).textContent = card.title;
+  $('p.note', node).textContent = card.note;
+  const { columns, rows } = card;
+  $('thead', node).replaceChildren(el('tr', {}, ...columns.map((c) => el(c.num ? 'th.num' : 'th', { scope: 'col', textContent: c.label }))));
+  $('tbody', node).replaceChildren(...rows.map((r) => el('tr', {}, ...r.map((v, i) => el(columns[i].num ? 'td.num' : 'td', { textContent: String(v) })))));
+  const empty = $('p.empty', node);
+  empty.hidden = rows.length > 0;
+  empty.textContent = card.empty || 'Nothing in this range.';
+  node.classList.toggle('no-rows', rows.length === 0);
+  // Horizontal bars: the chart grows with its rows, so each name stays readable.
+  const config = card.chart(rows);
+  const plot = $('div.plot', node);
+  plot.style.height = card.horizontal ? `${Math.max(220, 70 + rows.length * 24 * config.data.datasets.length)}px` : '';
+  const canvas = $('canvas', node);
+  canvas.setAttribute('aria-label', `${card.title}: the table view lists the same figures.`);
+  state.charts.get(card.id)?.destroy();
+  if (Chart) state.charts.set(card.id, new Chart(canvas, config));
+  const button = $('button.csv', node);
+  button.onclick = () => download(`insights-${card.file}.csv`, columns, rows);
+}
+
+// ---- CSV
+
+/** A CSV field: quoted when it must be; text a spreadsheet would run as a formula starts with '. */
+function field(v) {
+  let s = String(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+function download(name, columns, rows) {
+  const text = [columns.map((c) => field(c.label)), ...rows.map((r) => r.map(field))].map((r) => r.join(',')).join('\r\n') + '\r\n';
+  // The byte order mark tells spreadsheets the file is UTF-8 (names with accents).
+  const url = URL.createObjectURL(new Blob(['\uFEFF', text], { type: 'text/csv;charset=utf-8' }));
+  const a = el('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+// ---- Wiring
+
+const report = (err) => {
+  $('#filters .form-error').textContent = err.detail || err.message;
+};
+function begin() {
+  start().catch(report);
+}
+
+signInForm($('#sign-in form'), begin);
+$('#sign-out').addEventListener('click', signOut);
+$('#refused-sign-out').addEventListener('click', signOut);
+$('#filters').addEventListener('submit', (e) => {
+  e.preventDefault();
+  load().catch(report);
+});
+begin();

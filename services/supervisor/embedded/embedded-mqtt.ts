@@ -1,0 +1,129 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../../../shared/logging/logger';
+
+/**
+ * The in-process MQTT broker of `npm start` (docs/operations.md, "Embedded servers"): aedes on a TCP
+ * listener, so the light gateway, the simulator's virtual controllers and real controllers on the LAN
+ * all reach it as they would Mosquitto. Retained messages (the lights, the controllers' and the
+ * gateway's status) are kept in `retainedFile` and published again at the next start; sessions and
+ * queued QoS 1 messages live in memory only. No credentials are asked: it listens on `HOST`.
+ */
+export interface EmbeddedMqttOptions {
+  host: string;
+  port: number;
+  retainedFile: string;
+  log: Logger;
+}
+
+export interface EmbeddedMqtt {
+  /** The address the service's processes use. */
+  url: string;
+  /** Retained messages restored from the file at start. */
+  restored: number;
+  stop(): Promise<void>;
+}
+
+interface StoredMessage {
+  /** base64 */
+  payload: string;
+  qos: 0 | 1 | 2;
+}
+
+const SHARED_SUBSCRIPTION = /^\$share\/[^/#+]+\/(.+)$/;
+
+/** Writes follow changes by this much, so a burst of light changes is one write. */
+const WRITE_DELAY_MS = 500;
+
+function readRetained(file: string, log: Logger): Record<string, StoredMessage> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredMessage>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn({ file, err: (err as Error).message }, `the broker's retained messages in ${file} could not be read: starting without them`);
+    return {};
+  }
+}
+
+/** Where this machine's processes reach a listener on `host`. */
+function connectHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '' || host.startsWith('127.')) return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<EmbeddedMqtt> {
+  const { host, port, retainedFile, log } = opts;
+  mkdirSync(path.dirname(retainedFile), { recursive: true });
+  // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
+  const { Aedes } = await import('aedes').catch((err: NodeJS.ErrnoException) => {
+    // aedes is an ES module, loaded with require() (this project compiles to CommonJS): Node 20.19 or later.
+    if (err.code === 'ERR_REQUIRE_ESM') throw new Error(`the embedded MQTT broker needs Node 20.19 or later (this is ${process.version}): upgrade Node, or set MQTT_URL to a broker`);
+    throw err;
+  });
+  const broker = await Aedes.createBroker({
+    id: 'sorting-embedded',
+    // aedes has no shared subscriptions: `$share/<group>/<filter>` (the light gateway's buttons) is
+    // taken as `<filter>`, so each member of a group gets every message. `npm start` runs one gateway.
+    authorizeSubscribe: (_client, sub, callback) => {
+      const shared = SHARED_SUBSCRIPTION.exec(sub.topic);
+      callback(null, shared ? { ...sub, topic: shared[1]! } : sub);
+    },
+  });
+  broker.on('clientError', (client, err) => log.debug({ clientId: client?.id, err: err.message }, 'embedded MQTT broker: client error'));
+
+  const retained = readRetained(retainedFile, log);
+  let writeTimer: NodeJS.Timeout | undefined;
+  const write = () => {
+    clearTimeout(writeTimer);
+    writeTimer = undefined;
+    try {
+      // A whole new file, then a rename: a crash mid-write leaves the previous one.
+      writeFileSync(`${retainedFile}.tmp`, JSON.stringify(retained));
+      renameSync(`${retainedFile}.tmp`, retainedFile);
+    } catch (err) {
+      log.warn({ file: retainedFile, err: (err as Error).message }, `the broker's retained messages could not be written to ${retainedFile}`);
+    }
+  };
+  broker.on('publish', (packet) => {
+    if (!packet.retain || packet.topic.startsWith('$SYS')) return;
+    // An empty retained payload clears the topic's retained message (MQTT 3.3.1.3).
+    if (packet.payload.length === 0) delete retained[packet.topic];
+    else retained[packet.topic] = { payload: Buffer.from(packet.payload).toString('base64'), qos: packet.qos };
+    writeTimer ??= setTimeout(write, WRITE_DELAY_MS);
+  });
+
+  const topics = Object.entries(retained);
+  for (const [topic, m] of topics) {
+    await new Promise<void>((resolve, reject) =>
+      broker.publish({ cmd: 'publish', topic, payload: Buffer.from(m.payload, 'base64'), qos: m.qos, retain: true, dup: false }, (err?: Error) =>
+        err ? reject(err) : resolve(),
+      ),
+    );
+  }
+
+  const server = net.createServer(broker.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new Error(`the embedded MQTT broker cannot listen on ${host}:${port}: the port is taken. Set MQTT_URL to the broker there, or EMBEDDED_MQTT_PORT to a free port`) : err),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  server.on('error', (err) => log.error({ err }, `embedded MQTT broker: ${err.message}`));
+  const flushOnExit = () => {
+    if (writeTimer) write();
+  };
+  process.once('exit', flushOnExit);
+
+  return {
+    url: `mqtt://${connectHost(host)}:${port}`,
+    restored: topics.length,
+    async stop() {
+      process.removeListener('exit', flushOnExit);
+      // The listener stops taking connections; it has closed once the broker has ended every client's.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      await closed;
+      write();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import path from 'node:path';
+import type { AppConfig } from '../../../shared/config/config';
+import type { Logger } from '../../../shared/logging/logger';
+import { portAnswers } from './port-probe';
+
+/**
+ * The servers `npm start` runs itself when none is named and none answers on the default port
+ * (docs/operations.md, "Embedded servers"): PostgreSQL when `DATABASE_URL` is unset and nothing
+ * answers on 127.0.0.1:`EMBEDDED_POSTGRES_PORT`, an MQTT broker when `MQTT_URL` is unset and nothing
+ * answers on 127.0.0.1:`EMBEDDED_MQTT_PORT`. Their addresses go into this process's environment, which
+ * every child inherits. Redis is never embedded.
+ *
+ * The embedded servers' modules (and their packages) are loaded only when one is started.
+ */
+export interface EmbeddedServers {
+  /** What was started and where its data is; null when nothing was. */
+  banner: string | null;
+  /** Stops what was started (after the service's processes). */
+  stop(): Promise<void>;
+}
+
+const unset = (v: string | undefined) => v === undefined || v.trim() === '';
+
+interface Started {
+  name: string;
+  address: string;
+  data: string;
+  stop(): Promise<void>;
+}
+
+/** Whether Redis answers, for the banner: host and port only (the URL may carry a password). */
+async function redisLine(redisUrl: string): Promise<string> {
+  let host: string;
+  let port: number;
+  try {
+    const url = new URL(redisUrl);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return ' Redis is not embedded: it must run (REDIS_URL).';
+    host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
+    port = Number(url.port || 6379);
+  } catch {
+    return ' Redis is not embedded: it must run (REDIS_URL).';
+  }
+  const answers = await portAnswers(host, port);
+  return answers
+    ? ` Redis is not embedded: it answers at ${host}:${port}.`
+    : ` Redis is not embedded and does NOT answer at ${host}:${port}: install and start Redis (the service waits for it).`;
+}
+
+export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppConfig, log: Logger): Promise<EmbeddedServers> {
+  const none: EmbeddedServers = { banner: null, stop: async () => undefined };
+  // Production names its servers: a missing DATABASE_URL there is a mistake to see, not to cover.
+  if (!(config.EMBEDDED_SERVERS ?? config.NODE_ENV !== 'production')) return none;
+  const dataRoot = path.resolve(config.EMBEDDED_DATA_DIR);
+  const started: Started[] = [];
+  const stopAll = async () => {
+    for (const s of [...started].reverse()) {
+      await s.stop().catch((err: unknown) => log.error({ err }, `stopping the embedded ${s.name}: ${(err as Error).message}`));
+    }
+  };
+
+  try {
+    if (unset(env.DATABASE_URL)) {
+      const port = config.EMBEDDED_POSTGRES_PORT;
+      // The database's name is the default URL's (DATABASE_URL is unset: config holds the default).
+      const database = decodeURIComponent(new URL(config.DATABASE_URL).pathname.replace(/^\//, '')) || 'sorting';
+      if (await portAnswers('127.0.0.1', port)) {
+        env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+        log.info({ port }, `DATABASE_URL is unset and a server answers on 127.0.0.1:${port}: using it`);
+      } else {
+        const { startEmbeddedPostgres, postgresPaths } = await import('./embedded-postgres');
+        const paths = postgresPaths(dataRoot);
+        log.info({ port, dataDir: paths.dataDir }, `DATABASE_URL is unset and nothing answers on 127.0.0.1:${port}: starting the embedded PostgreSQL`);
+        const pg = await startEmbeddedPostgres({ ...paths, port, osUser: config.EMBEDDED_POSTGRES_OS_USER, log });
+        env.DATABASE_URL = pg.url(database);
+        started.push({ name: `PostgreSQL ${pg.version}`, address: env.DATABASE_URL, data: `${paths.dataDir} (log ${paths.logFile})`, stop: () => pg.stop() });
+        log.info({ embedded: 'postgres', version: pg.version, port, pid: pg.pid, dataDir: paths.dataDir, logFile: paths.logFile }, `embedded PostgreSQL ${pg.version} started on 127.0.0.1:${port}`);
+      }
+    }
+    if (unset(env.MQTT_URL)) {
+      const port = config.EMBEDDED_MQTT_PORT;
+      if (await portAnswers('127.0.0.1', port)) {
+        env.MQTT_URL = `mqtt://127.0.0.1:${port}`;
+        log.info({ port }, `MQTT_URL is unset and a broker answers on 127.0.0.1:${port}: using it`);
+      } else {
+        const { startEmbeddedMqtt } = await import('./embedded-mqtt');
+        const retainedFile = path.join(dataRoot, 'mqtt', 'retained.json');
+        const mqtt = await startEmbeddedMqtt({ host: config.HOST, port, retainedFile, log });
+        env.MQTT_URL = mqtt.url;
+        started.push({ name: 'MQTT broker', address: `mqtt://${config.HOST}:${port} (anonymous)`, data: `${retainedFile} (retained messages)`, stop: () => mqtt.stop() });
+        log.info({ embedded: 'mqtt', host: config.HOST, port, retainedFile, restored: mqtt.restored }, `embedded MQTT broker listening on ${config.HOST}:${port}`);
+      }
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  if (!started.length) return none;
+
+  const banner = [
+    '',
+    '==================================================================',
+    ' Embedded servers (none was named and none answered on its default port):',
+    ...started.flatMap((s) => [`   ${s.name.padEnd(20)} ${s.address}`, `   ${''.padEnd(20)} data: ${s.data}`]),
+    ' They stop with the service and find their data again at the next start.',
+    ' To use servers of your own, set DATABASE_URL and MQTT_URL (docs/operations.md, "Embedded servers").',
+    await redisLine(config.REDIS_URL),
+    '==================================================================',
+  ].join('\n');
+  return { banner, stop: stopAll };
+}

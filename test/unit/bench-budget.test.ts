@@ -1,0 +1,86 @@
+import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/budget';
+
+/** The per-pair budget's arithmetic (bench/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
+describe('the per-pair budget', () => {
+  it('puts CPU per pair by role, the PostgreSQL backends of every service role together and the bench’s own out', () => {
+    const cpu = rolesPerPair(
+      { supervisor: 50, api: 2000, sorting: 1000, pipeline: 500, redis: 300, bench: 9000, mosquitto: 10, 'postgres:api': 200, 'postgres:sorting': 1500, 'postgres:pipeline': 300, 'postgres:other': 4000 },
+      1000,
+    );
+    expect(cpu.perPair).toEqual({ api: 2, sorting: 1, pipeline: 0.5, postgres: 2, redis: 0.3 });
+    expect(cpu.postgresByRole).toEqual({ api: 0.2, sorting: 1.5, pipeline: 0.3 });
+    expect(cpu.total).toBe(5.8);
+  });
+
+  it('compares the service with the skeleton role by role, with no ratio where the skeleton spends nothing', () => {
+    const service = rolesPerPair({ api: 2000, sorting: 1000, pipeline: 500, redis: 300, 'postgres:sorting': 2000 }, 1000);
+    const skeleton = rolesPerPair({ api: 500, sorting: 400, redis: 200, 'postgres:sorting': 400 }, 1000);
+    const rows = compareRoles(service, skeleton);
+    expect(rows.map((r) => r.role)).toEqual(['api', 'sorting', 'pipeline', 'postgres', 'redis', 'total']);
+    expect(rows.find((r) => r.role === 'api')).toEqual({ role: 'api', service: 2, skeleton: 0.5, ratio: 4, extra: 1.5 });
+    expect(rows.find((r) => r.role === 'pipeline')).toMatchObject({ ratio: null, extra: 0.5 });
+    expect(rows.find((r) => r.role === 'total')).toMatchObject({ service: 5.8, skeleton: 1.5, ratio: 3.87 });
+  });
+
+  it('gives no figure per pair for a step that completed no pair', () => {
+    expect(rolesPerPair({ api: 100 }, 0).perPair.api).toBeNaN();
+  });
+
+  it('turns pg_stat_statements totals into calls, time and buffers per pair, the costliest first', () => {
+    const rows = statementsPerPair(
+      [
+        { statement: 'wall-view', calls: 100, totalMs: 50, buffers: 5000 },
+        { statement: 'apply-wall-changes', calls: 2000, totalMs: 150, buffers: 280_000 },
+      ],
+      1000,
+    );
+    expect(rows[0]).toEqual({ statement: 'apply-wall-changes', callsPerPair: 2, msPerPair: 0.15, meanMs: 0.075, buffersPerPair: 280, buffersPerCall: 140, share: 75 });
+    expect(rows[1]).toMatchObject({ statement: 'wall-view', callsPerPair: 0.1, msPerPair: 0.05, meanMs: 0.5, buffersPerCall: 50, share: 25 });
+  });
+
+  it('reads INFO commandstats and counts what changed per pair, leaving out the readings’ own INFO', () => {
+    const before = parseCommandStats('# Commandstats\r\ncmdstat_evalsha:calls=10,usec=500,usec_per_call=50.00,rejected_calls=0,failed_calls=0\r\ncmdstat_info:calls=3,usec=30,usec_per_call=10.00\r\n');
+    const after = parseCommandStats(
+      '# Commandstats\r\ncmdstat_evalsha:calls=410,usec=20500,usec_per_call=50.00,rejected_calls=0,failed_calls=0\r\ncmdstat_publish:calls=200,usec=1000,usec_per_call=5.00\r\ncmdstat_info:calls=5,usec=50,usec_per_call=10.00\r\ncmdstat_ping:calls=0,usec=0\r\n',
+    );
+    expect(before.get('evalsha')).toEqual({ calls: 10, usec: 500 });
+    const list = commandsPerPair(before, after, 100);
+    expect(list).toEqual([
+      { command: 'evalsha', calls: 400, callsPerPair: 4, usecPerPair: 200 },
+      { command: 'publish', calls: 200, callsPerPair: 2, usecPerPair: 10 },
+    ]);
+    expect(commandTotals(list)).toEqual({ callsPerPair: 6, usecPerPair: 210 });
+  });
+});
+
+describe('the goals beside the skeleton', () => {
+  // Only the fields goals() reads; the rest of a step does not matter here.
+  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, every: { n: 1000, within1s: 995, maxMs: 1500, noAnswer: 0 }, ...over });
+  const skeleton = { pairsPerSecond: 180 } as Parameters<typeof goals>[0];
+  const roles = (service: RoleCpu, sk: RoleCpu) => compareRoles(service, sk);
+
+  it('checks each goal against the skeleton and the floor of the same run', () => {
+    const service = rolesPerPair({ api: 2000, sorting: 1000, 'postgres:sorting': 1800, redis: 400 }, 1000);
+    const sk = rolesPerPair({ api: 1000, sorting: 800, 'postgres:sorting': 1000, redis: 400 }, 1000);
+    const steps = [step({ step: 'idle-1', scan: { p50: 9 } }), step({ step: 'open-100/s', scanP99All: 24 }), step({ step: 'open-300/s' }), step({ step: 'closed-60', pairsPerSecond: 95 })];
+    const floor = { reference: { p50Ms: 4.4, cpuPerPairMs: 10 }, pgP50: 3.4, queueP50: 1 };
+    const out = goals(skeleton, steps as never, floor, roles(service, sk));
+    expect(out.map((g) => [g.goal.split(' ')[0], g.met])).toEqual([
+      ['CPU', true], // 5.2 vs 3.2 ms: 1.63×
+      ['PostgreSQL', true], // 1.8 vs 1.0: 1.8×
+      ['closed', true], // 95 vs 180: 0.53×
+      ['idle', false], // 9 ms vs 2 × 4.4
+      ['GET', true],
+      ['100', true],
+      ['300', true],
+    ]);
+  });
+
+  it('misses the overload goal when an answer took over 2 s or none came', () => {
+    const service = rolesPerPair({ api: 1000 }, 1000);
+    const late = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 1000, maxMs: 2100, noAnswer: 0 } })] as never, null, roles(service, service));
+    const unanswered = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 999, maxMs: 900, noAnswer: 1 } })] as never, null, roles(service, service));
+    expect(late.at(-1)!.met).toBe(false);
+    expect(unanswered.at(-1)!.met).toBe(false);
+  });
+});
