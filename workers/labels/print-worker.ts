@@ -48,6 +48,8 @@ export async function startPrinting(runtime: Runtime): Promise<void> {
     }
   };
 
+  // Looks while the database does not answer back off (1 s, doubling, at most 5 s: a shipper awaits the label).
+  let outage = 0;
   const sender = (async () => {
     while (!stopped) {
       let waitMs = PRINT_POLL_MS;
@@ -78,9 +80,11 @@ export async function startPrinting(runtime: Runtime): Promise<void> {
           const gone = await deleteOldPrintJobs(ormSql, { days: PRINT_JOB_RETENTION_DAYS, batch: 1000 });
           if (gone.length) log.info({ deleted: gone.length }, 'old print jobs deleted');
         }
+        if (outage) log.info('print sender reaches the database again');
+        outage = 0;
       } catch (err) {
-        log.warn({ err }, 'print sender could not read its jobs; retrying');
-        waitMs = 1000;
+        if (outage++ === 0) log.warn({ err }, 'print sender could not read its jobs; retrying');
+        waitMs = Math.min(1000 * 2 ** Math.min(outage - 1, 3), 5_000);
       }
       if (!stopped) await waiter.wait(waitMs);
     }
