@@ -441,15 +441,16 @@ select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_i
 with src as (select distinct on (e.event_id) e.*
     from jsonb_to_recordset(:events::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then (e.data->>'userId')::int
+              when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
-              when e.type = 'sort-box.completed' then null
+         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'command.refused' and e.data->>'command' = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -458,15 +459,16 @@ with src as (select distinct on (e.event_id) e.*
          case when e.type = 'sort-box-item.confirmed'
               then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
-              else 0 end as confirm_ms
+              else 0 end as confirm_ms,
+         (e.type = 'command.refused')::int as refusals,
+         case when e.type = 'command.refused' then e.data->>'code' end as reason
     from src e
-   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+   where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
 expanded as (
   select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
          case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
     from facts f
     left join wall w on w.id = f.wall_id and w.client_id = f.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
@@ -474,38 +476,39 @@ expanded as (
                               (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
                               (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
    cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
-hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
    group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
-days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
    group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
 
 -- name: stats-apply-range
 with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
    where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then (e.data->>'userId')::int
+              when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
-              when e.type = 'sort-box.completed' then null
+         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'command.refused' and e.data->>'command' = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -514,15 +517,16 @@ with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o
          case when e.type = 'sort-box-item.confirmed'
               then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
-              else 0 end as confirm_ms
+              else 0 end as confirm_ms,
+         (e.type = 'command.refused')::int as refusals,
+         case when e.type = 'command.refused' then e.data->>'code' end as reason
     from src e
-   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+   where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
 expanded as (
   select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
          case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
     from facts f
     left join wall w on w.id = f.wall_id and w.client_id = f.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
@@ -530,23 +534,23 @@ expanded as (
                               (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
                               (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
    cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
-hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
    group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
-days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
    group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
 
 -- name: stats-lock-for-batch

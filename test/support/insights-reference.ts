@@ -72,6 +72,11 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
        ${base} and (${SCAN} or ${CONFIRM}) group by 1`,
     p,
   );
+  // Every refused command, per its code (not only the refused scans).
+  const reasons = await em.execute<{ code: string; n: string }[]>(
+    `select o.data->>'code' as code, count(*) as n ${base} and o.type = 'command.refused' and o.data->>'code' is not null group by 1`,
+    p,
+  );
   const hoursInRange = (t.getTime() - f.getTime()) / 3_600_000;
   const units = Number(tot.units);
   return {
@@ -89,6 +94,9 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
       .map((u) => ({ userId: Number(u.user_id), scans: Number(u.scans), units: Number(u.units) }))
       .filter((u) => u.scans > 0 || u.units > 0)
       .sort((a, b) => b.units - a.units || b.scans - a.scans || a.userId - b.userId),
+    refusalsByReason: reasons
+      .map((r) => ({ code: r.code, count: Number(r.n) }))
+      .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
   };
 }
 

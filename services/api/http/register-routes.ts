@@ -31,19 +31,37 @@ export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken 
 // Roles nest (Admin ⊇ Manager ⊇ Sorter), so "Manager" means a Manager or an Admin.
 const WHO: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager or an Admin', Sorter: 'a Sorter, a Manager or an Admin' };
 const ARTICLE: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager', Sorter: 'a Sorter' };
+const NESTING: readonly Role[] = ['Sorter', 'Manager', 'Admin'];
 
-/** What the operation does, in words: its `action`, else its summary up to the first colon. */
+/**
+ * The verbs an operation's words may start with. A summary that starts otherwise names what it
+ * answers ("Sorting figures of a range"): its action is to read it (GET) or to request it; a question
+ * ("whether ...") is checked.
+ */
+const VERBS = new Set([
+  'add', 'attach', 'cancel', 'change', 'check', 'choose', 'confirm', 'connect', 'create', 'delete', 'detach', 'disable', 'enable',
+  'end', 'get', 'list', 'mark', 'move', 'open', 'print', 'read', 'record', 'redeem', 'register', 'release', 'remove', 'renew',
+  'replace', 'scan', 'see', 'send', 'set', 'show', 'start', 'stop', 'subscribe', 'swap', 'update', 'upload', 'validate',
+]);
+
+/** What the operation does, in words starting with a verb: its `action`, else its summary up to the first colon. */
 export function actionOf(route: RouteDef): string {
-  const text = route.action ?? route.summary.split(/[:;]|\s\(/)[0]!.trim();
-  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+  const head = route.action ?? route.summary.split(/[:;]|\s\(/)[0]!.trim();
+  // A capital that starts a word (not an acronym such as ZPL) is lowered: the words follow "may".
+  const text = /^[A-Z](?![A-Z])/.test(head) ? head[0]!.toLowerCase() + head.slice(1) : head;
+  const first = text.split(/\s/)[0]!;
+  if (VERBS.has(first)) return text;
+  if (first === 'whether') return `check ${text}`;
+  return `${route.method === 'get' ? 'read' : 'request'} ${text}`;
 }
 
 /** "Only a Manager or an Admin may create a wall; you are signed in as a Sorter." */
 export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string {
+  // The least role the route lets in names everyone it lets in (roles nest).
   const needed = route.access as readonly Role[];
-  const who = needed.map((r) => WHO[r]).join(', or ');
+  const least = NESTING.find((r) => needed.includes(r)) ?? needed[0]!;
   const you = roles.length ? roles.map((r) => ARTICLE[r]).join(' and ') : 'an employee without a role';
-  return `Only ${who} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
+  return `Only ${WHO[least]} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
 }
 
 /** Mounts each route definition: admission of its command, authenticate, authorize, validate, then call the handler. */

@@ -16,6 +16,7 @@ import { Migration20261125400000_pending_items } from './Migration20261125400000
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 import { Migration20261125500000_outbox_bounded_reads } from './Migration20261125500000_outbox_bounded_reads';
 import { Migration20261127171254_printers } from './Migration20261127171254_printers';
+import { Migration20261127174830_stats_refusals_by_reason } from './Migration20261127174830_stats_refusals_by_reason';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
   { name: 'Migration20261125500000_outbox_bounded_reads', class: Migration20261125500000_outbox_bounded_reads },
   { name: 'Migration20261127171254_printers', class: Migration20261127171254_printers },
+  { name: 'Migration20261127174830_stats_refusals_by_reason', class: Migration20261127174830_stats_refusals_by_reason },
 ];

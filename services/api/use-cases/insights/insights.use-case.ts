@@ -4,7 +4,7 @@ import { emSql } from '../../../../shared/db/orm-sql';
 import { DIM } from '../../../../shared/statistics/rollup.queries';
 import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
-import { dailyCounts, hourlyCounts, wallSlots } from './insights.queries';
+import { dailyCounts, hourlyCounts, wallSlots, type Counts } from './insights.queries';
 
 /*
  * The /insights operations (docs/insights.md), answered from the roll-ups the statistics worker keeps
@@ -23,8 +23,8 @@ export interface RangeInput {
 export async function getSortingStats(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter & { products: number }) {
   const s = await resolveScope(em, clientId, input);
   const r = await hourRange(em, s.timeZone, input.from, input.to);
-  // One statement: totals, per user, and the top products.
-  const byDim = await rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products });
+  // One statement: totals, per user, the top products and the refusals by reason.
+  const byDim = await rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku, DIM.reason], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products });
   const totals = byDim.get(DIM.total)!;
   const users = byDim.get(DIM.user)!;
   const skus = byDim.get(DIM.sku)!;
@@ -45,7 +45,16 @@ export async function getSortingStats(em: EntityManager, clientId: number, input
       .filter(([, c]) => c.scans > 0 || c.confirmed_units > 0)
       .map(([userId, c]) => ({ userId: Number(userId), scans: c.scans, units: c.confirmed_units }))
       .sort((a, b) => b.units - a.units || b.scans - a.scans || a.userId - b.userId),
+    refusalsByReason: refusalsByReason(byDim.get(DIM.reason)!),
   };
+}
+
+/** Refused commands per refusal code, most first (ties by code); codes with none are left out. */
+function refusalsByReason(reasons: Map<string, Counts>) {
+  return [...reasons.entries()]
+    .filter(([, c]) => c.refusals > 0)
+    .map(([code, c]) => ({ code, count: c.refusals }))
+    .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }
 
 /** One local day's figure per local hour (DailySortingStats). */
