@@ -32,6 +32,7 @@ export const printersRoutes: RouteDef[] = [
     path: '/printers',
     operationId: 'CreatePrinter',
     summary: 'Register a network label printer',
+    action: 'create a network label printer',
     description:
       'A Zebra-compatible label printer that takes ZPL on a raw TCP port (9100 by default). A wall names its printer with PATCH /walls/{id} ' +
       '(printerId); its shipper\'s prints (POST /license-plates/{crc}/print) and, with autoPrint, each order completed in the wall go to it.',
