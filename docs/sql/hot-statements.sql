@@ -450,6 +450,57 @@ select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') f
 -- name: picklist-status
 select status from picklist where client_id = :clientId and id = :picklistId;
 
+-- name: print-auto-walls
+select wall_id, client_id, printer_id from wall_printer where wall_id = any(:wallIds::int[]) and auto_print and printer_id is not null;
+
+-- name: print-claim
+with due as (
+  select j.id, j.writing_attempt is not null as unknown_outcome, j.created_at < now() - make_interval(secs => :giveUpMs::int / 1000.0) as too_late
+    from print_job j
+   where j.status = 'Queued' and j.due_at <= now()
+   order by j.due_at limit :limit::int for update skip locked
+), closed as (
+  update print_job j
+     set status = 'Failed',
+         last_error = case when d.unknown_outcome then :unknown::text else :late::text || coalesce(' Last error: ' || j.last_error, '') end
+    from due d where j.id = d.id and (d.unknown_outcome or d.too_late)
+), claimed as (
+  update print_job j set attempts = j.attempts + 1, due_at = now() + make_interval(secs => :leaseMs::int / 1000.0)
+    from due d where j.id = d.id and not d.unknown_outcome and not d.too_late
+  returning j.id, j.client_id, j.printer_id, j.attempts, j.body, j.created_at
+)
+select c.id, c.client_id, c.printer_id, c.attempts as attempt, c.body, p.host, p.port, c.created_at
+  from claimed c join printer p on p.id = c.printer_id;
+
+-- name: print-failed
+with job as (
+  update print_job set last_error = :error::text, due_at = :retryAt::timestamptz, writing_attempt = null
+   where id = :id::int and attempts = :attempt::int and status = 'Queued'
+  returning printer_id
+)
+update printer p set last_error = :error::text, last_error_at = now() from job where p.id = job.printer_id;
+
+-- name: print-next-due
+select min(due_at) as due_at from print_job where status = 'Queued';
+
+-- name: print-retention
+delete from print_job where id in (
+  select id from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
+) returning id;
+
+-- name: print-sent
+with job as (
+  update print_job set status = 'Sent', sent_at = now(), last_error = null, due_at = now()
+   where id = :id::int and writing_attempt = :attempt::int
+  returning printer_id
+)
+update printer p set last_printed_at = now(), last_error = null from job where p.id = job.printer_id;
+
+-- name: print-writing
+update print_job set writing_attempt = :attempt::int
+ where id = :id::int and attempts = :attempt::int and status = 'Queued' and writing_attempt is null
+returning id;
+
 -- name: product-by-code
 select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
  where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1;

@@ -119,6 +119,12 @@ export const configSchema = z.object({
     .describe('the first wait before a consumer tries an event that failed again; each next wait doubles, up to `OUTBOX_CONSUMER_ATTEMPTS` attempts'),
   LABEL_PRERENDER_DAYS: z.coerce.number().int().min(0).default(7)
     .describe('license plates are rendered ahead when a slot completes only in the formats the client printed within this many days; `0`: never ahead (prints render when asked)'),
+  PRINT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000)
+    .describe('first wait before a print job whose printer did not take it is tried again; each next wait doubles, up to `PRINT_RETRY_MAX_MS`'),
+  PRINT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(30_000)
+    .describe('the longest wait between two attempts of a print job'),
+  PRINT_JOB_GIVE_UP_MINUTES: z.coerce.number().min(0.01).default(15)
+    .describe('a print job its printer has not taken this long after it was made is `Failed` (the shipper prints again once the printer is back) rather than printed late'),
   OUTBOX_RETENTION_DAYS: z.coerce.number().min(1).default(7)
     .describe('outbox events are deleted once every consumer has passed them and they are this old; the statistics rebuild reaches back this far ([docs/operations.md](docs/operations.md), Retention)'),
   AUDIT_RETENTION_DAYS: z.coerce.number().min(1).default(90).describe('audit records older than this are deleted'),

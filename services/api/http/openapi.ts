@@ -57,12 +57,13 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
   for (const { prefix, routes } of groups) {
     for (const r of routes) {
       const fullPath = prefix + r.path;
+      const ok = r.successStatus === 202 ? 'Accepted' : 'OK';
       const responses: Record<string, unknown> = {
-        '200': r.responseContentType
-          ? { description: 'OK', content: { [r.responseContentType]: { schema: { type: 'string' } } } }
+        [String(r.successStatus ?? 200)]: r.responseContentType
+          ? { description: ok, content: { [r.responseContentType]: { schema: { type: 'string' } } } }
           : r.response
-            ? { description: 'OK', content: { 'application/json': { schema: jsonSchema(r.response, 'output') } } }
-            : { description: 'OK (empty body)' },
+            ? { description: ok, content: { 'application/json': { schema: jsonSchema(r.response, 'output') } } }
+            : { description: `${ok} (empty body)` },
       };
       const codes = new Set<string>(r.errors ?? []);
       if (r.params || r.query || r.body) codes.add('validation-failed');

@@ -111,7 +111,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         if (result === undefined) {
           res.status(200).end();
         } else {
-          res.status(200).json(result);
+          res.status(route.successStatus ?? 200).json(result);
         }
       } catch (err) {
         next(err);

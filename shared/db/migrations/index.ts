@@ -16,6 +16,7 @@ import { Migration20261125400000_pending_items } from './Migration20261125400000
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 import { Migration20261125500000_outbox_bounded_reads } from './Migration20261125500000_outbox_bounded_reads';
 import { Migration20261127171248_service_secret } from './Migration20261127171248_service_secret';
+import { Migration20261127171254_printers } from './Migration20261127171254_printers';
 import { Migration20261127171601_hot_table_indexes } from './Migration20261127171601_hot_table_indexes';
 import { Migration20261127172955_audit_indexes } from './Migration20261127172955_audit_indexes';
 import { Migration20261127173538_outbox_wall_index_relayed } from './Migration20261127173538_outbox_wall_index_relayed';
@@ -42,6 +43,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
   { name: 'Migration20261125500000_outbox_bounded_reads', class: Migration20261125500000_outbox_bounded_reads },
   { name: 'Migration20261127171248_service_secret', class: Migration20261127171248_service_secret },
+  { name: 'Migration20261127171254_printers', class: Migration20261127171254_printers },
   { name: 'Migration20261127171601_hot_table_indexes', class: Migration20261127171601_hot_table_indexes },
   { name: 'Migration20261127172955_audit_indexes', class: Migration20261127172955_audit_indexes },
   { name: 'Migration20261127173538_outbox_wall_index_relayed', class: Migration20261127173538_outbox_wall_index_relayed },
