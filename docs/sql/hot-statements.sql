@@ -608,16 +608,16 @@ select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_i
 with src as (select distinct on (e.event_id) e.*
     from jsonb_to_recordset(:events::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then (e.data->>'userId')::int
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
               when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused' and e.data->>'command' = 'item.scan')::int as failed_scans,
+         (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -666,16 +666,16 @@ select (select count(*) from facts)::int as counted, (select count(*) from hours
 with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
    where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then (e.data->>'userId')::int
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when (e.type = 'command.refused' and e.data->>'command' = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
               when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused' and e.data->>'command' = 'item.scan')::int as failed_scans,
+         (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,

@@ -24,7 +24,7 @@ const SCAN_COMMAND = 'item.scan' satisfies CommandRefusedData['command'];
 export const COUNTED_EVENT_SQL = `e.type in (${COUNTED_TYPES.map((t) => `'${t}'`).join(', ')})`;
 
 /** A condition on `e`: the event is a refused scan. */
-const REFUSED_SCAN = `(e.type = 'command.refused' and e.data->>'command' = '${SCAN_COMMAND}')`;
+const REFUSED_SCAN = `(e.type = 'command.refused' and coalesce(e.data->>'command', '') = '${SCAN_COMMAND}')`;
 
 /**
  * CTEs `facts` (one row per counted event: its instant, user, sku, method, slot and counter values)
