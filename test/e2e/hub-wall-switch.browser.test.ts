@@ -6,10 +6,11 @@ import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, type Floor } from '../support/sorting-floor';
 
 /*
- * The hub switching walls (README "The hub, sorter, shipper and insights pages"): the wall chosen
- * last is the one shown, however the reads of the wall chosen before are slowed, and the page keeps
- * exactly one event stream open, the shown wall's. The reads of wall A are held in the browser
- * (page.route) until the switch to B is done, then let through: the page must stay on B.
+ * The hub and the shipper's page switching walls (README "The hub, sorter, shipper and insights
+ * pages"): the wall chosen last is the one shown, however the reads of the wall chosen before are
+ * slowed, and the page keeps exactly one event stream open, the shown wall's. The reads of wall A are
+ * held in the browser (page.route) until the switch to B is done, then let through: the page must
+ * stay on B.
  */
 
 const STEP_MS = 15_000;
@@ -46,8 +47,8 @@ describe('the hub switching walls', () => {
     await api?.close();
   });
 
-  /** A hub page whose reads of wall A can be held, and whose event streams are counted. */
-  async function hubPage() {
+  /** A page (hub or shipper) whose reads of wall A can be held, and whose event streams are counted. */
+  async function watchedPage() {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -108,8 +109,8 @@ describe('the hub switching walls', () => {
     };
   }
 
-  async function signIn(page: Page, wallId: number): Promise<void> {
-    await page.goto(`${pages.base}/hub?wall=${wallId}`);
+  async function signIn(page: Page, wallId: number, path = '/hub'): Promise<void> {
+    await page.goto(`${pages.base}${path}?wall=${wallId}`);
     await page.fill('#sign-in input[name=username]', floor.tenant.adminEmail);
     await page.fill('#sign-in input[name=password]', floor.tenant.password);
     await page.click('#sign-in button[type=submit]');
@@ -118,7 +119,7 @@ describe('the hub switching walls', () => {
   const slotCount = (page: Page) => page.locator('#grid .slot').count();
 
   /** The page shows `wallId` (its slots, its address, the selector) and its one stream is live. */
-  async function showing(h: Awaited<ReturnType<typeof hubPage>>, wallId: number, slots: number): Promise<void> {
+  async function showing(h: Awaited<ReturnType<typeof watchedPage>>, wallId: number, slots: number): Promise<void> {
     await waitFor(async () => (await slotCount(h.page)) === slots, { timeoutMs: STEP_MS, what: `the grid of wall ${wallId}` });
     await waitFor(() => h.openStreams().length === 1 && h.openStreams()[0] === wallId, { timeoutMs: STEP_MS, what: `one stream, wall ${wallId}'s` });
     await h.page.waitForSelector('#live[data-state=on]', { timeout: STEP_MS });
@@ -130,7 +131,7 @@ describe('the hub switching walls', () => {
   const settled = (page: Page) => page.waitForFunction((name) => (globalThis as unknown as Record<string, number>)[name] === 0, READS, { timeout: STEP_MS, polling: 50 });
 
   it('ends on the wall chosen last when the reads of the wall chosen before are slower, with one stream open', async () => {
-    const h = await hubPage();
+    const h = await watchedPage();
     await signIn(h.page, wallA);
     await showing(h, wallA, SLOTS_A);
     await h.page.selectOption('#wall-select', String(wallB));
@@ -162,7 +163,7 @@ describe('the hub switching walls', () => {
   });
 
   it('a wall.updated re-read of wall A finishing last does not bring A back after B was chosen', async () => {
-    const h = await hubPage();
+    const h = await watchedPage();
     await signIn(h.page, wallA);
     await showing(h, wallA, SLOTS_A);
 
@@ -178,6 +179,37 @@ describe('the hub switching walls', () => {
     await settled(h.page);
     await showing(h, wallB, SLOTS_B);
     expect(h.sockets.map((s) => Number(s.wallId))).toEqual([wallA, wallB]);
+    expect(h.problems).toEqual([]);
+    await h.page.close();
+  });
+
+  it("the shipper's page, switched back and forth while A's reads are slow, ends on B with one stream", async () => {
+    const nameB = (await request(api.app).get(`/api/v1/walls/${wallB}`).set('Authorization', floor.tenant.auth).expect(200)).body.name as string;
+    const h = await watchedPage();
+    const on = async (wallId: number) => {
+      await waitFor(() => h.openStreams().length === 1 && h.openStreams()[0] === wallId, { timeoutMs: STEP_MS, what: `one stream, wall ${wallId}'s` });
+      await h.page.waitForSelector('#live[data-state=on]', { timeout: STEP_MS });
+      expect(await h.page.inputValue('#wall-select')).toBe(String(wallId));
+      expect(new URL(h.page.url()).searchParams.get('wall')).toBe(String(wallId));
+    };
+    await signIn(h.page, wallA, '/shipper');
+    await on(wallA);
+    await h.page.selectOption('#wall-select', String(wallB));
+    await on(wallB);
+
+    h.holdWallA();
+    await h.page.selectOption('#wall-select', String(wallA));
+    await waitFor(() => h.held.length > 0, { timeoutMs: STEP_MS, what: "wall A's read to be held" });
+    const before = h.sockets.length;
+    await h.page.selectOption('#wall-select', String(wallB));
+    await waitFor(() => h.sockets.length === before + 1, { timeoutMs: STEP_MS, what: "wall B's new stream" });
+    await on(wallB);
+
+    await h.release();
+    await settled(h.page);
+    await on(wallB);
+    expect(await h.page.textContent('.bar h1')).toBe(`Shipper · ${nameB}`);
+    expect(h.sockets.map((s) => Number(s.wallId))).toEqual([wallA, wallB, wallB]);
     expect(h.problems).toEqual([]);
     await h.page.close();
   });
