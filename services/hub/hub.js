@@ -31,6 +31,8 @@ const state = {
   progress: null,
   progressTimer: null,
   tick: null,
+  /** Counts openWall calls: only the latest may change the page (openWall). */
+  run: 0,
 };
 
 async function start() {
@@ -58,33 +60,49 @@ async function start() {
   await openWall(Number(select.value));
 }
 
+/**
+ * Shows wall `id`. Each call is a run: a newer one (another wall chosen, the wall read again after
+ * `wall.updated`, a sign-out) makes this one stale, and a stale run stops at its next await, so the
+ * page always ends on the wall asked for last, with that wall's stream only.
+ */
 async function openWall(id) {
+  const run = ++state.run;
+  try {
+    await loadWall(id, () => run !== state.run);
+  } catch (err) {
+    if (run === state.run) throw err; // a stale run's failure is no longer the page's
+  }
+}
+
+async function loadWall(id, stale) {
   closeStream();
   // The feed first, the wall after: what happens between the two reads comes again from the stream
   // (it goes on after the feed's last event), and applying it to the newer wall changes nothing.
   const recent = await api('GET', `/api/v1/events/recent?${new URLSearchParams({ wallId: id, limit: FEED_ON_OPEN })}`).catch(() => []);
+  if (stale()) return;
   const [wall, lights, progress] = await Promise.all([
     api('GET', `/api/v1/walls/${id}`),
     api('GET', `/api/v1/walls/${id}/lights`).catch(() => null),
     api('GET', `/api/v1/walls/${id}/progress`).catch(() => null),
   ]);
+  if (stale()) return;
+  // Names of the sorters connected or waiting, then of those gone since (the events name them by id).
+  for (const s of wall.sessions) state.names.set(s.userId, s.userName);
+  for (const p of wall.pendingItems) state.names.set(p.userId, p.userName);
+  await Promise.all([...new Set(recent.map((e) => e.data?.item?.userId ?? e.data?.session?.userId ?? e.data?.userId).filter(Boolean))].map(learnName));
+  if (stale()) return;
+  const cells = await cellsOf(wall);
+  if (stale()) return;
+  // Every read done: the page turns to this wall at once, with nothing awaited in between.
   history.replaceState(null, '', `?wall=${id}`);
   Object.assign(state, { wall, lights, progress, lastEventId: recent.at(-1)?.id ?? null, slots: new Map(), pending: new Map(), sorters: new Map() });
   for (const s of wall.slots) state.slots.set(s.crc, { ...s });
-  for (const s of wall.sessions) {
-    state.sorters.set(s.userId, s);
-    state.names.set(s.userId, s.userName);
-  }
+  for (const s of wall.sessions) state.sorters.set(s.userId, s);
   // The slots lit before this page opened (or before a reload) light again at once.
-  for (const p of wall.pendingItems) {
-    state.names.set(p.userId, p.userName);
-    state.pending.set(p.id, pendingOf(p));
-  }
+  for (const p of wall.pendingItems) state.pending.set(p.id, pendingOf(p));
   $('#feed').replaceChildren();
-  // Names of sorters gone since (the events name them by id), then the feed as it was.
-  await Promise.all([...new Set(recent.map((e) => e.data?.item?.userId ?? e.data?.session?.userId ?? e.data?.userId).filter(Boolean))].map(learnName));
   for (const e of recent) addToFeed(e);
-  await layout();
+  layout(cells);
   renderSorters();
   renderDevices();
   renderProgress();
@@ -160,19 +178,21 @@ function trackProgress(event) {
 
 const pendingOf = (item) => ({ crc: item.crc, color: item.color, colorHex: item.colorHex, sku: item.sku, userId: item.userId, units: item.units, createdAt: item.createdAt, id: item.id });
 
-/** Places each slot at the cell the display settings give it (one segment after another). */
-async function layout() {
+/** The cell of each slot position, as the wall's display settings lay them out (one segment after another). */
+async function cellsOf(wall) {
+  // Positions may have gaps (a detached slot keeps its number free): lay out up to the highest one.
+  const last = Math.max(0, ...wall.slots.map((s) => s.position));
+  const perRow = Math.max(1, Math.ceil(Math.sqrt(last * 1.6)));
+  if (!last || !wall.segmentRows || !wall.segmentColumns) return Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % perRow, y: Math.floor(i / perRow) }));
+  const q = new URLSearchParams({ sortBoxes: last, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
+  return api('GET', `/api/v1/list-sortbox-displays?${q}`);
+}
+
+/** Places each slot at its cell (cellsOf). */
+function layout(cells) {
   const { wall } = state;
   const slots = [...state.slots.values()];
   const grid = $('#grid');
-  // Positions may have gaps (a detached slot keeps its number free): lay out up to the highest one.
-  const last = Math.max(0, ...slots.map((s) => s.position));
-  const perRow = Math.max(1, Math.ceil(Math.sqrt(last * 1.6)));
-  let cells = Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % perRow, y: Math.floor(i / perRow) }));
-  if (last && wall.segmentRows && wall.segmentColumns) {
-    const q = new URLSearchParams({ sortBoxes: last, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
-    cells = await api('GET', `/api/v1/list-sortbox-displays?${q}`);
-  }
   const byIndex = new Map(cells.map((c) => [c.index, c]));
   grid.style.setProperty('--cols', Math.max(1, ...cells.map((c) => c.x + 1)));
   grid.style.setProperty('--rows', Math.max(1, ...cells.map((c) => c.y + 1)));
@@ -305,14 +325,15 @@ async function learnName(userId) {
   }
 }
 
-/** Applies one wall event to the picture and adds it to the feed. */
-async function apply(event) {
+/** Applies one wall event of stream `ws` to the picture and adds it to the feed. */
+async function apply(event, ws) {
   state.lastEventId = event.id;
   const d = event.data || {};
   switch (event.type) {
     case 'session.started':
       state.sorters.set(d.session.userId, d.session);
       await learnName(d.session.userId);
+      if (state.ws !== ws) return; // another wall (or the same one read again) meanwhile
       renderSorters();
       break;
     case 'session.ended': {
@@ -358,10 +379,13 @@ async function apply(event) {
       flash(d.crc, 'wrong');
       break;
     case 'lights.mode':
-    case 'lights.controller':
-      state.lights = await api('GET', `/api/v1/walls/${state.wall.id}/lights`).catch(() => state.lights);
+    case 'lights.controller': {
+      const lights = await api('GET', `/api/v1/walls/${state.wall.id}/lights`).catch(() => state.lights);
+      if (state.ws !== ws) return;
+      state.lights = lights;
       renderDevices();
       break;
+    }
     case 'wall.updated':
       // A new layout or name: read the wall again (the stream goes on from the last event).
       openWall(state.wall.id).catch(() => undefined);
@@ -412,8 +436,13 @@ function addToFeed(e) {
   while (feed.children.length > FEED_MAX) feed.lastChild.remove();
 }
 
-/** Opens the WebSocket; on a drop it comes back by itself, asking for what it missed (lastEventId). */
+/**
+ * Opens the WebSocket: one stream at a time, so a socket (or a reconnect) left from before is closed
+ * first, and a socket no longer the page's is ignored. On a drop it comes back by itself, asking for
+ * what it missed (lastEventId).
+ */
 function connect() {
+  closeStream();
   const wallId = state.wall.id;
   const q = new URLSearchParams({ wallId, access_token: token.get() });
   if (state.lastEventId) q.set('lastEventId', state.lastEventId);
@@ -421,14 +450,16 @@ function connect() {
   state.ws = ws;
   live('connecting');
   ws.onopen = () => {
+    if (state.ws !== ws) return;
     state.retry = 0;
     live('on');
   };
-  // Events are applied one after another, in the order they came.
+  // Events are applied one after another, in the order they came; those queued when the stream was
+  // replaced are dropped.
   let chain = Promise.resolve();
   ws.onmessage = (m) => {
     if (state.ws !== ws) return;
-    chain = chain.then(() => apply(JSON.parse(m.data))).catch((err) => console.error('bad event', err));
+    chain = chain.then(() => (state.ws === ws ? apply(JSON.parse(m.data), ws) : undefined)).catch((err) => console.error('bad event', err));
   };
   ws.onclose = () => {
     if (state.ws !== ws) return;
@@ -440,6 +471,7 @@ function connect() {
 
 function closeStream() {
   clearTimeout(state.timer);
+  state.timer = null;
   const ws = state.ws;
   state.ws = null;
   if (ws) ws.close();
@@ -453,6 +485,7 @@ function live(s) {
 }
 
 function signOut() {
+  state.run++; // a wall still opening stops there
   closeStream();
   clearInterval(state.tick);
   token.clear();

@@ -23,6 +23,8 @@ const state = {
   reload: null,
   watch: null,
   pdfUrl: null,
+  /** Counts openWall calls: only the latest connects the stream. */
+  run: 0,
 };
 
 async function start() {
@@ -45,7 +47,9 @@ async function start() {
   await openWall(Number(select.value));
 }
 
+/** Shows wall `id`; a newer call (another wall chosen, a sign-out) makes this one stale: it stops after its read. */
 async function openWall(id) {
+  const run = ++state.run;
   closeStream();
   state.wallId = id;
   state.wall = null;
@@ -54,7 +58,12 @@ async function openWall(id) {
   history.replaceState(null, '', `?wall=${id}`);
   clearMessages();
   show('shipping');
-  await refresh(id);
+  try {
+    await refresh(id);
+  } catch (err) {
+    if (run === state.run) throw err; // a stale read's failure is no longer the page's
+  }
+  if (run !== state.run) return;
   connect();
   focusScan();
 }
@@ -277,11 +286,14 @@ function clearMessages() {
 /** The wall's events: a slot completed, released, swapped or the wall changed: the list is read again. */
 const RELEVANT = new Set(['sort-box.completed', 'sort-box.released', 'sort-box-item.swapped', 'sort-box-item.confirmed', 'wall.updated']);
 
+/** Follows the wall's events: one stream at a time (a socket or reconnect left from before is closed first). */
 function connect() {
+  closeStream();
   const q = new URLSearchParams({ wallId: state.wallId, access_token: token.get() });
   const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
   state.ws = ws;
   ws.onopen = () => {
+    if (state.ws !== ws) return;
     state.retry = 0;
     live('on');
     // Whatever happened while the stream was away.
@@ -304,6 +316,7 @@ function connect() {
 
 function closeStream() {
   clearTimeout(state.timer);
+  state.timer = null;
   const ws = state.ws;
   state.ws = null;
   if (ws) ws.close();
@@ -317,6 +330,7 @@ function live(s) {
 }
 
 function signOut() {
+  state.run++; // a wall still opening stops there
   closeStream();
   token.clear();
   start();

@@ -16,6 +16,8 @@ const state = {
   pinLength: 0,
   // What to do once the scan is cancelled (leaving the wall after the warning).
   afterCancel: null,
+  // A wall being joined (connect): further taps are ignored until it answers.
+  joining: false,
 };
 
 /** The wall's event stream: the socket, its reconnect, and the last event seen (a reconnect replays after it). */
@@ -41,6 +43,9 @@ async function start() {
 }
 
 async function connect(wall) {
+  // One wall at a time: a second tap while the first is being joined would open a second session.
+  if (state.joining) return;
+  state.joining = true;
   $('#walls-error').hidden = true;
   try {
     const session = await api('POST', `/api/v1/walls/${wall.id}/sessions`, { body: {} });
@@ -48,6 +53,8 @@ async function connect(wall) {
     sorting();
   } catch (err) {
     refuse(err, '#walls-error');
+  } finally {
+    state.joining = false;
   }
 }
 
@@ -75,8 +82,10 @@ const readPinLength = () => api('GET', '/api/v1/security/pin/length').then((n) =
 
 /** A scan of mine still waiting (after a reload, or scanned on another device of this session): shown again. */
 async function restorePending() {
+  const session = state.session;
   try {
-    const pending = await api('GET', `/api/v1/walls/${state.session.wallId}/pending-items`);
+    const pending = await api('GET', `/api/v1/walls/${session.wallId}/pending-items`);
+    if (state.session !== session) return; // left (or joined another wall) meanwhile
     const mine = pending.filter((p) => p.userId === state.session.userId);
     if (mine.length && !state.item) setItem(mine[0]);
   } catch {
@@ -341,7 +350,14 @@ async function leave(message) {
 
 /** Follows the wall's events over the WebSocket; on a drop it comes back by itself and catches up (lastEventId). */
 function follow() {
+  // One stream at a time: a socket (or a reconnect) left from before is closed first.
   clearTimeout(live.timer);
+  live.timer = null;
+  if (live.ws) {
+    const old = live.ws;
+    live.ws = null;
+    old.close();
+  }
   const s = state.session;
   if (!s || !token.get()) return;
   const q = new URLSearchParams({ wallId: s.wallId, access_token: token.get() });
