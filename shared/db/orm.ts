@@ -33,7 +33,12 @@ export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolO
     extensions: [Migrator],
     // Production never syncs the schema: it only runs the committed migrations.
     discovery: { warnWhenNoEntities: true },
-    pool: { min: 0, max: poolMax, acquireTimeoutMillis: acquireTimeoutMs },
+    pool: {
+      min: 0,
+      max: poolMax,
+      acquireTimeoutMillis: acquireTimeoutMs,
+      ...(poolOptions.queryTimeoutMs ? { afterCreate: dropConnectionOnReadTimeout } : {}),
+    },
     driverOptions: {
       acquireConnectionTimeout: acquireTimeoutMs,
       ...(poolOptions.log ? { log: knexLog(poolOptions.log) } : {}),
@@ -100,3 +105,39 @@ export async function migrate(orm: Orm, log?: Logger): Promise<string[]> {
   log?.info({ applied: applied.map((m) => m.name) }, 'migrations applied');
   return applied.map((m) => m.name);
 }
+
+/** The part of a pg client this module touches. */
+interface PgConnection {
+  query: (...args: unknown[]) => unknown;
+  connection?: { stream?: { destroy(): void } };
+}
+
+/**
+ * A statement PostgreSQL did not answer within `query_timeout` still occupies its connection: pg only
+ * stops waiting for it. Whatever the ORM sends next on that connection (the transaction's ROLLBACK)
+ * would queue behind it and wait the bound again, so a request would answer after twice the bound.
+ * The connection is closed at the timeout instead: what was queued on it fails at once ("Connection
+ * terminated", an outage), and the pool replaces it.
+ */
+function dropConnectionOnReadTimeout(conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void): void {
+  const query = conn.query.bind(conn);
+  const drop = (err: unknown) => {
+    if (err instanceof Error && err.message === 'Query read timeout') conn.connection?.stream?.destroy();
+  };
+  conn.query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (err: unknown, result: unknown) => {
+        drop(err);
+        (callback as (e: unknown, r: unknown) => void)(err, result);
+      };
+      return query(...args);
+    }
+    const answer = query(...args);
+    if (answer && typeof (answer as Promise<unknown>).catch === 'function') (answer as Promise<unknown>).catch(drop);
+    return answer;
+  };
+  done(null, conn);
+}
+

@@ -14,6 +14,7 @@ const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'KnexTimeoutError', 'C
 const MESSAGES = [
   /Connection terminated/i, // pg: the server went away mid-query, or a connection not made within connectionTimeoutMillis
   /Query read timeout/i, // pg: no answer within query_timeout (DATABASE_QUERY_TIMEOUT_MS)
+  /^timeout expired$/i, // pg: a new connection not made within connectionTimeoutMillis
   /Client has encountered a connection error/i,
   /Connection is closed/i, // ioredis
   /Stream isn't writeable/i, // ioredis, offline queue off

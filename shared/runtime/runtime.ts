@@ -42,7 +42,9 @@ export async function createRuntime(
   // PostgreSQL's answers are bounded; a worker's batches and the CLI's migrations wait.
   const clientWaits = !role.startsWith('worker:') && role !== 'cli';
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
-    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+    // Where a client waits, a connection is had within the statement bound too: the pool retries a
+    // connection that timed out, so an unbounded acquire could wait the bound two or three times over.
+    acquireTimeoutMs: clientWaits ? Math.min(config.DATABASE_ACQUIRE_TIMEOUT_MS, config.DATABASE_QUERY_TIMEOUT_MS) : config.DATABASE_ACQUIRE_TIMEOUT_MS,
     applicationName,
     log,
     ...(clientWaits ? { queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS } : {}),

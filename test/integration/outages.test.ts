@@ -51,6 +51,8 @@ describe('errors of an unavailable PostgreSQL or Redis are recognized (real erro
     }
     // PostgreSQL's own "unavailable" answers, as pg reports them (57P01: admin shutdown; class 08).
     for (const code of ['57P01', '57P03', '08006', '53300']) expect(isDependencyOutage(Object.assign(new Error('x'), { code }))).toBe(true);
+    // pg's own timeouts: a statement not answered (query_timeout), a connection not made (connectionTimeoutMillis).
+    for (const message of ['Query read timeout', 'timeout expired']) expect(toAppError(new Error(message)).status).toBe(503);
     // and what is not an outage stays what it is
     for (const code of ['23505', '22P02', '42601']) expect(toAppError(Object.assign(new Error('x'), { code })).status).toBe(500);
   });
