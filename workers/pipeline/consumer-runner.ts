@@ -1,6 +1,7 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
+import { MalformedEventError } from '../../shared/events/event-schemas';
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
@@ -202,7 +203,8 @@ export async function runConsumer(
       }
       failures = lastAfter === after ? failures + 1 : 1;
       lastAfter = after;
-      if (failures < (consumer.attempts ?? settings.attempts)) {
+      // An event that fails its schema (MalformedEventError) is recorded at once: trying it again cannot make it valid.
+      if (!(err instanceof MalformedEventError) && failures < (consumer.attempts ?? settings.attempts)) {
         log.warn({ err, consumer: consumer.name, after, attempt: failures }, 'consumer failed on an event; retrying');
         await waiter.wait(settings.retryBaseMs * 2 ** (failures - 1));
         continue;
