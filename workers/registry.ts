@@ -13,9 +13,10 @@ export const WORKER_KINDS = {
   sweeper: async (runtime: Runtime) => (await import('./sweeper/sweeper.worker')).startSweeperWorker(runtime),
   outbox: async (runtime: Runtime) => (await import('./outbox/outbox.worker')).startOutboxWorker(runtime),
   webhooks: async (runtime: Runtime) => (await import('./webhooks/webhooks.worker')).startWebhooksWorker(runtime),
-  audit: async (runtime: Runtime) => (await import('./audit/audit.worker')).startAuditWorker(runtime),
-  stats: async (runtime: Runtime) => (await import('./stats/stats.worker')).startStatsWorker(runtime),
-  labels: async (runtime: Runtime) => (await import('./labels/labels.worker')).startLabelsWorker(runtime),
+  // Kinds that run one event consumer and nothing else: its entry in workers/pipeline/consumers.ts.
+  audit: async (runtime: Runtime) => (await import('./pipeline/consumers')).startConsumerKind(runtime, 'audit'),
+  stats: async (runtime: Runtime) => (await import('./pipeline/consumers')).startConsumerKind(runtime, 'stats'),
+  labels: async (runtime: Runtime) => (await import('./pipeline/consumers')).startConsumerKind(runtime, 'labels'),
   lights: async (runtime: Runtime) => (await import('./lights/lights.worker')).startLightsWorker(runtime),
 } as const satisfies Record<WorkerKind, (runtime: Runtime) => Promise<void>>;
 

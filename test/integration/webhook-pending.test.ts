@@ -7,6 +7,7 @@ import { INACTIVE, UNRECORDED_OUTCOME, deliverClaimed } from '../../workers/webh
 import { claimDueDeliveries } from '../../workers/webhooks/delivery.queries';
 import { sweepOnce } from '../../workers/sweeper/sweep.use-case';
 import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { sampleData } from '../support/event-samples';
 
 /*
  * Webhook deliveries live in PostgreSQL: what is still to be delivered (webhook_pending, with its
@@ -50,7 +51,7 @@ describe('webhook deliveries from PostgreSQL', () => {
   /** A relayed public event with a delivery pending to the subscription, `attempts` made so far. */
   async function pending(attempts = 0, dueInMs = 0): Promise<string> {
     const id = randomUUID();
-    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data, published_at) values (?, ?, null, 'wall.updated', '{}', now())`, [id, tenant.clientId]);
+    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data, published_at) values (?, ?, null, 'wall.updated', ?::jsonb, now())`, [id, tenant.clientId, JSON.stringify(sampleData('wall.updated'))]);
     await em().execute(`insert into webhook_pending (event_id, subscription_id, client_id, attempts, due_at) values (?, ?, ?, ?, now() + make_interval(secs => ? / 1000.0))`, [
       id,
       subscriptionId,

@@ -1,6 +1,7 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
+import type { LightsEngine } from '../lights/lights-engine';
 import { MalformedEventError } from '../../shared/events/event-schemas';
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
@@ -44,8 +45,11 @@ export interface EventConsumer extends ConsumerSpec {
   handle(batch: ConsumerBatch, tx: SqlRunner, ctx: ConsumerContext): Promise<void>;
 }
 
-/** What a consumer's batch may need of its process: the settings and the log. */
-export type ConsumerContext = Pick<Runtime, 'config' | 'log'>;
+/**
+ * What a consumer's batch may need of its process: the settings, the log, and what its worker kind
+ * built for it (the light gateway's engine: workers/lights/lights.worker.ts).
+ */
+export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: LightsEngine };
 
 /** A consumer whose effect needs only the events: the interface of every event consumer table entry. */
 export function eventConsumer(
@@ -256,7 +260,7 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
 export async function startEventConsumer(
   runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
   consumer: EventConsumer,
-  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings> },
+  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings>; context?: Omit<ConsumerContext, 'config' | 'log'> },
 ): Promise<void> {
   const { log, ormSql, config } = runtime;
   await registerConsumer(ormSql, { name: consumer.name });
@@ -270,7 +274,7 @@ export async function startEventConsumer(
   let stopped = false;
   const loop = runConsumer(ormSql, consumer, settings, {
     waiter,
-    ctx: { config, log },
+    ctx: { ...opts.context, config, log },
     stopped: () => stopped,
     afterCommit: opts.afterCommit,
   }).catch((err) => log.fatal({ err, consumer: consumer.name }, 'consumer loop ended'));
