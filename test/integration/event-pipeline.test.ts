@@ -11,6 +11,7 @@ import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-cas
 import { claimMaintenanceRun } from '../../workers/sweeper/sweep.queries';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { sampleData } from '../support/event-samples';
+import { isKnownEventType } from '../../shared/events/event-schemas';
 import { newTenant, startTestApi, waitFor, type TestApi } from '../support/test-api';
 
 /*
@@ -41,8 +42,8 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     const ids = types.map(() => randomUUID());
     return em()
       .execute(
-        `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, ?, e.type, '{}'::jsonb from jsonb_to_recordset(?::jsonb) as e(id uuid, type text)`,
-        [clientId, wallId, JSON.stringify(types.map((type, i) => ({ id: ids[i], type })))],
+        `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, ?, e.type, e.data from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, data jsonb)`,
+        [clientId, wallId, JSON.stringify(types.map((type, i) => ({ id: ids[i], type, data: isKnownEventType(type) ? sampleData(type) : {} })))],
       )
       .then(() => ids);
   };

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWorkerKinds, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
 import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
-import { WORKER_KINDS } from '../../workers/registry';
+import { CONSUMER_ONLY_KINDS, WORKER_KINDS } from '../../workers/registry';
 
 describe('worker kinds', () => {
   it('webhook deliveries have one name; the former one is still accepted, as deprecated', () => {
@@ -56,6 +56,8 @@ describe('the consumer table and the kinds it is checked against', () => {
       expect(WORKER_KIND_NAMES).toContain(c.kind);
     }
     expect(Object.keys(WORKER_KINDS).sort()).toEqual([...WORKER_KIND_NAMES].sort());
+    // A kind without a worker of its own runs its consumers: it has at least one.
+    for (const kind of CONSUMER_ONLY_KINDS) expect([kind, Object.values(EVENT_CONSUMERS).some((c) => c.kind === kind)]).toEqual([kind, true]);
     for (const role of ROLES.filter((r) => r.kinds?.length)) for (const k of role.kinds!) expect([k, WORKER_KIND_GROUPS[k]]).toEqual([k, role.role]);
   });
 

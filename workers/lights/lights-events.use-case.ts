@@ -1,6 +1,5 @@
 import { parseSlotBarcode } from '../../shared/domain/barcodes';
-import type { WallEvent } from '../../shared/events/channels';
-import { decodeEvent, type TypedWallEvent } from '../../shared/events/event-schemas';
+import type { TypedWallEvent } from '../../shared/events/event-schemas';
 import { WRONG_SLOT_CODES } from '../../shared/events/event-rules';
 import { FLASH_MS, type LightColor } from '../../shared/lights/light-model';
 import type { LightsEngine } from './lights-engine';
@@ -29,14 +28,13 @@ function cuesOf(event: TypedWallEvent, now: number): Cue[] {
  * right slot in the sorter's color and the scanned one red (docs/lights.md). Idempotent: a batch
  * delivered again shows the walls as they are now.
  */
-export async function handleLightsEvents(engine: LightsEngine, events: readonly WallEvent[], now = Date.now()): Promise<void> {
+export async function handleLightsEvents(engine: LightsEngine, events: readonly TypedWallEvent[], now = Date.now()): Promise<void> {
   const walls = new Set<number>();
   const cues = new Map<number, Cue[]>();
   for (const e of events) {
     if (e.wallId === null) continue;
     walls.add(e.wallId);
-    // An event that fails its schema throws MalformedEventError: the consumer records it as failed.
-    const c = cuesOf(decodeEvent(e), now);
+    const c = cuesOf(e, now);
     if (c.length) cues.set(e.wallId, [...(cues.get(e.wallId) ?? []), ...c]);
   }
   const plain = [...walls].filter((w) => !cues.has(w));

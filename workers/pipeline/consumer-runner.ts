@@ -2,7 +2,7 @@ import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { LightsEngine } from '../lights/lights-engine';
-import { MalformedEventError } from '../../shared/events/event-schemas';
+import { MalformedEventError, safeDecodeEvent, type TypedWallEvent } from '../../shared/events/event-schemas';
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
@@ -51,14 +51,35 @@ export interface EventConsumer extends ConsumerSpec {
  */
 export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: LightsEngine };
 
-/** A consumer whose effect needs only the events: the interface of every event consumer table entry. */
+/**
+ * A consumer whose effect needs only the events: the interface of every event consumer table entry.
+ * The handler gets the batch's events decoded by their types' schemas (shared/events/event-schemas.ts);
+ * an event that fails its schema is recorded in failed_job (`consumer:<name>`, as an event passed over
+ * after its attempts) in the batch's transaction and left out: retrying cannot make it valid.
+ */
 export function eventConsumer(
   name: string,
-  handler: (events: WallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
+  handler: (events: TypedWallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
   types?: readonly string[],
   attempts?: number,
 ): EventConsumer {
-  return { name, types, attempts, handle: async (batch, tx, ctx) => (batch.events.length ? handler(batch.events, tx, ctx) : undefined) };
+  return {
+    name,
+    types,
+    attempts,
+    handle: async (batch, tx, ctx) => {
+      const events: TypedWallEvent[] = [];
+      for (const event of batch.events) {
+        const r = safeDecodeEvent(event);
+        if (r.ok) events.push(r.event);
+        else {
+          await recordFailedJob(tx, { queue: `consumer:${name}`, jobName: event.type, jobId: event.id, data: JSON.stringify({ consumer: name, event }), error: r.error.message.slice(0, 2000), attempts: 1 });
+          ctx.log.error({ consumer: name, eventId: event.id, type: event.type, err: r.error.message }, 'event does not match its schema; recorded in failed_job');
+        }
+      }
+      if (events.length) await handler(events, tx, ctx);
+    },
+  };
 }
 
 export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batch: ConsumerBatch; full: boolean };

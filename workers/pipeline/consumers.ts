@@ -59,8 +59,9 @@ const consumers = {
 export type EventConsumerName = keyof typeof consumers;
 export const EVENT_CONSUMERS: Record<EventConsumerName, ConsumerEntry> = consumers;
 
-/** Starts the consumer of a worker kind that does nothing else (audit, stats, labels). */
-export async function startConsumerKind(runtime: Runtime, name: EventConsumerName): Promise<void> {
-  const c = EVENT_CONSUMERS[name];
-  await startEventConsumer(runtime, c, { name: `${name} consumer`, settings: c.settings });
+/** Starts the consumers of a worker kind that does nothing else (workers/registry.ts). */
+export async function startConsumerKind(runtime: Runtime, kind: WorkerKind): Promise<void> {
+  const mine = Object.values(EVENT_CONSUMERS).filter((c) => c.kind === kind);
+  if (!mine.length) throw new Error(`worker kind '${kind}' has neither a worker nor a consumer`);
+  for (const c of mine) await startEventConsumer(runtime, c, { name: `${c.name} consumer`, settings: c.settings });
 }
