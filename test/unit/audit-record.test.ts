@@ -1,13 +1,11 @@
 import { NO_AUDIT_NAMES, toAuditRecord, type AuditNames } from '../../workers/audit/audit-record';
 import { commandRefusedEventId } from '../../shared/events/command-refused';
-import { isKnownEventType, MalformedEventError } from '../../shared/events/event-schemas';
+import { decodeEvent, isKnownEventType, MalformedEventError } from '../../shared/events/event-schemas';
 import { EVENT_SAMPLES, sampleData } from '../support/event-samples';
 
 // An event of the type: its sample data (test/support/event-samples.ts) with `data` laid on it.
-const event = (type: string, data: unknown) => ({
-  id: '7b0e4c52-9a3e-4b0a-8f43-2f5c2b1d9e10', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 4, wallId: 9,
-  data: isKnownEventType(type) ? sampleData(type, data) : data,
-});
+const event = (type: string, data: unknown) =>
+  decodeEvent({ id: '7b0e4c52-9a3e-4b0a-8f43-2f5c2b1d9e10', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 4, wallId: 9, data: isKnownEventType(type) ? sampleData(type, data) : data });
 const names: AuditNames = { employees: new Map([[5, 'Ana Ruiz'], [6, 'Max Manager']]), walls: new Map([[9, 'Jackson St']]) };
 const item = { id: 31, userId: 5, orderId: 77, crc: '583032E0', position: 4, sku: 'MUG-CERAMIC-12OZ', barcode: 'MUG12', units: 1, confirmedUnits: 0 };
 const sortBox = { ...EVENT_SAMPLES['sort-box-item.confirmed'].sortBox, crc: '583032E0', position: 4 };
@@ -23,8 +21,8 @@ describe('audit records from events', () => {
   });
 
   it('an event of no known type, or whose data fails its schema, is refused with MalformedEventError (the consumer records it as failed)', () => {
-    expect(() => toAuditRecord(event('something.else', {}), names)).toThrow(MalformedEventError);
-    expect(() => toAuditRecord(event('sort-box.released', { forced: 'yes' }), names)).toThrow(/sort-box\.released.*forced/);
+    expect(() => event('something.else', {})).toThrow(MalformedEventError);
+    expect(() => event('sort-box.released', { forced: 'yes' })).toThrow(/sort-box\.released.*forced/);
   });
 
   it('a swap is recorded at the target slot; a session record never keeps the token', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { EVENT_SCHEMAS, INTERNAL_EVENT_SCHEMAS, isKnownEventType, PUBLIC_EVENT_SCHEMAS, safeDecodeEvent, type AnyEventType } from '../../shared/events/event-schemas';
+import { decodeEvent, EVENT_SCHEMAS, INTERNAL_EVENT_SCHEMAS, isKnownEventType, PUBLIC_EVENT_SCHEMAS, safeDecodeEvent, type AnyEventType } from '../../shared/events/event-schemas';
 import { EVENT_TYPES, INTERNAL_EVENT_TYPES } from '../../shared/events/event-types';
 import { hubEventsModule } from '../../shared/events/event-rules';
 import { STATS_EVENT_FIELDS } from '../../shared/statistics/event-fields';
@@ -75,7 +75,7 @@ describe('the event contract', () => {
 
   it('the audit log makes a record with its own message of every type', () => {
     for (const type of ALL) {
-      const r = toAuditRecord({ id: 'e', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 1, wallId: 9, data: EVENT_SAMPLES[type as AnyEventType] }, NO_AUDIT_NAMES);
+      const r = toAuditRecord(decodeEvent({ id: 'e', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 1, wallId: 9, data: EVENT_SAMPLES[type as AnyEventType] }), NO_AUDIT_NAMES);
       expect(r.message).not.toBe(`${type}.`);
     }
   });

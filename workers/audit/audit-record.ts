@@ -1,8 +1,7 @@
 import { count } from '../../shared/text/wording';
 import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
-import type { WallEvent } from '../../shared/events/channels';
-import { decodeEvent, type AnyEventType, type EventDataOf, type TypedWallEvent } from '../../shared/events/event-schemas';
+import type { AnyEventType, EventDataOf, TypedWallEvent } from '../../shared/events/event-schemas';
 import type { CommandName } from '../../shared/commands/commands';
 
 /** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
@@ -208,25 +207,23 @@ function fieldsOf(e: TypedWallEvent): MessageFields & { session_id: number | nul
 
 /**
  * Turns one committed event (or a refused command) into its audit record; `names` are the batch's
- * employee and wall names (auditNamesFor), which its message uses. The event is decoded by its type's
- * schema first: one that does not match throws MalformedEventError, which the audit consumer records
- * in failed_job and passes over (workers/pipeline/consumer-runner.ts).
+ * employee and wall names (auditNamesFor), which its message uses. The event comes decoded by its
+ * type's schema (the consumer's eventConsumer: one that does not match is recorded in failed_job).
  */
-export function toAuditRecord(event: WallEvent, names: AuditNames): AuditRecord {
-  const e = decodeEvent(event);
+export function toAuditRecord(e: TypedWallEvent, names: AuditNames): AuditRecord {
   const fields = fieldsOf(e);
   const kind = auditKind(e);
   return {
-    event_id: event.id,
-    client_id: event.clientId,
-    occurred_at: event.occurredAt,
-    type: event.type,
+    event_id: e.id,
+    client_id: e.clientId,
+    occurred_at: e.occurredAt,
+    type: e.type,
     ...fields,
     kind,
     // A refused command, and a slot button refused on the device, are errors.
     is_error: e.type === 'command.refused' || e.type === 'lights.button',
     is_license_plate: kind === 'license-plate',
     message: message(e, fields, names),
-    data: withoutTokens(event.data),
+    data: withoutTokens(e.data),
   };
 }
