@@ -109,7 +109,7 @@ export async function runInsightsBench(s: BenchSettings, say: Say): Promise<Insi
   say(`[insights] database ${INSIGHTS_DATABASE}: drop, create, migrate`);
   await recreateDatabase(s.adminDatabaseUrl, url);
   const config = loadConfig({ ...process.env, DATABASE_URL: url, REDIS_URL: s.redisUrl, QUEUE_PREFIX: `${s.queuePrefix}-insights`, LOG_LEVEL: 'warn', SEED_DEMO: 'false', PASSWORD_HASH_ROUNDS: '4' });
-  const runtime = await createRuntime('bench', { config: { ...config, usingDevJwtSecret: false } });
+  const runtime = await createRuntime('bench', { config });
   const pg = new PgClient({ connectionString: url });
   await pg.connect();
   const http = new BenchHttp('127.0.0.1', s.port);

@@ -13,6 +13,7 @@ const OWN_WORKERS: Partial<Record<WorkerKind, Loader>> = {
   outbox: async (runtime) => (await import('./outbox/outbox.worker')).startOutboxWorker(runtime),
   webhooks: async (runtime) => (await import('./webhooks/webhooks.worker')).startWebhooksWorker(runtime),
   lights: async (runtime) => (await import('./lights/lights.worker')).startLightsWorker(runtime),
+  labels: async (runtime) => (await import('./labels/labels.worker')).startLabelsWorker(runtime),
 };
 
 /**

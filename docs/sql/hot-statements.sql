@@ -6,7 +6,156 @@
 -- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
 -- Parameters are named (:wallId); the driver numbers them.
 
--- name: apply-wall-changes
+-- name: apply-wall-changes:losiek
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), slots_occupied as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsOccupied::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsOccupied::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lsiek
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), idempotency as (
+  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
+  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lsue
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), sessions_updated as (
+  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
+                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
+    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
+  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
+   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
+  returning 1
+), items_updated as (
+  update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+    from jsonb_to_recordset(:itemsUpdated::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+   where i.id = any(array(select (e->>'id')::int from jsonb_array_elements(:itemsUpdated::jsonb) e)) and i.id = x.id and i.wall_id = :wallId::int
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_updated) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:lvoadsnuiekw
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
@@ -77,28 +226,45 @@ with lines as (
   insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
   select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
-   where :idempotency::jsonb is not null
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint,
          name = coalesce(f.name, w.name), is_active = coalesce(f."isActive", w.is_active), max_sorters = coalesce(f."maxSorters", w.max_sorters),
-         warehouse_id = case when f is null then w.warehouse_id else f."warehouseId" end,
-         workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
-         segment_rows = case when f is null then w.segment_rows else f."segmentRows" end,
-         segment_columns = case when f is null then w.segment_columns else f."segmentColumns" end,
-         updated_at = case when f is null then w.updated_at else :now::timestamptz end
-    from (select 1) as one (n)
-    left join jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
-                                                 "flowDirection" text, "segmentRows" int, "segmentColumns" int) on :wall::jsonb is not null
+         warehouse_id = f."warehouseId", workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
+         segment_rows = f."segmentRows", segment_columns = f."segmentColumns", updated_at = :now::timestamptz
+    from jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
+                                            "flowDirection" text, "segmentRows" int, "segmentColumns" int)
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied)
-       + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated)
-       + (select count(*) from sessions_inserted) + (select count(*) from items_updated)
-       + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record)
-       + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:ve
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with slots_vacated as (
+  update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
+    from jsonb_to_recordset(:slotsVacated::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
+   where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsVacated::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from slots_vacated) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), 0, :lineCount::bigint) as ok,
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
        (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
 
@@ -213,10 +379,11 @@ select w.id as "wallId", w.client_id as "clientId",
        coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
                                  order by b.position)
                    from sort_box b where b.wall_id = w.id), '[]') as slots,
-       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+       -- An item carries its slot's crc (a swap moves both), so its slot is not read again per item.
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', i.crc, 'color', i.color, 'units', i.units,
                                                    'createdAt', floor(extract(epoch from i.created_at) * 1000)))
-                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
-                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+                   from sort_box_item i
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation' and i.sort_box_id is not null), '[]') as pending,
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode
@@ -282,6 +449,57 @@ select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') f
 
 -- name: picklist-status
 select status from picklist where client_id = :clientId and id = :picklistId;
+
+-- name: print-auto-walls
+select wall_id, client_id, printer_id from wall_printer where wall_id = any(:wallIds::int[]) and auto_print and printer_id is not null;
+
+-- name: print-claim
+with due as (
+  select j.id, j.writing_attempt is not null as unknown_outcome, j.created_at < now() - make_interval(secs => :giveUpMs::int / 1000.0) as too_late
+    from print_job j
+   where j.status = 'Queued' and j.due_at <= now()
+   order by j.due_at limit :limit::int for update skip locked
+), closed as (
+  update print_job j
+     set status = 'Failed',
+         last_error = case when d.unknown_outcome then :unknown::text else :late::text || coalesce(' Last error: ' || j.last_error, '') end
+    from due d where j.id = d.id and (d.unknown_outcome or d.too_late)
+), claimed as (
+  update print_job j set attempts = j.attempts + 1, due_at = now() + make_interval(secs => :leaseMs::int / 1000.0)
+    from due d where j.id = d.id and not d.unknown_outcome and not d.too_late
+  returning j.id, j.client_id, j.printer_id, j.attempts, j.body, j.created_at
+)
+select c.id, c.client_id, c.printer_id, c.attempts as attempt, c.body, p.host, p.port, c.created_at
+  from claimed c join printer p on p.id = c.printer_id;
+
+-- name: print-failed
+with job as (
+  update print_job set last_error = :error::text, due_at = :retryAt::timestamptz, writing_attempt = null
+   where id = :id::int and attempts = :attempt::int and status = 'Queued'
+  returning printer_id
+)
+update printer p set last_error = :error::text, last_error_at = now() from job where p.id = job.printer_id;
+
+-- name: print-next-due
+select min(due_at) as due_at from print_job where status = 'Queued';
+
+-- name: print-retention
+delete from print_job where id in (
+  select id from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
+) returning id;
+
+-- name: print-sent
+with job as (
+  update print_job set status = 'Sent', sent_at = now(), last_error = null, due_at = now()
+   where id = :id::int and writing_attempt = :attempt::int
+  returning printer_id
+)
+update printer p set last_printed_at = now(), last_error = null from job where p.id = job.printer_id;
+
+-- name: print-writing
+update print_job set writing_attempt = :attempt::int
+ where id = :id::int and attempts = :attempt::int and status = 'Queued' and writing_attempt is null
+returning id;
 
 -- name: product-by-code
 select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
@@ -390,15 +608,16 @@ select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_i
 with src as (select distinct on (e.event_id) e.*
     from jsonb_to_recordset(:events::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
+              when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
-              when e.type = 'sort-box.completed' then null
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -407,15 +626,16 @@ with src as (select distinct on (e.event_id) e.*
          case when e.type = 'sort-box-item.confirmed'
               then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
-              else 0 end as confirm_ms
+              else 0 end as confirm_ms,
+         (e.type = 'command.refused')::int as refusals,
+         case when e.type = 'command.refused' then e.data->>'code' end as reason
     from src e
-   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+   where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
 expanded as (
   select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
          case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
     from facts f
     left join wall w on w.id = f.wall_id and w.client_id = f.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
@@ -423,38 +643,39 @@ expanded as (
                               (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
                               (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
    cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
-hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
    group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
-days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
    group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
 
 -- name: stats-apply-range
 with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
    where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
+              when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
-              when e.type = 'sort-box.completed' then null
+         case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused')::int as failed_scans,
+         (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan')::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -463,15 +684,16 @@ with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o
          case when e.type = 'sort-box-item.confirmed'
               then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
-              else 0 end as confirm_ms
+              else 0 end as confirm_ms,
+         (e.type = 'command.refused')::int as refusals,
+         case when e.type = 'command.refused' then e.data->>'code' end as reason
     from src e
-   where (e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = 'item.scan'))
+   where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
 expanded as (
   select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
          case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
     from facts f
     left join wall w on w.id = f.wall_id and w.client_id = f.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
@@ -479,23 +701,23 @@ expanded as (
                               (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
                               (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
    cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc)) d(dim, dim_key)
+                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
-hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
    group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, position = greatest(stats_hour.position, excluded.position) returning 1),
-days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), max(position)
+     set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
+days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
+  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
    group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
-     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, position = greatest(stats_day.position, excluded.position) returning 1)
+     set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
 
 -- name: stats-lock-for-batch

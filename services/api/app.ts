@@ -4,6 +4,7 @@ import pinoHttp from 'pino-http';
 import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { httpMetrics, metricsRegistry } from './http/metrics';
+import { metricsAccess } from './http/metrics-access';
 import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
 import { readyzAnswer } from './http/readiness';
@@ -17,9 +18,6 @@ import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
 export const API_PREFIX = '/api/v1';
 export const CATALOG_PREFIX = '/catalog';
-const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'];
-/** Largest JSON body: a bulk load of 10,000 rows fits; more answers 413 payload-too-large. */
-export const BODY_LIMIT = '10mb';
 
 export interface RouteGroups {
   root: RouteDef[];
@@ -60,7 +58,10 @@ function baseApp(deps: ApiDeps): Express {
       pinoHttp({
         logger: deps.log,
         genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
-        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+        // A 503 or 504 is an expected refusal (an outage, shed load, a command timeout): the error handler
+        // logs the first of each code and then counts them (NotServedLog), not a line with a stack each.
+        customLogLevel: (_req, res, err) =>
+          res.statusCode === 503 || res.statusCode === 504 ? 'silent' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
         // The URL without its secrets (a token in ?access_token=, a PIN in ?pin=, a session token in the path).
         serializers: {
           req: (req) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
@@ -71,7 +72,8 @@ function baseApp(deps: ApiDeps): Express {
     );
   }
   app.use(httpMetrics);
-  app.use(express.json({ type: JSON_TYPES, limit: BODY_LIMIT, strict: false }));
+  // No body parser here: each route reads its JSON body with its own limit (http/body.ts), a small
+  // one before anything else, a bulk load's only after authentication (http/register-routes.ts).
   app.use(rejectUnstorableInput);
   return app;
 }
@@ -111,7 +113,8 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
     if (answer.ok) res.json(answer.body);
     else next(answer.error);
   });
-  app.get('/metrics', async (_req, res) => {
+  // A scraper with METRICS_TOKEN, or this machine's loopback: never the floor network (http/metrics-access.ts).
+  app.get('/metrics', metricsAccess(deps.config.METRICS_TOKEN), async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
   });
 

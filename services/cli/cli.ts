@@ -201,8 +201,7 @@ async function main(argv: string[]): Promise<number> {
 
   let runtime: Runtime | undefined;
   try {
-    // The cli signs no tokens, so the development-JWT_SECRET warning is not its concern.
-    runtime = await createRuntime('cli', { config: { ...config, usingDevJwtSecret: false }, migrate: true, log });
+    runtime = await createRuntime('cli', { config, migrate: true, log });
     const answer = await parsed.command.run(parsed.input, runtime);
     process.stdout.write(`${JSON.stringify(answer)}\n`);
     return 0;

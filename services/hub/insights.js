@@ -19,6 +19,44 @@ if (Chart) {
   Chart.defaults.maintainAspectRatio = false;
 }
 
+// ---- Refusal reasons in a manager's words (the code, stable for integrators, stays in the table and CSV)
+
+const REASONS = {
+  'barcode-not-recognized': 'Unknown barcode',
+  'no-fulfillable-order': 'No order needs the unit',
+  'no-empty-slot': 'No empty slot for a new order',
+  'units-exceed-remaining': 'More units than the order needs',
+  'wrong-slot': 'Put in the wrong slot',
+  'shipper-barcode-not-accepted': 'Shipper barcode scanned by mistake',
+  'sorter-barcode-not-accepted': 'Sorter barcode scanned by mistake',
+  'picklist-not-open': 'Picklist not open',
+  'picklist-required': 'No picklist chosen',
+  'wall-inactive': 'Wall switched off',
+  'session-ended': 'Sorter session had ended',
+  'sorter-limit-reached': 'Wall already has its most sorters',
+  'item-already-confirmed': 'Unit already confirmed',
+  'item-already-cancelled': 'Unit already cancelled',
+  'slot-not-swappable': 'Slot cannot take the swap',
+  'slot-not-empty': 'Slot still holds an order',
+  'slot-not-complete': 'Slot released before complete',
+  'invalid-transition': 'Not possible in the current state',
+  'idempotency-key-reused': 'Retried scan differed from first',
+  'invalid-transparency-code': 'Transparency code not valid',
+  'transparency-code-exists': 'Transparency code already recorded',
+  'transparency-codes-complete': 'Transparency codes complete',
+  'wall-name-taken': 'Wall name already in use',
+  'serial-attached-elsewhere': 'Slot serial attached to another wall',
+  'crc-collision': 'Slot serial clashes with another',
+  forbidden: 'Not allowed for the role',
+  'subscription-disabled': 'Sorting subscription disabled',
+  'pin-required': 'PIN required',
+  'pin-invalid': 'Wrong PIN',
+  'validation-failed': 'Input not valid',
+  'not-found': 'Not found',
+};
+/** A refusal code in words; a code this page does not know yet, spelled out ("printer-in-use": "Printer in use"). */
+const reasonText = (code) => REASONS[code] || `${code.charAt(0).toUpperCase()}${code.slice(1).replaceAll('-', ' ')}`;
+
 // ---- Dates (YYYY-MM-DD of the browser's calendar; the service reads them in the scope's time zone)
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -247,7 +285,7 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
     {
       id: 'refusals',
       title: 'Refused scans per wall',
-      note: 'Scans the service refused (unknown barcode, no order needs the unit, no empty slot, …) beside the successful ones. The figures count refusals, not their reasons: each refusal and its reason is in the audit log.',
+      note: 'Scans the service refused (unknown barcode, no order needs the unit, no empty slot, …) beside the successful ones. Why they were refused: "Refusals by reason".',
       file: `refusals-per-wall-${tag}-${f.from}-${f.to}`,
       columns: [{ label: 'Wall' }, { label: 'Refused scans', num: true }, { label: 'Successful scans', num: true }],
       rows: walls.map(({ wall, stats: s }) => [wall.name, s.failedScans, s.scans]),
@@ -259,6 +297,17 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
           { label: 'Successful scans', col: 2, color: COLORS.scans },
         ], { horizontal: true }),
     },
+    {
+      id: 'reasons',
+      title: 'Refusals by reason',
+      note: `Everything the service refused in the range (${stats.refusalsByReason.reduce((n, r) => n + r.count, 0)} in all), by reason, most first: refused scans, and refused confirms, cancels, swaps, releases and sign-ons to a wall. Each refusal, with its sorter and barcode, is in the audit log.`,
+      file: `refusals-by-reason-${tag}-${f.from}-${f.to}`,
+      columns: [{ label: 'Reason' }, { label: 'Code' }, { label: 'Refusals', num: true }],
+      rows: stats.refusalsByReason.map((r) => [reasonText(r.code), r.code, r.count]),
+      empty: 'Nothing was refused in this range.',
+      horizontal: true,
+      chart: (rows) => bars(rows, [{ label: 'Refusals', col: 2, color: COLORS.refused }], { horizontal: true, labelMax: 34 }),
+    },
   ];
   const holder = $('#charts');
   for (const card of cards) {
@@ -269,7 +318,7 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
 }
 
 /** A bar chart config of table rows: labels from the first column, one dataset per column named. */
-function bars(rows, series, { horizontal = false } = {}) {
+function bars(rows, series, { horizontal = false, labelMax = 22 } = {}) {
   const value = horizontal ? 'x' : 'y';
   const label = horizontal ? 'y' : 'x';
   return {
@@ -285,16 +334,18 @@ function bars(rows, series, { horizontal = false } = {}) {
       scales: {
         [value]: { beginAtZero: true, ticks: { precision: 0 } },
         // Every name of a horizontal chart; along a time axis as many labels as fit, upright.
-        [label]: { grid: { display: false }, ticks: horizontal ? { autoSkip: false, callback: shortLabel } : { autoSkip: true, maxRotation: 0 } },
+        [label]: { grid: { display: false }, ticks: horizontal ? { autoSkip: false, callback: shortLabel(labelMax) } : { autoSkip: true, maxRotation: 0 } },
       },
     },
   };
 }
 
-/** A long name shortened on the axis (the tooltip and the table give it whole). */
-function shortLabel(value) {
-  const name = String(this.getLabelForValue(value));
-  return name.length > 22 ? `${name.slice(0, 21)}…` : name;
+/** A long name shortened on the axis to `max` characters (the tooltip and the table give it whole). */
+function shortLabel(max) {
+  return function (value) {
+    const name = String(this.getLabelForValue(value));
+    return name.length > max ? `${name.slice(0, max - 1)}…` : name;
+  };
 }
 
 function cardNode(card) {

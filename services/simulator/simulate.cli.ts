@@ -11,6 +11,7 @@ import { formatSummary, runSimulation, type SimOptions } from './simulator';
 export const USAGE = `usage: npm run simulate -- [--walls 3] [--sorters 6] [--minutes 2 | --seconds N] [--url URL]
                          [--user admin@demo.local] [--password demo-admin-1] [--pace 1] [--seed 1]
                          [--mqtt mqtt://127.0.0.1:1883 | --no-lights]
+                         [--printer-host 127.0.0.1] [--printer-port 0] [--auto-print | --no-printer]
 Drives realistic sorting against a running service (watch it on <url>/hub); prints a summary.
   --walls     walls to sort on (1..100), created on first use       --sorters  sorters per wall (1..6)
   --minutes   how long (default 2); or --seconds N                   --pace     multiplies every human pause (0.1 = ten times faster)
@@ -18,7 +19,12 @@ Drives realistic sorting against a running service (watch it on <url>/hub); prin
   --user, --password  an Admin of the client to sort for (default: the demo Admin)
   --seed      varies the choices                                     --help     this text
   --mqtt      the light gateway's broker (default MQTT_URL, else mqtt://127.0.0.1:1883): a virtual light
-              controller per wall follows its slots' lights and presses confirm buttons; --no-lights: none`;
+              controller per wall follows its slots' lights and presses confirm buttons; --no-lights: none
+  --printer-host, --printer-port  a simulated label printer: this process listens on the port (default 0: a
+              free one) and registers it as the walls' printer at that host (default 127.0.0.1: the address the
+              service reaches this machine at); the shipper prints each complete slot's plate there, then releases it
+  --auto-print  the walls print each plate by themselves when an order completes; the shipper only releases
+  --no-printer  no printer: the shipper only releases`;
 
 /** Whether the command line asks for the usage text (then nothing else is read). */
 export function wantsHelp(argv: string[]): boolean {
@@ -42,6 +48,10 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<str
       seed: { type: 'string', default: '1' },
       mqtt: { type: 'string' },
       'no-lights': { type: 'boolean', default: false },
+      'printer-host': { type: 'string', default: '127.0.0.1' },
+      'printer-port': { type: 'string', default: '0' },
+      'auto-print': { type: 'boolean', default: false },
+      'no-printer': { type: 'boolean', default: false },
     },
   });
   const num = (name: string, v: string | undefined, min: number, max: number, int = true): number => {
@@ -61,6 +71,9 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<str
     seed: num('seed', values.seed, 0, 2 ** 31),
     mqttUrl: values['no-lights'] ? null : values.mqtt ?? (env.MQTT_URL && env.MQTT_URL !== 'off' ? env.MQTT_URL : 'mqtt://127.0.0.1:1883'),
     mqttPrefix: env.MQTT_TOPIC_PREFIX ?? 'sorting',
+    printer: values['no-printer']
+      ? null
+      : { host: values['printer-host']!, port: num('printer-port', values['printer-port'], 0, 65535), autoPrint: values['auto-print']! },
   };
 }
 

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { SimClient, clientIdOf, expectOk } from './sim-client';
 import { VirtualLightController } from './virtual-controller';
+import { SimulatedPrinter } from './sim-printer';
 import { SIM_SORTER_PASSWORD, firstOrderId, loadOrders, setUpFloor, type SimWall } from './sim-setup';
 import { seededRandom } from '../../shared/domain/prng';
 
 /*
  * Drives realistic sorting against a running service: per wall, sorters scan, walk to the lit slot,
  * confirm with its A- barcode, now and then cancel, swap to another slot or scan a wrong slot first;
- * a shipper per wall releases the complete slots. Orders are loaded again whenever the units run low.
+ * a shipper per wall prints the plate of each complete slot on the wall's label printer (a simulated
+ * printer this process runs, unless --no-printer) and releases the slot. Orders are loaded again
+ * whenever the units run low.
  * Every pause is a human's, scaled by `pace` (0.1 = ten times faster than people).
  */
 
@@ -25,6 +28,12 @@ export interface SimOptions {
   mqttUrl: string | null;
   /** Topic prefix of the light gateway (MQTT_TOPIC_PREFIX). */
   mqttPrefix?: string;
+  /**
+   * A simulated label printer: a raw TCP port this process listens on, registered as the walls' printer
+   * at `host` (the address the service reaches this machine at) and `port`; null: none, the shipper
+   * only releases. `autoPrint`: the walls print each plate by themselves when an order completes.
+   */
+  printer?: { host: string; port: number; autoPrint: boolean } | null;
   /** Called about once a second with the progress line. */
   progress?: (line: string) => void;
 }
@@ -42,6 +51,11 @@ export interface SimSummary {
   /** Units confirmed with a slot's confirm button (virtual lights) instead of the A- scan. */
   buttonConfirms: number;
   ordersLoaded: number;
+  /** Print jobs the shipper (or the walls by themselves) asked for, and the labels the simulated printer received. */
+  printJobs: number;
+  labelsPrinted: number;
+  /** Where the simulated printer listened; null: none. */
+  printerAt: string | null;
   refusals: Record<string, number>;
   scanMs: { p50: number; p95: number };
   confirmMs: { p50: number; p95: number };
@@ -68,7 +82,8 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
   const admin = await http.signIn(opts.user, opts.password);
   const { walls, sorters } = await setUpFloor(http, admin, { walls: opts.walls, sortersPerWall: opts.sortersPerWall });
 
-  const stats = { scans: 0, confirms: 0, completedOrders: 0, cancels: 0, swaps: 0, wrongSlots: 0, buttonConfirms: 0, ordersLoaded: 0 };
+  const stats = { scans: 0, confirms: 0, completedOrders: 0, cancels: 0, swaps: 0, wrongSlots: 0, buttonConfirms: 0, ordersLoaded: 0, printJobs: 0 };
+  const printer = opts.printer ? await attachPrinter(http, admin, walls, opts.printer) : null;
   const lights = await virtualLights(http, admin, walls, opts);
   const refusals: Record<string, number> = {};
   const scanMs: number[] = [];
@@ -108,6 +123,11 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
         for (const slot of res.body.slots.filter((s) => s.status === 'Complete')) {
           await pause(800); // take the order out, print and stick the label
           if (!running()) break;
+          if (printer && !opts.printer?.autoPrint) {
+            const job = await http.call('POST', `/api/v1/license-plates/B-${slot.crc}/print`, { auth: admin });
+            if (job.status === 202) stats.printJobs++;
+            else refuse(job.body?.code ?? `http-${job.status}`);
+          }
           const rel = await http.call('POST', `/api/v1/sort-boxes/B-${slot.crc}/release`, { auth: admin });
           if (rel.status === 200) stats.completedOrders++;
           else refuse(rel.body?.code ?? `http-${rel.status}`);
@@ -225,25 +245,73 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
       `[${Math.round(s)}s/${Math.round(opts.durationMs / 1000)}s] scans ${stats.scans} (${(stats.scans / s).toFixed(1)}/s)  confirms ${stats.confirms}  ` +
         `completed ${stats.completedOrders}  cancels ${stats.cancels}  swaps ${stats.swaps}  wrong slots ${stats.wrongSlots}  ` +
         `refused ${Object.values(refusals).reduce((a, b) => a + b, 0)}  units left ${units.length}` +
-        (lights.size ? `  lights lit ${litCount(lights)}  button confirms ${stats.buttonConfirms}` : ''),
+        (lights.size ? `  lights lit ${litCount(lights)}  button confirms ${stats.buttonConfirms}` : '') +
+        (printer ? `  labels printed ${printer.labels.length}` : ''),
     );
   }, 1000);
   try {
     await refill();
     await Promise.all([...walls.map((w) => shipper(w)), ...sorters.map((s, i) => sorter(s.email, s.wall, i % opts.sortersPerWall))]);
+    // The last labels asked for are still on their way to the printer: a few seconds for them.
+    if (printer) await labelsArrived(http, admin, printer, opts.printer!.autoPrint ? null : stats.printJobs);
   } finally {
     clearInterval(ticker);
     await Promise.all([...lights.values()].map((l) => l.controller.close().catch(() => undefined)));
+    await printer?.stop();
   }
   return {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     walls: walls.length,
     sorters: sorters.length,
     ...stats,
+    printJobs: printer && opts.printer?.autoPrint ? printer.jobs : stats.printJobs,
+    labelsPrinted: printer?.labels.length ?? 0,
+    printerAt: printer ? `${opts.printer!.host}:${printer.port}` : null,
     refusals,
     scanMs: { p50: percentile(scanMs, 50), p95: percentile(scanMs, 95) },
     confirmMs: { p50: percentile(confirmMs, 50), p95: percentile(confirmMs, 95) },
   };
+}
+
+const SIM_PRINTER_NAME = 'Simulator printer';
+
+/** The simulated printer of a run, and the print jobs the walls made by themselves (autoPrint). */
+type SimPrinter = SimulatedPrinter & { id: number; jobs: number };
+
+/**
+ * Starts the simulated printer and makes it every simulator wall's printer (with autoPrint as asked).
+ * A printer of an earlier run at another address is replaced; removing it is tried (it is refused while
+ * another wall still names it).
+ */
+async function attachPrinter(http: SimClient, admin: string, walls: SimWall[], opts: { host: string; port: number; autoPrint: boolean }): Promise<SimPrinter> {
+  const loopback = opts.host === '127.0.0.1' || opts.host === 'localhost' || opts.host === '::1';
+  const printer = new SimulatedPrinter(loopback ? '127.0.0.1' : '0.0.0.0') as SimPrinter;
+  await printer.start(opts.port);
+  const existing = expectOk(await http.call<{ id: number; name: string; host: string; port: number }[]>('GET', '/api/v1/printers', { auth: admin }), 'listing the printers');
+  const same = existing.find((p) => p.name === SIM_PRINTER_NAME && p.host === opts.host && p.port === printer.port);
+  printer.id = same?.id ?? expectOk(await http.call<{ id: number }>('POST', '/api/v1/printers', { auth: admin, body: { name: SIM_PRINTER_NAME, host: opts.host, port: printer.port } }), 'registering the simulated printer').id;
+  for (const wall of walls) {
+    expectOk(await http.call('PATCH', `/api/v1/walls/${wall.id}`, { auth: admin, body: { printerId: printer.id, autoPrint: opts.autoPrint } }), `naming the printer of ${wall.name}`);
+  }
+  for (const old of existing.filter((p) => p.name === SIM_PRINTER_NAME && p.id !== printer.id)) await http.call('DELETE', `/api/v1/printers/${old.id}`, { auth: admin });
+  printer.jobs = 0;
+  return printer;
+}
+
+/** Waits (at most 10 s) until the printer has received `expected` labels, or (autoPrint) until its jobs are all sent. */
+async function labelsArrived(http: SimClient, admin: string, printer: SimPrinter, expected: number | null): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    if (expected !== null && printer.labels.length >= expected) return;
+    if (expected === null) {
+      const jobs = await http.call<{ status: string }[]>('GET', `/api/v1/printers/${printer.id}/jobs?count=1000`, { auth: admin });
+      if (jobs.status === 200) {
+        printer.jobs = jobs.body.length;
+        if (jobs.body.every((j) => j.status !== 'Queued')) return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 interface WallLights {
@@ -288,6 +356,7 @@ export function formatSummary(s: SimSummary): string {
     `Simulated ${s.seconds} s on ${s.walls} wall(s) with ${s.sorters} sorter(s)`,
     `  scans ${s.scans} (${(s.scans / Math.max(s.seconds, 0.1)).toFixed(1)}/s), confirms ${s.confirms}, completed orders ${s.completedOrders}`,
     `  cancels ${s.cancels}, swaps ${s.swaps}, wrong slots ${s.wrongSlots}, confirmed with a slot button ${s.buttonConfirms}, orders loaded ${s.ordersLoaded}`,
+    ...(s.printerAt ? [`  labels printed ${s.labelsPrinted} of ${s.printJobs} print job(s), on the simulated printer at ${s.printerAt}`] : []),
     `  refusals: ${refused}`,
     `  scan latency p50 ${s.scanMs.p50} ms, p95 ${s.scanMs.p95} ms; confirm p50 ${s.confirmMs.p50} ms, p95 ${s.confirmMs.p95} ms`,
   ].join('\n');

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
+import { handOverDeadHolder } from '../../shared/commands/partition-leases';
+import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../../shared/redis/redis';
 import { roleArgs, type RoleSpec } from './roles';
 import { missingServiceEnv } from './child-env';
 
@@ -64,6 +66,8 @@ export class Supervisor {
   private readonly slots: Slot[] = [];
   private stopping = false;
   private priorityRefused = false;
+  /** Opened when a sorting process first dies (to hand its partitions over), closed by stop(). */
+  private redis: Redis | undefined;
 
   constructor(
     private readonly roles: readonly RoleSpec[],
@@ -114,6 +118,8 @@ export class Supervisor {
     child.once('exit', (code, signal) => {
       if (slot.child !== child) return;
       slot.child = undefined;
+      // A sorting process that did not hand its partitions back (killed, crashed): handed over now.
+      if (code !== 0 && slot.spec.kinds?.includes('sorting') && child.pid) void this.handOver(child.pid);
       if (this.stopping) return;
       slot.failures = Date.now() - slot.startedAt >= HEALTHY_AFTER_MS ? 1 : slot.failures + 1;
       const delayMs = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (slot.failures - 1));
@@ -126,6 +132,22 @@ export class Supervisor {
         if (!this.stopping) this.spawn(slot);
       }, delayMs);
     });
+  }
+
+  /**
+   * The partitions of a sorting process that died, handed to the live ones at once
+   * (shared/commands/partition-leases.ts, handOverDeadHolder) instead of once its leases run out
+   * (SORTING_LEASE_TTL_MS). The supervisor knows for certain that its own child is gone.
+   */
+  private async handOver(pid: number): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      this.redis ??= createRedis(this.config.REDIS_URL, { ...REQUEST_PATH_REDIS, log: this.log, name: 'supervisor' });
+      const { partitions, jobs } = await handOverDeadHolder(this.redis, { prefix: this.config.QUEUE_PREFIX, partitions: this.config.QUEUE_PARTITIONS }, { host: os.hostname(), pid });
+      this.log.info({ pid, partitions, jobs, ms: Date.now() - startedAt }, `the partitions of sorting process ${pid} handed over to the live ones`);
+    } catch (err) {
+      this.log.warn({ pid, err: (err as Error).message }, `could not hand over the partitions of sorting process ${pid}; they free up when its leases run out`);
+    }
   }
 
   /** A role's niceness; without the privilege (CAP_SYS_NICE) it says so once, and every process keeps the same priority. */
@@ -152,6 +174,7 @@ export class Supervisor {
       this.log.info({ child: spec.role, pids: running.map((s) => s.child!.pid) }, `stopping ${spec.role}`);
       await Promise.all(running.map((s) => this.stopOne(s.child!)));
     }
+    this.redis?.disconnect();
   }
 
   /** Last resort (a second signal): SIGKILL every child now. */

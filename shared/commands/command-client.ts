@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../errors/outage';
 import type { Logger } from '../logging/logger';
+import { foldedWarning } from '../logging/logger';
 import { CommandProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
 import type { Admission } from './admission';
 import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';
@@ -51,12 +52,16 @@ class RedisCommandClient implements CommandClient {
   private readonly producer: CommandProducer;
   private lossTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly enqueueFailures: (err: Error) => void;
+  private readonly subscribeFailures: (err: Error) => void;
 
   constructor(
     private readonly settings: QueueSettings,
     private readonly log: Logger,
     private readonly admission: Admission | null,
   ) {
+    this.enqueueFailures = foldedWarning(log, 'could not queue a command');
+    this.subscribeFailures = foldedWarning(log, 'could not subscribe to the command reply channel');
     this.producer = new CommandProducer(settings, log, {
       reply: (reply) => this.onReply(reply),
       replyLink: (state) => this.onReplyLink(state),
@@ -83,16 +88,20 @@ class RedisCommandClient implements CommandClient {
    */
   private onReplyLink(state: LinkState): void {
     if (this.closed) return;
-    if (state === 'down') {
+    if (state === 'down' || state === 'hung') {
+      // A Redis that hangs was found out by a PING that waited a second already: no further grace.
       this.lossTimer ??= setTimeout(() => {
         this.lossTimer = null;
         for (const [commandId, waiter] of this.waiters) {
           this.settle(commandId, {
             ok: false,
-            problem: { code: 'command-timeout', detail: `The queue of the sorting workers became unreachable while the ${waiter.name} command waited` },
+            problem: {
+              code: 'command-timeout',
+              detail: `The queue of the sorting workers became unreachable${state === 'hung' ? ' (Redis stopped answering)' : ''} while the ${waiter.name} command waited`,
+            },
           });
         }
-      }, REPLY_LOSS_GRACE_MS).unref();
+      }, state === 'hung' ? 0 : REPLY_LOSS_GRACE_MS).unref();
       return;
     }
     if (state === 'ready') {
@@ -116,6 +125,11 @@ class RedisCommandClient implements CommandClient {
       }
       await new Promise((r) => setTimeout(r, LOST_REPLY_READ_MS).unref());
     }
+  }
+
+  /** A command that could not be queued: an outage, expected; one warning per interval, not one per command. */
+  private notSent(name: CommandName, err: unknown, code: string): void {
+    this.enqueueFailures(Object.assign(err instanceof Error ? err : new Error(String(err)), { command: name, answered: code }));
   }
 
   refusal(name: CommandName): AppError | null {
@@ -143,7 +157,7 @@ class RedisCommandClient implements CommandClient {
     try {
       await this.producer.ensureSubscribed();
     } catch (err) {
-      this.log.warn({ err }, 'could not subscribe to the command reply channel');
+      this.subscribeFailures(err as Error);
       throw unreachable();
     }
     const partition = partitionOf(payload.wallId, this.settings.partitions);
@@ -163,7 +177,15 @@ class RedisCommandClient implements CommandClient {
     } catch (err) {
       clearTimeout(waiter.timer);
       this.waiters.delete(commandId);
-      this.log.error({ err, command: name }, 'could not enqueue command');
+      if (/timed out/i.test((err as Error).message)) {
+        // Sent, but Redis did not answer within a second (it hangs): the job may still be added and run
+        // once Redis answers again, so the outcome is unknown. Its Idempotency-Key settles it.
+        this.notSent(name, err, 'command-timeout');
+        throw new AppError('command-timeout', `Redis did not answer while the ${name} command was queued; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`, {
+          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+        });
+      }
+      this.notSent(name, err, 'service-unavailable');
       throw unreachable();
     }
     const result = await outcome;

@@ -21,7 +21,63 @@ export interface DispatchOptions {
   log: Logger;
   /** Where a command that failed unexpectedly is recorded (failed_job): its answer is final. */
   recordFailure?: FailureRecorder;
+  /** The process's outage gate (OutageGate): after an outage, commands answer 503 at once until one goes through. */
+  gate?: OutageGate;
 }
+
+/**
+ * After a command failed because PostgreSQL (or Redis) is unavailable, the commands that follow in the
+ * process answer 503 at once, without trying, while one command at a time (at most one every
+ * `retryEveryMs`) tries whether it is back: the first that goes through opens the way again. Against a
+ * server that hangs each try waits for DATABASE_QUERY_TIMEOUT_MS; without the gate the commands queued
+ * behind it in their partition would each wait as long, and their callers far longer than that.
+ */
+export class OutageGate {
+  private down = false;
+  private trying = false;
+  private lastTry = 0;
+  /** Commands answered at once since the outage began (logged when it ends). */
+  refused = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly retryEveryMs = 250,
+  ) {}
+
+  /** Whether this command may try now; a command that may not answers `unavailable`. */
+  enter(): 'try' | 'refuse' {
+    if (!this.down) return 'try';
+    if (this.trying || Date.now() - this.lastTry < this.retryEveryMs) {
+      this.refused++;
+      return 'refuse';
+    }
+    this.trying = true;
+    this.lastTry = Date.now();
+    return 'try';
+  }
+
+  /** What the command that tried found: an outage (`true`) or an answer of the database. */
+  leave(outage: boolean): void {
+    this.trying = false;
+    if (outage) {
+      if (!this.down) this.log.warn('commands: a dependency is unavailable; the next commands are answered 503 at once while one at a time tries');
+      this.down = true;
+      this.lastTry = Date.now();
+      return;
+    }
+    if (this.down) this.log.info({ refused: this.refused }, 'commands: the dependency answers again');
+    this.down = false;
+    this.refused = 0;
+  }
+}
+
+const refusedAtOnce: CommandOutcome = {
+  ok: false,
+  problem: {
+    code: 'service-unavailable',
+    detail: 'The database did not answer the last commands; this one was not tried and nothing was changed. Retry in a few seconds.',
+  },
+};
 
 const unavailable: CommandOutcome = {
   ok: false,
@@ -44,13 +100,17 @@ export async function dispatchCommand(
   if (!schema || !parsed?.success) {
     return { ok: false, problem: { code: 'validation-failed', detail: `Malformed command '${String(cmd)}'.` } };
   }
+  if (opts.gate?.enter() === 'refuse') return refusedAtOnce;
+  let outage = false;
   try {
     const handler = handlers[cmd] as (p: unknown, info: CommandJobInfo) => Promise<CommandOutcome>;
     return await handler(parsed.data, job);
   } catch (err) {
     if (isDependencyOutage(err)) {
-      // PostgreSQL (or Redis) down or restarting: the caller gets a 503 and retries, not a 500.
-      log.warn({ err, command: cmd, commandId, jobId: job.jobId }, 'command failed: a dependency is unavailable');
+      // PostgreSQL (or Redis) down, restarting or hanging: the caller gets a 503 and retries, not a 500.
+      // Expected: one line when the outage begins (the gate's), the message only, no stack trace.
+      outage = true;
+      log.debug({ err: (err as Error)?.message, command: cmd, commandId, jobId: job.jobId }, 'command failed: a dependency is unavailable');
       return unavailable;
     }
     log.error({ err, command: cmd, commandId, jobId: job.jobId }, 'command failed unexpectedly');
@@ -59,5 +119,7 @@ export async function dispatchCommand(
       .recordFailure?.({ queue: commandQueueName(job.partition), jobName: cmd, jobId: String(job.jobId), data, error: (err as Error)?.message ?? String(err), attempts: 1 })
       .catch((e) => log.error({ err: e, jobId: job.jobId }, 'could not record a failed job in PostgreSQL'));
     return { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
+  } finally {
+    opts.gate?.leave(outage);
   }
 }

@@ -27,6 +27,9 @@ export const wallChangesSchema = z.object({
 });
 export type WallChangesInput = z.infer<typeof wallChangesSchema>;
 
+/** The most units one confirm may carry (an integer from 1; the remaining quantity bounds it further). */
+export const MAX_CONFIRM_UNITS = 100_000;
+
 /**
  * Everything that changes a wall's state, one schema each (docs/sorting-workflow.md). The API enqueues
  * ids and inputs, never state; the worker parses the payload with this schema when it takes the job,
@@ -46,7 +49,7 @@ export const COMMAND_SCHEMAS = {
     barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS),
     idempotencyKey: z.string().nullable(),
   }),
-  'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int(), barcode: z.string().nullable() }),
+  'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int().min(1).max(MAX_CONFIRM_UNITS), barcode: z.string().nullable() }),
   // reason: why, when not the sorter's own cancel (a slot's short button on the device: docs/lights.md).
   'item.cancel': z.object({ ...base, ...actor, itemId: id, reason: z.enum(CANCEL_REASONS).optional() }),
   'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),

@@ -1,10 +1,11 @@
 import type { Logger } from '../logging/logger';
 import { createRedisConnection } from '../redis/connection';
-import { watchRedisErrors } from '../redis/redis';
+import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
+import { foldedWarning } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
 import { ReplyPublisher, startPartitionWorker, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandOutcome, CommandReply } from './command-job';
-import { assertHandlers, dispatchCommand } from './command-dispatch';
+import { OutageGate, assertHandlers, dispatchCommand } from './command-dispatch';
 import { PartitionLeases } from './partition-leases';
 
 /**
@@ -34,13 +35,15 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
   assertHandlers(handlers);
   const { log } = opts;
   const publisher = new ReplyPublisher(settings.redisUrl, log);
+  const dispatchOpts = { ...opts, gate: new OutageGate(log) };
+  const publishFailures = foldedWarning(log, 'could not publish a command answer; the caller reads it from the job');
 
   const processJob = async (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
     const { commandId, replyTo } = job.data;
-    const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, opts);
+    const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, dispatchOpts);
     if (replyTo) {
       const reply: CommandReply = { commandId, outcome };
-      await publisher.publish(replyTo, reply).catch((err) => log.warn({ err, commandId }, 'could not publish a command answer; the caller reads it from the job'));
+      await publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
     }
     return outcome;
   };
@@ -71,7 +74,9 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     opts.dropped?.(partition);
   };
 
-  const leaseConnection = watchRedisErrors(createRedisConnection(settings.redisUrl), log, 'partition leases');
+  // A round of the leases never waits on a Redis that hangs: each command fails after a second, and
+  // the leases held run out on their own clock (partition-leases.ts).
+  const leaseConnection = watchRedisErrors(createRedisConnection(settings.redisUrl, { redisOptions: REQUEST_PATH_REDIS }), log, 'partition leases');
   const leaseSubscriber = watchRedisErrors(createRedisConnection(settings.redisUrl), log, 'partition lease changes');
   const leases = new PartitionLeases(
     leaseConnection,
@@ -79,7 +84,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     { prefix: settings.prefix, partitions: settings.partitions, ttlMs: opts.leaseTtlMs, log },
     {
       async acquired(partition) {
-        const starting = startPartitionWorker(settings, partition, (job) => inLane(partition, job), log);
+        const starting = startPartitionWorker(settings, partition, (job) => inLane(partition, job), log, settings.commandTimeoutMs);
         workers.set(partition, starting);
         try {
           await starting;
@@ -107,11 +112,15 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     partitions: () => leases.partitions(),
     async close() {
       clearInterval(reassert);
-      await leases.stop();
-      await Promise.all([...workers.keys()].map((p) => stopWorker(p, false)));
-      publisher.close();
-      leaseSubscriber.disconnect();
-      leaseConnection.disconnect();
+      try {
+        await leases.stop();
+        await Promise.all([...workers.keys()].map((p) => stopWorker(p, false)));
+      } finally {
+        // Whatever the hand-over met (Redis away or hanging), no connection of the host outlives it.
+        publisher.close();
+        leaseSubscriber.disconnect();
+        leaseConnection.disconnect();
+      }
     },
   };
 }

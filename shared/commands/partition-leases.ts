@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
+import { foldedWarning } from '../logging/logger';
 import { commandQueueName } from './partitioning';
 
 /**
@@ -48,6 +49,74 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return {redis.call('ZCARD', KEYS[1]), known and 1 or 0}`;
 
+// A dead holder's lease of one partition deleted at once (its token begins with the dead process's
+// `host:pid:`, ARGV[1]), and the jobs it had in hand (BullMQ's processedBy, ARGV[2], on each job of the
+// partition's active list) marked stalled without a lock, and the stalled check's pause lifted: the
+// next holder's worker hands them out again as it starts, instead of once their locks run out (BullMQ's
+// stalled check moves a job of its stalled set that has no lock back to wait). Every key is in the
+// partition's hash slot. Answers { lease released (0/1), jobs marked }.
+const HAND_OVER_DEAD = `
+local marked = 0
+for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+  if redis.call('HGET', ARGV[3] .. id, 'pb') == ARGV[2] then
+    redis.call('DEL', ARGV[3] .. id .. ':lock')
+    redis.call('SADD', KEYS[3], id)
+    marked = marked + 1
+  end
+end
+if marked > 0 then redis.call('DEL', KEYS[4]) end
+local holder = redis.call('GET', KEYS[1])
+if holder and string.sub(holder, 1, string.len(ARGV[1])) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return {1, marked}
+end
+return {0, marked}`;
+
+// Forgets a dead process's tokens in the registry of holders (ARGV[1]: its `host:pid:`).
+const FORGET_DEAD = `
+local n = 0
+for _, t in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if string.sub(t, 1, string.len(ARGV[1])) == ARGV[1] then redis.call('ZREM', KEYS[1], t) n = n + 1 end
+end
+return n`;
+
+/**
+ * A sorting process known to be dead (its supervisor saw it exit) gives up its partitions at once,
+ * not when its leases run out: its leases are deleted, its jobs in hand marked stalled, it leaves the
+ * registry, and the live holders are told, so they take its partitions within a round. Only a process
+ * that is certainly gone may be named (a live one would go on deciding until its next renewal finds the
+ * lease gone); even then the fence of each wall's version keeps two holders from deciding for one wall.
+ */
+export async function handOverDeadHolder(
+  redis: Redis,
+  opts: { prefix: string; partitions: number },
+  holder: { host: string; pid: number },
+): Promise<{ partitions: number[]; jobs: number }> {
+  const tokenPrefix = `${holder.host}:${holder.pid}:`;
+  const processedBy = `${holder.host}:${holder.pid}`;
+  const released: number[] = [];
+  let jobs = 0;
+  for (let p = 0; p < opts.partitions; p++) {
+    const queue = `${opts.prefix}:${commandQueueName(p)}`;
+    const [lease, marked] = (await redis.eval(
+      HAND_OVER_DEAD,
+      4,
+      leaseKey(opts.prefix, p),
+      `${queue}:active`,
+      `${queue}:stalled`,
+      `${queue}:stalled-check`,
+      tokenPrefix,
+      processedBy,
+      `${queue}:`,
+    )) as [number, number];
+    if (Number(lease) === 1) released.push(p);
+    jobs += Number(marked);
+  }
+  await redis.eval(FORGET_DEAD, 1, `${opts.prefix}:sorting:holders`, tokenPrefix);
+  await redis.publish(`${opts.prefix}:sorting:leases`, `dead:${tokenPrefix}`);
+  return { partitions: released, jobs };
+}
+
 export interface LeaseHandlers {
   /** The partition is ours: start taking its jobs. A failure hands the lease back. */
   acquired(partition: number): Promise<void>;
@@ -88,6 +157,9 @@ export class PartitionLeases {
   private stopped = false;
   private readonly registry: string;
   private readonly channel: string;
+  /** One warning per interval while Redis is away, not one per round. */
+  private readonly unreachable: (err: Error) => void;
+  private readonly notExtended: (err: Error) => void;
 
   constructor(
     private readonly redis: Redis,
@@ -95,6 +167,8 @@ export class PartitionLeases {
     private readonly opts: LeaseOptions,
     private readonly handlers: LeaseHandlers,
   ) {
+    this.notExtended = foldedWarning(opts.log, 'partition lease could not be extended');
+    this.unreachable = foldedWarning(opts.log, 'partition leases: Redis unreachable; keeping the leases held until they run out');
     this.registry = `${opts.prefix}:sorting:holders`;
     this.channel = `${opts.prefix}:sorting:leases`;
   }
@@ -154,7 +228,7 @@ export class PartitionLeases {
       live = Number(count);
       known = Number(wasKnown) === 1;
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'partition leases: Redis unreachable; keeping the leases held until they run out');
+      this.unreachable(err as Error);
       return;
     }
     // Registered before, unknown now: Redis lost the registry (restarted without its data), and the
@@ -183,7 +257,7 @@ export class PartitionLeases {
         held.validUntil = sentAt + ttlMs;
         if (renewed === 2) log.warn({ partition: p }, 'partition lease was gone from Redis (restarted without its data?); taken back');
       } catch (err) {
-        log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be extended');
+        this.notExtended(err as Error);
       }
     }
     const mine = () => this.held.size - this.leaving.size;

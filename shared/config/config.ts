@@ -26,7 +26,6 @@ const trustProxy = z
     message: 'must be a comma list of proxy addresses, CIDRs (10.0.0.0/8) or loopback, linklocal, uniquelocal',
   });
 
-const DEV_JWT_SECRET = 'development-only-secret-change-me';
 // The seeded demo client's Admin (services/seed), whose password `npm start` prints anyway.
 const DEV_DASHBOARD_ADMIN = 'admin@demo.local';
 
@@ -52,6 +51,8 @@ export const configSchema = z.object({
     .describe('how many processes of the service (API and workers together) share the database: the input of that check'),
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000)
     .describe('how long a query waits for a free pool connection before it fails (a dependency outage: 503)'),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(1500)
+    .describe('how long the API and the sorting worker\'s commands wait for PostgreSQL to answer a statement or a new connection before it counts as an outage (503, a request never hangs on a server that stopped answering); the other workers, migrations and the CLI wait as long as it takes ([docs/operations.md](docs/operations.md#failures-and-outages))'),
   DATABASE_PREPARED_STATEMENTS: bool.default(true)
     .describe('the named plain SQL (the sorting worker\'s commands, the outbox relay, the audit and statistics consumers, webhook deliveries) as named prepared statements; `false` for plain parameterized queries, required behind PgBouncer < 1.21 in transaction mode ([docs/scaling.md](docs/scaling.md))'),
   REDIS_URL: z
@@ -83,7 +84,7 @@ export const configSchema = z.object({
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
     .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the rate (a bound on memory)'),
   JWT_SECRET: z.string().min(16).optional()
-    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`').meta({ shownDefault: 'development default (with a warning)' }),
+    .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`. Unset: the service makes its own random key on its first start and keeps it in the database (table `service_secret`), shared by all its processes and kept across restarts; no published secret ever signs a token').meta({ shownDefault: 'unset: a random key kept in the database' }),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600)
     .describe('lifetime of an access token').meta({ defaultNote: '12 h' }),
   PASSWORD_HASH_ROUNDS: z.coerce.number().int().min(4).max(20).default(14)
@@ -118,6 +119,12 @@ export const configSchema = z.object({
     .describe('the first wait before a consumer tries an event that failed again; each next wait doubles, up to `OUTBOX_CONSUMER_ATTEMPTS` attempts'),
   LABEL_PRERENDER_DAYS: z.coerce.number().int().min(0).default(7)
     .describe('license plates are rendered ahead when a slot completes only in the formats the client printed within this many days; `0`: never ahead (prints render when asked)'),
+  PRINT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1000)
+    .describe('first wait before a print job whose printer did not take it is tried again; each next wait doubles, up to `PRINT_RETRY_MAX_MS`'),
+  PRINT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(30_000)
+    .describe('the longest wait between two attempts of a print job'),
+  PRINT_JOB_GIVE_UP_MINUTES: z.coerce.number().min(0.01).default(15)
+    .describe('a print job its printer has not taken this long after it was made is `Failed` (the shipper prints again once the printer is back) rather than printed late'),
   OUTBOX_RETENTION_DAYS: z.coerce.number().min(1).default(7)
     .describe('outbox events are deleted once every consumer has passed them and they are this old; the statistics rebuild reaches back this far ([docs/operations.md](docs/operations.md), Retention)'),
   AUDIT_RETENTION_DAYS: z.coerce.number().min(1).default(90).describe('audit records older than this are deleted'),
@@ -177,6 +184,8 @@ export const configSchema = z.object({
     .describe('`npm start` with `MQTT_URL` unset: the port it looks for a broker on 127.0.0.1, and where the embedded broker listens (on `HOST`, so controllers on the LAN reach it) when nothing answers there'),
   EMBEDDED_POSTGRES_OS_USER: z.string().regex(/^[a-z_][a-z0-9_-]*$/, 'must be a system user name').default('postgres')
     .describe('`npm start` as root: the system user the embedded PostgreSQL runs as (PostgreSQL refuses to run as root); created when missing'),
+  METRICS_TOKEN: z.union([z.literal(''), z.string().min(16)]).optional().transform((v) => v || undefined)
+    .describe('a token of at least 16 characters that Prometheus sends as `Authorization: Bearer <token>` to read `GET /metrics`; unset or empty: `/metrics` answers only connections from this machine\'s loopback that no proxy forwarded ([docs/operations.md](docs/operations.md#metrics-and-alerts))').meta({ shownDefault: 'unset: loopback only' }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
     .describe('pino level: `fatal` … `trace`, `silent`'),
   SERVICE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:3000' }).optional()
@@ -186,11 +195,16 @@ export const configSchema = z.object({
 });
 
 export type AppConfig = Omit<z.infer<typeof configSchema>, 'JWT_SECRET' | 'QUEUE_DASHBOARD_ADMINS'> & {
+  /**
+   * The signing key of access tokens: JWT_SECRET, or (unset) empty until the runtime has read the
+   * service's own key from the database (shared/auth/jwt-secret.ts). An empty key signs nothing and
+   * verifies nothing (shared/auth/jwt.ts).
+   */
   JWT_SECRET: string;
   /** Lower-cased e-mails; unset means the demo Admin in development and nobody otherwise. */
   QUEUE_DASHBOARD_ADMINS: string[];
-  /** True when JWT_SECRET was not set and the development default is in use. */
-  usingDevJwtSecret: boolean;
+  /** True when JWT_SECRET was not set: the service's own random key, kept in the database, signs the tokens. */
+  jwtSecretGenerated: boolean;
 };
 
 function configError(issues: z.core.$ZodIssue[]): Error {
@@ -218,8 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv | Record<string, string | unde
   const dashboardAdmins = cfg.QUEUE_DASHBOARD_ADMINS ?? (cfg.NODE_ENV === 'development' ? DEV_DASHBOARD_ADMIN : '');
   return {
     ...cfg,
-    JWT_SECRET: cfg.JWT_SECRET ?? DEV_JWT_SECRET,
-    usingDevJwtSecret: !cfg.JWT_SECRET,
+    JWT_SECRET: cfg.JWT_SECRET ?? '',
+    jwtSecretGenerated: !cfg.JWT_SECRET,
     QUEUE_DASHBOARD_ADMINS: dashboardAdmins.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
   };
 }

@@ -17,6 +17,12 @@ export interface PoolOptions {
    * it knex writes them to the console, outside the process's JSON log.
    */
   log?: Pick<Logger, 'warn' | 'debug'>;
+  /**
+   * DATABASE_QUERY_TIMEOUT_MS where a client waits (the API): a statement or a new connection that
+   * PostgreSQL does not answer in time fails (an outage, 503) instead of waiting for a server that
+   * hangs. Unset: no bound (migrations, the pipeline's batches).
+   */
+  queryTimeoutMs?: number;
 }
 
 export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolOptions = {}): Options {
@@ -31,7 +37,10 @@ export function ormOptions(databaseUrl: string, poolMax = 10, poolOptions: PoolO
     driverOptions: {
       acquireConnectionTimeout: acquireTimeoutMs,
       ...(poolOptions.log ? { log: knexLog(poolOptions.log) } : {}),
-      ...(poolOptions.applicationName ? { connection: { application_name: poolOptions.applicationName } } : {}),
+      connection: {
+        ...(poolOptions.applicationName ? { application_name: poolOptions.applicationName } : {}),
+        ...(poolOptions.queryTimeoutMs ? { query_timeout: poolOptions.queryTimeoutMs, connectionTimeoutMillis: poolOptions.queryTimeoutMs } : {}),
+      },
     },
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     // A request or job forks its own entity manager; touching the global one is a bug.

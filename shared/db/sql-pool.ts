@@ -1,5 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
-import type { Logger } from '../logging/logger';
+import { foldedWarning, type Logger } from '../logging/logger';
 import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
 
 export interface SqlPoolOptions {
@@ -18,6 +18,8 @@ export interface SqlPoolOptions {
    * docs/scaling.md.
    */
   prepared: boolean;
+  /** DATABASE_QUERY_TIMEOUT_MS: a statement (or a new connection) PostgreSQL does not answer in time fails as an outage. */
+  queryTimeoutMs?: number;
 }
 
 /** Runs statements on one pg client: the transaction's, or a bare one (bench/pg-floor.ts). */
@@ -50,11 +52,14 @@ export class SqlPool implements SqlDatabase {
     this.pool = new Pool({
       connectionString: databaseUrl,
       max: options.max,
-      connectionTimeoutMillis: options.acquireTimeoutMs,
+      connectionTimeoutMillis: options.queryTimeoutMs ? Math.min(options.acquireTimeoutMs, options.queryTimeoutMs) : options.acquireTimeoutMs,
       application_name: options.applicationName,
+      ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     });
     // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.
-    this.pool.on('error', (err) => log.warn({ err }, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use'));
+    // The message only: pg attaches the whole client to the error. One line per interval: an outage fails them all.
+    const idleFailed = foldedWarning(log, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use');
+    this.pool.on('error', (err) => idleFailed(err));
     this.autocommit = new SqlClient(this.pool, options.prepared);
   }
 

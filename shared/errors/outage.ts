@@ -12,7 +12,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ET
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
 const ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'KnexTimeoutError', 'ConnectionException', 'ClusterAllFailedError']);
 const MESSAGES = [
-  /Connection terminated/i, // pg: the server went away mid-query
+  /Connection terminated/i, // pg: the server went away mid-query, or a connection not made within connectionTimeoutMillis
+  /Query read timeout/i, // pg: no answer within query_timeout (DATABASE_QUERY_TIMEOUT_MS)
   /Client has encountered a connection error/i,
   /Connection is closed/i, // ioredis
   /Stream isn't writeable/i, // ioredis, offline queue off

@@ -1,7 +1,7 @@
 import type { ShipTo } from '../db/entities/order.entity';
 
 /**
- * What a label prints, read in SQL by the print statement of the API (license-plate.queries.ts) and by
+ * What a label prints, read in SQL by the print statement (label-print.queries.ts) and by
  * the labels consumer's render ahead (workers/labels/label.queries.ts) alike, so both see the same data: `o` the order and its unit count, `s` its slot and wall (none once released). Parameters
  * :clientId and :orderId.
  */

@@ -27,3 +27,27 @@ export function createLogger(level: string, role: string, destination?: pino.Des
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+/** How often a repeating expected failure is logged (foldedWarning). */
+export const FOLD_EVERY_MS = 5_000;
+
+/**
+ * A warning for a failure that repeats while a dependency is away (a Redis connection's reconnect
+ * attempts, a queue worker's errors): the first in full, then at most one every 5 s with how many were
+ * folded in; `err` as its message only (an expected condition needs no stack trace).
+ */
+export function foldedWarning(log: Pick<Logger, 'warn'> | undefined, what: string): (err: Error) => void {
+  let lastLogged = 0;
+  let folded = 0;
+  return (err: Error) => {
+    const now = Date.now();
+    if (now - lastLogged < FOLD_EVERY_MS) {
+      folded++;
+      return;
+    }
+    const code = (err as { code?: unknown }).code;
+    log?.warn({ err: err.message, ...(typeof code === 'string' ? { code } : {}), ...(folded ? { repeated: folded } : {}) }, `${what}: ${err.message}`);
+    lastLogged = now;
+    folded = 0;
+  };
+}

@@ -1,6 +1,6 @@
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
-import { watchRedisErrors } from '../redis/redis';
+import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
 import { jobNamesOf, type QueueKind } from './jobs';
 
 /** A job that will not be tried again: recorded in PostgreSQL (failed_job), not only in Redis. */
@@ -14,10 +14,14 @@ export interface FinalFailure {
 }
 export type FailureRecorder = (failure: FinalFailure) => Promise<void>;
 
-/** Every queue connection of the job module: its errors go to the JSON log, never to stderr. */
+/**
+ * Every queue connection of the job module: its errors go to the JSON log, never to stderr.
+ * `forWorker`: a BullMQ worker blocks on it, so BullMQ needs maxRetriesPerRequest null there. Any
+ * other connection fails a command Redis has not answered within a second (REQUEST_PATH_REDIS), a
+ * Redis that hangs (a frozen server, a network black hole) as much as one that refuses.
+ */
 export function queueConnection(url: string, forWorker: boolean, log: Logger | undefined, name: string): Redis {
-  // One server or a cluster (REDIS_URL); workers block, so BullMQ needs maxRetriesPerRequest null there.
-  return watchRedisErrors(createRedisConnection(url, { blocking: forWorker }), log, name);
+  return watchRedisErrors(createRedisConnection(url, forWorker ? { blocking: true } : { redisOptions: REQUEST_PATH_REDIS }), log, name);
 }
 
 /**

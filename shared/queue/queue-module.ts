@@ -7,6 +7,7 @@ import type { CommandJobData, CommandOutcome, CommandReply } from '../commands/c
 import { commandQueueName } from '../commands/partitioning';
 import { COMMAND_JOB_OPTIONS, COMMAND_WORKER_TUNING } from './jobs';
 import { queueConnection } from './job-queue';
+import { foldedWarning } from '../logging/logger';
 
 /**
  * The command transport: the BullMQ side of the command module (shared/commands), so that shared/queue
@@ -45,10 +46,15 @@ if removed == 0 then return 0 end
 redis.call('DEL', KEYS[4], KEYS[5])
 return 1`;
 
-/** Where the connection to Redis stands, as the command client needs to know it to answer fast. */
-export type LinkState = 'connecting' | 'ready' | 'down';
+/**
+ * Where the connection to Redis stands, as the command client needs to know it to answer fast:
+ * `down` when the socket is gone (a server stopped, a network cut; ioredis reconnects by itself),
+ * `hung` when the socket stays but Redis stopped answering (a frozen server, a network black hole:
+ * no `close` ever comes, and a command sent there waits until Redis answers again).
+ */
+export type LinkState = 'connecting' | 'ready' | 'down' | 'hung';
 
-function linkOf(conn: Redis, onChange: (state: LinkState) => void): () => LinkState {
+function linkOf(conn: Redis, onChange: (state: LinkState) => void): { state(): LinkState; set(s: LinkState): void } {
   let state: LinkState = 'connecting';
   const set = (s: LinkState) => {
     if (state === s) return;
@@ -56,11 +62,15 @@ function linkOf(conn: Redis, onChange: (state: LinkState) => void): () => LinkSt
     onChange(s);
   };
   conn.on('ready', () => set('ready'));
-  // 'close': the socket is gone (a server stopped, a network cut); ioredis reconnects by itself.
   conn.on('close', () => set('down'));
   conn.on('end', () => set('down'));
-  return () => state;
+  return { state: () => state, set };
 }
+
+/** How often the producer asks Redis whether it still answers (PING), and how long an answer may take. */
+export const HANG_PROBE_EVERY_MS = 250;
+/** A PING that timed out is confirmed by another not answered within this before Redis counts as hung. */
+const HANG_CONFIRM_MS = 300;
 
 /**
  * The producer side: adds command jobs to their partition queues and receives their answers on this
@@ -73,8 +83,10 @@ export class CommandProducer {
   private readonly producer: Redis;
   private readonly subscriber: Redis;
   private subscribed: Promise<unknown>;
-  private readonly producerLink: () => LinkState;
-  private readonly replyLink: () => LinkState;
+  private readonly producerLink: { state(): LinkState; set(s: LinkState): void };
+  private readonly replyLink: { state(): LinkState; set(s: LinkState): void };
+  private readonly probeTimer: NodeJS.Timeout;
+  private probing = false;
 
   constructor(
     private readonly settings: QueueSettings,
@@ -86,6 +98,7 @@ export class CommandProducer {
     this.subscriber = queueConnection(settings.redisUrl, false, log, 'command replies');
     this.producerLink = linkOf(this.producer, () => undefined);
     this.replyLink = linkOf(this.subscriber, handlers.replyLink);
+    this.probeTimer = setInterval(() => void this.probe(), HANG_PROBE_EVERY_MS).unref();
     this.subscriber.on('message', (_channel: string, message: string) => {
       let reply: CommandReply;
       try {
@@ -105,9 +118,47 @@ export class CommandProducer {
     return attempt;
   }
 
-  /** Whether Redis is known to be unreachable now (a lost connection not back yet): commands answer 503 at once. */
+  /**
+   * A PING on the producer's connection every HANG_PROBE_EVERY_MS: one Redis does not answer within
+   * its command timeout (a second), and a second one not within HANG_CONFIRM_MS, mark both links
+   * `hung` (the reply channel is on the same server, and answers published there do not arrive
+   * either), so the commands waiting are answered at once and new ones refused, instead of each
+   * waiting for the command timeout. The next PING answered marks them `ready` again. Only while the
+   * socket is up: a lost socket is `down` by its own events.
+   */
+  private async probe(): Promise<void> {
+    if (this.probing || this.producer.status !== 'ready') return;
+    this.probing = true;
+    try {
+      await this.producer.ping();
+      if (this.producerLink.state() === 'hung') this.producerLink.set('ready');
+      if (this.replyLink.state() === 'hung') this.replyLink.set('ready');
+    } catch (err) {
+      // A process that did not run for a second (a long pause, a starved core) times its PING out too:
+      // one more PING, answered within HANG_CONFIRM_MS, says Redis answers and the pause was ours.
+      if (this.producer.status === 'ready' && /timed out/i.test((err as Error).message) && !(await this.answersWithin(HANG_CONFIRM_MS))) {
+        if (this.producerLink.state() === 'ready') this.producerLink.set('hung');
+        if (this.replyLink.state() === 'ready') this.replyLink.set('hung');
+      }
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async answersWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms).unref()));
+    try {
+      return await Promise.race([this.producer.ping().then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether Redis is known to be unreachable now (a lost connection not back yet, or a Redis that does not answer): commands answer 503 at once. */
   unreachable(): boolean {
-    return this.producerLink() === 'down' || this.replyLink() === 'down';
+    const down = (s: LinkState) => s === 'down' || s === 'hung';
+    return down(this.producerLink.state()) || down(this.replyLink.state());
   }
 
   /** Resolves once the reply channel is subscribed; rejects when Redis cannot be reached. */
@@ -124,7 +175,7 @@ export class CommandProducer {
     let q = this.queues.get(partition);
     if (!q) {
       q = new Queue(commandQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
-      q.on('error', (err) => this.log.warn({ err, queue: commandQueueName(partition) }, 'command queue error'));
+      q.on('error', foldedWarning(this.log, `command queue ${commandQueueName(partition)}`));
       this.queues.set(partition, q);
     }
     return q;
@@ -157,9 +208,12 @@ export class CommandProducer {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    clearInterval(this.probeTimer);
+    // Bounded: a Redis that is away or hangs must not hold the shutdown, nor keep a connection open.
+    await boundedWait(Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined))), CLOSE_WAIT_MS);
     this.subscriber.disconnect();
-    await this.producer.quit().catch(() => undefined);
+    await boundedWait(this.producer.quit().catch(() => undefined), CLOSE_WAIT_MS);
+    this.producer.disconnect();
   }
 }
 
@@ -180,6 +234,20 @@ export class ReplyPublisher {
   }
 }
 
+/** How long a close waits for Redis (a QUIT, a queue's close) before it cuts the connection anyway. */
+const CLOSE_WAIT_MS = 2_000;
+
+/** Resolves when `p` settles (fulfilled or rejected) or after `ms`, whichever comes first. */
+async function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((r) => (timer = setTimeout(r, ms).unref()));
+  try {
+    await Promise.race([p.then(() => undefined, () => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A command job as the worker of a partition hands it over. */
 export interface PartitionJob {
   id: string;
@@ -191,7 +259,11 @@ export interface PartitionJob {
 export interface PartitionWorker {
   /** Sets the partition's global concurrency to 1 again (an emptied Redis forgets it). */
   assertConcurrency(): Promise<void>;
-  /** Stops taking jobs; waits for the job in hand unless `force`. */
+  /**
+   * Stops taking jobs; waits for the job in hand unless `force`, at most `jobWaitMs`. Whatever happens
+   * meanwhile (Redis away, hung, restarted empty), every connection of the worker is closed when it
+   * resolves: none outlives the worker.
+   */
   close(force?: boolean): Promise<void>;
 }
 
@@ -205,25 +277,36 @@ export async function startPartitionWorker(
   partition: number,
   processJob: (job: PartitionJob) => Promise<CommandOutcome>,
   log: Logger,
+  /** How long a close waits for the job in hand (the command timeout: its caller has been answered by then). */
+  jobWaitMs = 10_000,
 ): Promise<PartitionWorker> {
   const name = commandQueueName(partition);
   const admin = queueConnection(settings.redisUrl, false, log, `command admin ${partition}`);
   const queue = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
-  queue.on('error', (err) => log.warn({ err, queue: name }, 'command queue error'));
+  queue.on('error', foldedWarning(log, `command queue ${name}`));
   const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
-  const close = async (force = false) => {
-    await worker.close(force);
-    connection.disconnect();
-    await queue.close().catch(() => undefined);
-    admin.disconnect();
-  };
+  let closing: Promise<void> | undefined;
+  const close = (force = false) =>
+    (closing ??= (async () => {
+      // The job in hand may wait on Redis (its answer, its completion) or on PostgreSQL: bounded, and its
+      // write is fenced by the wall's version if it lands after another holder took over.
+      await boundedWait(worker.close(force), force ? CLOSE_WAIT_MS : jobWaitMs);
+      // BullMQ's own blocking connection (a duplicate of `connection`) is cut too, whatever its close did:
+      // a close that failed or hung while Redis was away left it reconnecting forever (a no-op otherwise).
+      await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
+      connection.disconnect();
+      await boundedWait(queue.close(), CLOSE_WAIT_MS);
+      admin.disconnect();
+    })());
   const worker = new Worker(
     name,
     (job: Job<CommandJobData>) => processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
     // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
     { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...COMMAND_WORKER_TUNING },
   );
-  worker.on('error', (err) => log.error({ err, queue: name }, 'queue worker error'));
+  // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
+  const workerError = foldedWarning(log, `queue worker ${name}`);
+  worker.on('error', (err) => workerError(err));
   worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
   try {
     await queue.setGlobalConcurrency(1);

@@ -1,29 +1,44 @@
 import type { RedisOptions } from 'ioredis';
-import type { Logger } from '../logging/logger';
+import { FOLD_EVERY_MS, type Logger } from '../logging/logger';
 import { createRedisConnection, type RedisConnection } from './connection';
 
 /** A Redis connection: one server or a cluster (shared/redis/connection.ts). */
 export type Redis = RedisConnection;
 
-const ERROR_LOG_EVERY_MS = 5_000;
+
+/** The process's Redis connection errors, by message: one line per message per interval for all connections. */
+const connectionErrors = new Map<string, { last: number; folded: number; connections: Set<string> }>();
 
 /**
  * Gives an ioredis client an `error` listener that logs through pino. Without one, ioredis prints
  * "[ioredis] Unhandled error event" lines on stderr, outside the JSON log, on every reconnect attempt
- * while Redis is down. Logged at most every 5 s per connection, with how many were folded in.
+ * while Redis is down. One process has a connection per partition and role, and while Redis is away
+ * every one of them fails the same way at every attempt: one line per error message every 5 s for the
+ * whole process, naming the connections and how many failures were folded in (`repeated`).
  */
 export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undefined, name: string): T {
-  let lastLogged = 0;
-  let folded = 0;
   client.on('error', (err: Error) => {
     const now = Date.now();
-    if (now - lastLogged < ERROR_LOG_EVERY_MS) {
-      folded++;
+    let fold = connectionErrors.get(err.message);
+    if (!fold) {
+      if (connectionErrors.size > 100) connectionErrors.clear();
+      fold = { last: 0, folded: 0, connections: new Set() };
+      connectionErrors.set(err.message, fold);
+    }
+    fold.connections.add(name);
+    if (now - fold.last < FOLD_EVERY_MS) {
+      fold.folded++;
       return;
     }
-    log?.warn({ err, connection: name, ...(folded ? { repeated: folded } : {}) }, `redis connection '${name}': ${err.message}`);
-    lastLogged = now;
-    folded = 0;
+    const code = (err as { code?: unknown }).code;
+    const connections = [...fold.connections];
+    log?.warn(
+      { err: err.message, ...(typeof code === 'string' ? { code } : {}), connections, ...(fold.folded ? { repeated: fold.folded } : {}) },
+      `redis connection${connections.length > 1 ? 's' : ''} ${connections.map((c) => `'${c}'`).join(', ')}: ${err.message}`,
+    );
+    fold.last = now;
+    fold.folded = 0;
+    fold.connections.clear();
   });
   return client;
 }

@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../logging/logger';
 import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
+import { resolveJwtSecret } from '../auth/jwt-secret';
 import { SqlPool } from '../db/sql-pool';
 import { OrmSql } from '../db/orm-sql';
 import type { QueueSettings } from '../queue/queue-module';
@@ -34,22 +35,24 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
-  // Under `npm start` the supervisor has said it once already.
-  if (config.usingDevJwtSecret && process.env.SORTING_SUPERVISED !== '1') {
-    log.warn('JWT_SECRET is not set: using the development default. Set JWT_SECRET in production.');
-  }
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
   const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false);
   const applicationName = `sorting:${role}`.slice(0, 63);
+  // Where a client waits for the answer (the API; a test's or bench's process that serves requests),
+  // PostgreSQL's answers are bounded; a worker's batches and the CLI's migrations wait.
+  const clientWaits = !role.startsWith('worker:') && role !== 'cli';
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
     applicationName,
     log,
+    ...(clientWaits ? { queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS } : {}),
   });
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
   const ormSql = new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS);
   await checkConnectionBudget(config, ormSql, log);
+  // Without JWT_SECRET: the deployment's own random key, from the database (the same in every process).
+  config.JWT_SECRET = await resolveJwtSecret(config, ormSql);
   // Only the API uses it (sign-in throttle, readiness), while a client waits: it fails fast.
   const redis = createRedis(config.REDIS_URL, { log, name: 'shared', ...REQUEST_PATH_REDIS });
   const closers: { name: string; fn: () => Promise<void> | void }[] = [];
@@ -61,7 +64,14 @@ export async function createRuntime(
     sqlPool() {
       sqlPool ??= new SqlPool(
         config.DATABASE_URL,
-        { max: shares.sql, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS },
+        // The workflow commands: an API request waits for each, so PostgreSQL's answers are bounded.
+        {
+          max: shares.sql,
+          acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
+          applicationName,
+          prepared: config.DATABASE_PREPARED_STATEMENTS,
+          queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+        },
         log,
       );
       return sqlPool;

@@ -10,6 +10,7 @@ const ITEM_TYPES = ['sort-box-item.created', 'sort-box-item.confirmed', 'sort-bo
  */
 export const STATS_EVENT_FIELDS: readonly { path: string; types: readonly AnyEventType[] }[] = [
   { path: 'command', types: ['command.refused'] },
+  { path: 'code', types: ['command.refused'] },
   { path: 'userId', types: ['command.refused'] },
   { path: 'barcodeInputMethod', types: ['command.refused'] },
   { path: 'item.userId', types: ITEM_TYPES },

@@ -8,21 +8,23 @@ import type { CommandRefusedData } from '../events/command-refused';
 
 /** Scope of a roll-up row: the whole client (UTC), one warehouse, one wall (their warehouse's zone). */
 export const SCOPE = { client: 0, warehouse: 1, wall: 2 } as const;
-/** Dimension of a roll-up row: the scope's total, or one user, sku, input method or slot (crc). */
-export const DIM = { total: 0, user: 1, sku: 2, method: 3, slot: 4 } as const;
+/** Dimension of a roll-up row: the scope's total, or one user, sku, input method, slot (crc) or refusal code (reason). */
+export const DIM = { total: 0, user: 1, sku: 2, method: 3, slot: 4, reason: 5 } as const;
 
 /** Every counter column of stats_hour and stats_day. */
-export const COUNTERS = ['scans', 'failed_scans', 'confirmed_items', 'confirmed_units', 'cancelled_items', 'sorted_orders', 'confirm_ms'] as const;
+export const COUNTERS = ['scans', 'failed_scans', 'confirmed_items', 'confirmed_units', 'cancelled_items', 'sorted_orders', 'confirm_ms', 'refusals'] as const;
 
 /** Event types that change a counter; anything else is ignored (and not recorded as counted). */
 export const COUNTED_TYPES = ['sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused'] as const;
 
-/** The command whose refusals count (as failed scans). */
+/** The command whose refusals count as failed scans (every refusal counts in `refusals`, by its code). */
 const SCAN_COMMAND = 'item.scan' satisfies CommandRefusedData['command'];
 
-/** A `where` condition on `e` choosing the events that count. A refusal counts only when it refused a scan. */
-export const COUNTED_EVENT_SQL = `(e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed')
-  or (e.type = 'command.refused' and e.data->>'command' = '${SCAN_COMMAND}'))`;
+/** A `where` condition on `e` choosing the events that count: every refusal counts, by its code. */
+export const COUNTED_EVENT_SQL = `e.type in (${COUNTED_TYPES.map((t) => `'${t}'`).join(', ')})`;
+
+/** A condition on `e`: the event is a refused scan. */
+const REFUSED_SCAN = `(e.type = 'command.refused' and coalesce(e.data->>'command', '') = '${SCAN_COMMAND}')`;
 
 /**
  * CTEs `facts` (one row per counted event: its instant, user, sku, method, slot and counter values)
@@ -30,21 +32,25 @@ export const COUNTED_EVENT_SQL = `(e.type in ('sort-box-item.created', 'sort-box
  * - a scan counts at its item's creation, a confirmation its item's confirmedUnits (units, or 1, on an
  *   older event) at the confirmation, with confirmedAt − createdAt in milliseconds;
  * - a refused scan counts as a failed scan of its user and input method (no sku, no slot);
+ * - every refused command (a scan, a confirm, a release, ...) counts as a refusal of its code, in the
+ *   reason dimension (code = dim key) and the totals; a refusal of another command than a scan has no
+ *   user or method (the per-user and per-method figures are of scans);
  * - a slot's completion is its order sorted (no user, sku or method).
  * Input methods are kept per wall; slots per wall and per client (the billing figure, in UTC, by day).
  */
 export const EXPAND_CTES = `
 facts as (
   select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
-         case when e.type = 'command.refused' then (e.data->>'userId')::int else (e.data->'item'->>'userId')::int end as user_id,
+         case when ${REFUSED_SCAN} then (e.data->>'userId')::int
+              when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
-         case when e.type = 'command.refused' then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
-              when e.type = 'sort-box.completed' then null
+         case when ${REFUSED_SCAN} then coalesce(e.data->>'barcodeInputMethod', 'Scanned')
+              when e.type in ('command.refused', 'sort-box.completed') then null
               else e.data->'item'->>'barcodeInputMethod' end as method,
          case when e.type = 'command.refused' then null else coalesce(e.data->'item'->>'crc', e.data->'sortBox'->>'crc') end as crc,
          case when e.type = 'command.refused' then null else coalesce((e.data->'item'->>'position')::int, (e.data->'sortBox'->>'position')::int) end as position,
          (e.type = 'sort-box-item.created')::int as scans,
-         (e.type = 'command.refused')::int as failed_scans,
+         ${REFUSED_SCAN}::int as failed_scans,
          (e.type = 'sort-box-item.confirmed')::int as confirmed_items,
          case when e.type = 'sort-box-item.confirmed'
               then coalesce((e.data->'item'->>'confirmedUnits')::int, (e.data->'item'->>'units')::int, 1) else 0 end as confirmed_units,
@@ -53,14 +59,16 @@ facts as (
          case when e.type = 'sort-box-item.confirmed'
               then round(extract(epoch from (coalesce((e.data->'item'->>'confirmedAt')::timestamptz, e.occurred_at)
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
-              else 0 end as confirm_ms
+              else 0 end as confirm_ms,
+         (e.type = 'command.refused')::int as refusals,
+         case when e.type = 'command.refused' then e.data->>'code' end as reason
     from src e
    where ${COUNTED_EVENT_SQL}
 ),
 expanded as (
   select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
          case when d.dim = ${DIM.slot} then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms
+         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
     from facts f
     left join wall w on w.id = f.wall_id and w.client_id = f.client_id
     left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
@@ -68,7 +76,7 @@ expanded as (
                               (${SCOPE.warehouse}::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
                               (${SCOPE.wall}::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
    cross join lateral (values (${DIM.total}::smallint, ''::text), (${DIM.user}::smallint, f.user_id::text), (${DIM.sku}::smallint, f.sku),
-                              (${DIM.method}::smallint, f.method), (${DIM.slot}::smallint, f.crc)) d(dim, dim_key)
+                              (${DIM.method}::smallint, f.method), (${DIM.slot}::smallint, f.crc), (${DIM.reason}::smallint, f.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> ${DIM.method} or s.scope = ${SCOPE.wall})
      and (d.dim <> ${DIM.slot} or s.scope <> ${SCOPE.warehouse})

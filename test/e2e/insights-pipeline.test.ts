@@ -9,7 +9,7 @@ import { useTestApi, waitFor } from '../support/test-api';
 describe('insights fed by the outbox fan-out', () => {
   const api = useTestApi({ workers: ['sorting', 'outbox', 'stats'] });
 
-  it('counts a confirmed unit and a failed scan once the relay and the stats worker have run', async () => {
+  it('counts a confirmed unit and a failed scan (by its reason too) once the relay and the stats worker have run', async () => {
     const floor = await buildFloor(api, { slots: 2, orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 2 }] }] });
     const manager = (await floor.manager()).auth;
     const from = new Date(Date.now() - 3_600_000).toISOString();
@@ -25,10 +25,13 @@ describe('insights fed by the outbox fan-out', () => {
       (await request(api.app).get('/api/v1/insights/stats').query({ from, to }).set('Authorization', manager)).body as {
         confirmedUnits: number;
         failedScans: number;
+        refusalsByReason: { code: string; count: number }[];
       };
     await waitFor(async () => {
       const s = await stats();
       return s.confirmedUnits === 1 && s.failedScans === 1;
     }, { timeoutMs: 30_000, what: 'the roll-ups to count the confirm and the refused scan' });
+    // The refused scan also counts by its reason, once.
+    expect((await stats()).refusalsByReason).toEqual([{ code: 'barcode-not-recognized', count: 1 }]);
   }, 90_000);
 });

@@ -35,6 +35,7 @@ interface Stats {
   sortedOrders: number;
   unitsPerHour: number;
   byUser: { userId: number; scans: number; units: number }[];
+  refusalsByReason: { code: string; count: number }[];
 }
 
 describe('the insights page in a browser', () => {
@@ -80,12 +81,19 @@ describe('the insights page in a browser', () => {
       .send({ ...sorter, firstName: 'Sam', lastName: 'Sorter', roles: ['Sorter'] }).expect(200);
     sorterId = created.body.id;
 
-    // The floor: Sam confirms 2 + 1 units of SKU-A and 1 of SKU-B (order 2 complete), and has two scans refused.
+    // The floor: Sam confirms 2 + 1 units of SKU-A and 1 of SKU-B (order 2 complete), has two scans refused
+    // and one confirm (5 units where the order needs 3).
+    let overConfirmed = false;
     const sam = `Bearer ${(await request(api.app).post('/token').send({ username: sorter.email, password: sorter.password }).expect(200)).body.access_token}`;
     const { body: session } = await connect(api, floor, sam);
     const confirm = async (barcode: string, units?: number) => {
       const s = await scan(api, sam, session.token, barcode);
       expect(s.status).toBe(200);
+      if (!overConfirmed) {
+        overConfirmed = true;
+        const over = await request(api.app).patch(`/api/v1/sort-box-items/${s.body.id}/confirm`).query({ units: 5 }).set('Authorization', sam);
+        expect([over.status, over.body.code]).toEqual([422, 'units-exceed-remaining']);
+      }
       await request(api.app).patch(`/api/v1/sort-box-items/${s.body.id}/confirm`).query(units ? { units } : {}).set('Authorization', sam).expect(200);
       return s.body as { createdAt: string };
     };
@@ -201,6 +209,28 @@ describe('the insights page in a browser', () => {
     const refusals = await chartData(page, 'refusals');
     expect(byName(refusals!.labels, refusals!.datasets[0]!.data)).toEqual({ [wallNames[0]]: walls[0]!.failedScans, [wallNames[1]]: walls[1]!.failedScans });
     expect(walls[0]!.failedScans).toBe(2);
+    // Refusals by reason: the answer's codes in words, the counts the answer's, most first.
+    expect(stats.refusalsByReason).toEqual([
+      { code: 'barcode-not-recognized', count: 2 },
+      { code: 'units-exceed-remaining', count: 1 },
+    ]);
+    expect(await chartData(page, 'reasons')).toEqual({
+      labels: ['Unknown barcode', 'More units than the order needs'],
+      datasets: [{ label: 'Refusals', data: stats.refusalsByReason.map((r) => r.count) }],
+    });
+    await page.click('[data-chart="reasons"] button.view');
+    await page.waitForSelector('[data-chart="reasons"][data-view="table"] table', { state: 'visible' });
+    expect(await tableRows(page, 'reasons')).toEqual([
+      ['Unknown barcode', 'barcode-not-recognized', '2'],
+      ['More units than the order needs', 'units-exceed-remaining', '1'],
+    ]);
+    const [reasonsCsv] = await Promise.all([page.waitForEvent('download'), page.click('[data-chart="reasons"] button.csv')]);
+    expect(reasonsCsv.suggestedFilename()).toBe(`insights-refusals-by-reason-company-${query.from}-${query.to}.csv`);
+    expect(readFileSync((await reasonsCsv.path())!, 'utf8').replace(/^\uFEFF/, '').trimEnd().split('\r\n')).toEqual([
+      'Reason,Code,Refusals',
+      ...stats.refusalsByReason.map((r) => `${r.code === 'barcode-not-recognized' ? 'Unknown barcode' : 'More units than the order needs'},${r.code},${r.count}`),
+    ]);
+    await page.click('[data-chart="reasons"] button.view');
     const widths = await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]') as number[];
     expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
     await page.screenshot({ path: join(ARTIFACTS, 'insights-1280x800.png'), fullPage: true });

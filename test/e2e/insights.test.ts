@@ -179,7 +179,9 @@ describe('insights', () => {
     expect((await get('/insights/orders/sorted', { from, to, warehouseId: 4242 })).status).toBe(404);
     expect((await get(`/insights/walls/999999/per-slot/scanned`, { from, to })).status).toBe(404);
     const sorter = await floor.sorter(1);
-    expect((await get('/insights/stats', { from, to }, sorter.auth)).status).toBe(403);
+    const forbidden = await get('/insights/stats', { from, to }, sorter.auth);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.detail).toBe('Only a Manager or an Admin may read sorting figures of a range; you are signed in as a Sorter. Ask an Admin for the role if you need it.');
     expect((await request(api.app).get('/api/v1/insights/stats').query({ from, to })).status).toBe(401);
     const tz = await request(api.app).put('/api/v1/admin/warehouses').set('Authorization', floor.tenant.auth).send([{ id: 9, name: 'X', timeZone: 'Mars/Olympus' }]);
     expect(tz.status).toBe(400);
@@ -188,6 +190,8 @@ describe('insights', () => {
 
   it('npm run cli -- stats rebuild restores deleted roll-ups', async () => {
     const before = (await get('/insights/stats', { from, to })).body;
+    // The refusals by reason are rebuilt too: the floor's refused scan is among them.
+    expect(before.refusalsByReason).toContainEqual({ code: 'barcode-not-recognized', count: expect.any(Number) });
     const beforeUnits = (await get('/insights/units/sorted', { from, to, warehouseId: floor.warehouseId })).body;
     const em = api.runtime.orm.em.fork();
     await em.execute('delete from stats_hour where client_id = ?', [floor.tenant.clientId]);

@@ -9,6 +9,7 @@ describe('GET /hub, /sorter and /insights', () => {
   it.each([
     ['/hub', 'hub', 'Sorting wall hub'],
     ['/sorter', 'sorter', 'Sorter'],
+    ['/shipper', 'shipper', 'Shipper'],
     ['/insights', 'insights', 'Sorting insights'],
   ])('%s is a whole page: its title, script and body class, the shared sign-in form, no placeholder left', async (path, page, title) => {
     const res = await request(api.app).get(path).expect(200);

@@ -53,6 +53,8 @@ describe('walls', () => {
         createdAt: expect.any(String),
         slotCount: 0,
         connectedSorters: 0,
+        printerId: null,
+        autoPrint: false,
       });
       expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
 
@@ -241,7 +243,9 @@ describe('walls', () => {
       const written = await events(t, wall.id);
       expect(written).toHaveLength(1);
       expect(written[0]!.eventId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(written[0]!.data).toEqual({ wall: res.body, change: 'wall' });
+      // The event carries the wall's workflow fields; its printing settings are the API's (docs/api.md §12).
+      const { printerId: _printerId, autoPrint: _autoPrint, ...workflowFields } = res.body;
+      expect(written[0]!.data).toEqual({ wall: workflowFields, change: 'wall' });
 
       // Nothing changes: no event.
       const same = await patch(t, wall.id, { maxSorters: 3 });

@@ -38,6 +38,10 @@ describe('npm run simulate', () => {
     expect(() => parseSimArgs(['--bogus'])).toThrow();
     expect(parseSimArgs(['--no-lights']).mqttUrl).toBeNull();
     expect(parseSimArgs(['--mqtt', 'mqtt://10.0.0.9:1883']).mqttUrl).toBe('mqtt://10.0.0.9:1883');
+    expect(parseSimArgs([]).printer).toEqual({ host: '127.0.0.1', port: 0, autoPrint: false });
+    expect(parseSimArgs(['--printer-host', '10.0.0.5', '--printer-port', '9100', '--auto-print']).printer).toEqual({ host: '10.0.0.5', port: 9100, autoPrint: true });
+    expect(parseSimArgs(['--no-printer']).printer).toBeNull();
+    expect(() => parseSimArgs(['--printer-port', '70000'])).toThrow(/--printer-port/);
   });
 
   it('finds the service where npm start put it: SERVICE_URL, else localhost on PORT; --url wins', () => {
@@ -69,7 +73,7 @@ describe('npm run simulate', () => {
   it('sorts against a running service for the time given and prints a summary with completed orders', async () => {
     // Ten times faster than people, so a few seconds complete orders; a second run reuses the walls.
     // The address from SERVICE_URL, as a deployment would set it.
-    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--user', tenant.adminEmail, '--password', tenant.password, '--no-lights'];
+    const args = ['services/simulator/simulate.cli.ts', '--walls', '2', '--sorters', '2', '--seconds', '6', '--pace', '0.1', '--user', tenant.adminEmail, '--password', tenant.password, '--no-lights', '--no-printer'];
     const run = () =>
       new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
         execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent', SERVICE_URL: url } }, (err, stdout, stderr) =>
@@ -93,7 +97,7 @@ describe('npm run simulate', () => {
     try {
       await startWorkers(gateway, ['outbox', 'lights']);
       const own = await newTenant(api, 'SimLights');
-      const args = ['services/simulator/simulate.cli.ts', '--walls', '1', '--sorters', '3', '--seconds', '8', '--pace', '0.1', '--url', url, '--user', own.adminEmail, '--password', own.password, '--mqtt', broker.url];
+      const args = ['services/simulator/simulate.cli.ts', '--walls', '1', '--sorters', '3', '--seconds', '8', '--pace', '0.1', '--url', url, '--user', own.adminEmail, '--password', own.password, '--mqtt', broker.url, '--no-printer'];
       const stdout = await new Promise<string>((resolve, reject) => {
         execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out)));
       });
@@ -103,6 +107,32 @@ describe('npm run simulate', () => {
     } finally {
       await gateway.close();
       await broker.close();
+    }
+  }, 90_000);
+
+  it('attaches a simulated printer: the shipper prints each complete slot, and the labels come out on it', async () => {
+    // The labels worker sends the print jobs (a runtime of its own on the same database).
+    const labels = await createRuntime('test-sim-printer', { config: loadConfig({ ...process.env }) });
+    try {
+      await startWorkers(labels, ['outbox', 'labels']);
+      const own = await newTenant(api, 'SimPrinter');
+      const args = ['services/simulator/simulate.cli.ts', '--walls', '1', '--sorters', '3', '--seconds', '8', '--pace', '0.1', '--url', url, '--user', own.adminEmail, '--password', own.password, '--no-lights'];
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(TSX, args, { cwd: ROOT, timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out)));
+      });
+      const printed = /labels printed (\d+) of (\d+) print job\(s\), on the simulated printer at 127\.0\.0\.1:(\d+)/.exec(stdout);
+      expect(printed).not.toBeNull();
+      const [labelsPrinted, jobs] = [Number(printed![1]), Number(printed![2])];
+      expect(jobs).toBeGreaterThan(0);
+      expect(labelsPrinted).toBe(jobs);
+      expect(Number(stdout.match(/completed orders (\d+)/)?.[1])).toBeGreaterThanOrEqual(jobs);
+      const [row] = await api.runtime.orm.em.fork().execute<{ sent: string }[]>(
+        `select count(*) filter (where j.status = 'Sent') as sent from print_job j where j.client_id = ?`,
+        [own.clientId],
+      );
+      expect(Number(row!.sent)).toBe(jobs);
+    } finally {
+      await labels.close();
     }
   }, 90_000);
 });

@@ -65,6 +65,7 @@ const actionArb = fc.oneof(
       kind: fc.constant('refuse' as const),
       wall: fc.integer({ min: -1, max: 2 }), user: fc.nat(2), method: fc.option(fc.nat(BARCODE_INPUT_METHODS.length - 1)),
       command: fc.constantFrom('item.scan', 'item.scan', 'item.confirm', 'slot.release'),
+      code: fc.constantFrom('barcode-not-recognized', 'no-empty-slot', 'wrong-slot', 'units-exceed-remaining'),
       minute: fc.nat(SPAN_MIN), ms: fc.nat(59_999),
     }),
   },
@@ -114,7 +115,7 @@ function eventsOf(world: World, actions: Action[]): WallEvent[] {
     } else if (a.kind === 'refuse') {
       const wall = a.wall < 0 ? null : world.walls[a.wall];
       ev(wall?.id ?? null, 'command.refused', at(a.minute, a.ms), {
-        command: a.command, code: 'barcode-not-recognized', detail: 'no such product', sessionId: 7, userId: USERS[a.user],
+        command: a.command, code: a.code, detail: 'refused', sessionId: 7, userId: USERS[a.user],
         barcode: 'NOPE', barcodeInputMethod: a.method === null ? null : BARCODE_INPUT_METHODS[a.method], sortBoxItemId: null, crc: null, orderId: null, picklistId: null,
       });
     } else if (a.kind === 'complete') {

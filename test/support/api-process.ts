@@ -10,6 +10,8 @@ export interface ApiProcess {
   child: ChildProcess;
   /** stdout and stderr together. */
   output: string;
+  /** Bytes written to stdout and stderr so far (the output above is cut at a limit, this is not). */
+  bytes: number;
   exited: boolean;
   exitCode: number | null;
   port: number;
@@ -34,8 +36,9 @@ export async function spawnApiProcess(env: Record<string, string> = {}, timeoutM
     env: { ...process.env, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const p: ApiProcess = { child, output: '', exited: false, exitCode: null, port: 0 };
+  const p: ApiProcess = { child, output: '', bytes: 0, exited: false, exitCode: null, port: 0 };
   const append = (chunk: Buffer) => {
+    p.bytes += chunk.length;
     if (p.output.length < OUTPUT_LIMIT) p.output += chunk.toString();
   };
   child.stdout!.on('data', append);

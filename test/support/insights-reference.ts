@@ -72,7 +72,17 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
        ${base} and (${SCAN} or ${CONFIRM}) group by 1`,
     p,
   );
-  const hoursInRange = (t.getTime() - f.getTime()) / 3_600_000;
+  // Every refused command, per its code (not only the refused scans).
+  const reasons = await em.execute<{ code: string; n: string }[]>(
+    `select o.data->>'code' as code, count(*) as n ${base} and o.type = 'command.refused' and o.data->>'code' is not null group by 1`,
+    p,
+  );
+  // Hours worked: the distinct local hours with a scan, a refused scan, a confirmation or a cancel.
+  const [worked] = await em.execute<{ hours: string }[]>(
+    `select count(distinct date_trunc('hour', o.occurred_at, ?::text)) as hours ${base} and (${SCAN} or ${FAILED} or ${CONFIRM} or ${CANCEL})`,
+    [tz, ...p],
+  );
+  const hoursWorked = Number(worked!.hours);
   const units = Number(tot.units);
   return {
     from: f.toISOString(),
@@ -83,12 +93,16 @@ export async function refSortingStats(em: EntityManager, s: RefScope, from: Date
     failedScans: Number(tot.failed),
     sortedOrders: Number(tot.sorted),
     averageSecondsToConfirm: tot.avg === null ? null : r3(Number(tot.avg)),
-    unitsPerHour: hoursInRange > 0 ? Math.round((units / hoursInRange) * 100) / 100 : 0,
+    hoursWorked,
+    unitsPerHour: hoursWorked > 0 ? Math.round((units / hoursWorked) * 100) / 100 : 0,
     topProducts: top.map((x) => ({ sku: x.sku, units: Number(x.units) })),
     byUser: users
       .map((u) => ({ userId: Number(u.user_id), scans: Number(u.scans), units: Number(u.units) }))
       .filter((u) => u.scans > 0 || u.units > 0)
       .sort((a, b) => b.units - a.units || b.scans - a.scans || a.userId - b.userId),
+    refusalsByReason: reasons
+      .map((r) => ({ code: r.code, count: Number(r.n) }))
+      .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)),
   };
 }
 

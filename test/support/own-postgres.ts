@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
@@ -11,7 +11,7 @@ import { waitFor } from './wait-for';
  * `url` names its `postgres` database; `kill()` is an immediate shutdown (no checkpoint, every client
  * cut off at once, as in a crash) and `start()` recovers from the WAL.
  */
-export interface OwnPostgres extends OwnServer {
+export interface OwnPostgres extends Required<OwnServer> {
   /** The URL of another database of this server. */
   urlOf(database: string): string;
 }
@@ -86,8 +86,49 @@ export async function startOwnPostgres(opts: { durable?: boolean } = {}): Promis
       { timeoutMs: 30_000, intervalMs: 100, what: `the test's own PostgreSQL on port ${port}` },
     );
   };
+  // The postmaster and every backend and helper it started (their parent is the postmaster).
+  const processes = (): number[] => {
+    const root = child?.pid;
+    if (!root) return [];
+    const kids = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          // pid (comm) state ppid ...: the comm may hold spaces, so read after its closing parenthesis.
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    return [root, ...kids];
+  };
+  let frozen: number[] = [];
+  const freeze = () => {
+    if (!child || exited) return;
+    frozen = processes();
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGSTOP');
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  const thaw = () => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    frozen = [];
+  };
   const kill = async () => {
     if (!child || exited) return;
+    thaw();
     // SIGQUIT: immediate shutdown; the server's processes end at once and every client connection breaks.
     child.kill('SIGQUIT');
     await waitFor(() => exited, { timeoutMs: 10_000, what: 'postgres to exit' }).catch(async (err) => {
@@ -102,6 +143,8 @@ export async function startOwnPostgres(opts: { durable?: boolean } = {}): Promis
     urlOf,
     kill,
     start,
+    freeze,
+    thaw,
     async close() {
       await kill().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';
@@ -13,7 +13,11 @@ import { waitFor } from './test-api';
  * same one, and one of them would then talk to (and fail to kill) the other's server. For the same
  * reason every start checks that the server answering is the process it spawned.
  */
-export type OwnRedis = OwnServer;
+export type OwnRedis = OwnServer &
+  Required<Pick<OwnServer, 'freeze' | 'thaw'>> & {
+    /** Forgets the data of a stopped server: the next start() comes back empty. */
+    wipe(): void;
+  };
 
 export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promise<OwnRedis> {
   const persistence = opts.persistence ?? true;
@@ -54,8 +58,20 @@ export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promi
       probe.disconnect();
     }
   };
+  let frozen = false;
+  const freeze = () => {
+    if (!child || exited) return;
+    child.kill('SIGSTOP');
+    frozen = true;
+  };
+  const thaw = () => {
+    if (!child || exited || !frozen) return;
+    child.kill('SIGCONT');
+    frozen = false;
+  };
   const kill = async () => {
     if (!child || exited) return;
+    thaw();
     child.kill('SIGKILL');
     await waitFor(() => exited, { timeoutMs: 5_000, what: 'redis-server to exit' });
   };
@@ -65,6 +81,12 @@ export async function startOwnRedis(opts: { persistence?: boolean } = {}): Promi
     port,
     kill,
     start,
+    freeze,
+    thaw,
+    wipe() {
+      if (!exited) throw new Error('wipe() needs the server stopped');
+      for (const f of readdirSync(dir)) rmSync(path.join(dir, f), { recursive: true, force: true });
+    },
     async close() {
       await kill();
       rmSync(dir, { recursive: true, force: true });

@@ -15,3 +15,7 @@ process.env.TOKEN_RATE_LIMIT_PER_ADDRESS = '100000';
 // Overload shedding answers 503 once waits would pass this; test machines are often busier than any
 // floor, and the tests expect answers, so only the command timeout bounds them here.
 process.env.COMMAND_MAX_WAIT_MS = '10000';
+// Several tests hold a wall's row lock to stop a command at its fence for as long as they need (a crash
+// mid-command, a fenced write); a busy test machine also stretches statements. The bound of a PostgreSQL
+// that hangs is the fault matrix's to check (test/integration/fault-matrix*.test.ts sets the default).
+process.env.DATABASE_QUERY_TIMEOUT_MS = '30000';

@@ -10,6 +10,8 @@ export interface WorkerProcess {
   child: ChildProcess;
   /** stdout and stderr together, for the failure message. */
   output: string;
+  /** Bytes written to stdout and stderr so far (the output above is cut at a limit, this is not). */
+  bytes: number;
   exited: boolean;
 }
 
@@ -25,8 +27,9 @@ export function spawnWorkerProcess(label: string, opts: { kind?: string; direct?
   const child = opts.direct
     ? spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts', kind], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['workers/main.ts', kind], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const w: WorkerProcess = { label, child, output: '', exited: false };
+  const w: WorkerProcess = { label, child, output: '', bytes: 0, exited: false };
   const append = (chunk: Buffer) => {
+    w.bytes += chunk.length;
     if (w.output.length < OUTPUT_LIMIT) w.output += chunk.toString();
   };
   child.stdout!.on('data', append);

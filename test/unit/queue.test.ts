@@ -37,13 +37,13 @@ describe('command handlers', () => {
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 3000, QUEUE_PREFIX: 'sorting', SESSION_IDLE_TIMEOUT_MS: 28_800_000, SEED_DEMO: true, usingDevJwtSecret: true });
+    expect(c).toMatchObject({ PORT: 3000, QUEUE_PREFIX: 'sorting', SESSION_IDLE_TIMEOUT_MS: 28_800_000, SEED_DEMO: true, jwtSecretGenerated: true, JWT_SECRET: '' });
   });
 
   it('lists every bad setting, and requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ PORT: 'abc', QUEUE_PARTITIONS: '0' })).toThrow(/PORT[\s\S]*QUEUE_PARTITIONS/);
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: required/);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SEED_DEMO: 'false' })).toMatchObject({ SEED_DEMO: false, usingDevJwtSecret: false });
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SEED_DEMO: 'false' })).toMatchObject({ SEED_DEMO: false, jwtSecretGenerated: false });
   });
 
   it('opens the queue dashboard to the listed Admins only; unset: the demo Admin in development, nobody otherwise', () => {

@@ -22,10 +22,11 @@ select w.id as "wallId", w.client_id as "clientId",
        coalesce((select json_agg(json_build_object('serialNumber', b.serial_number, 'crc', b.crc, 'position', b.position, 'status', b.status)
                                  order by b.position)
                    from sort_box b where b.wall_id = w.id), '[]') as slots,
-       coalesce((select json_agg(json_build_object('id', i.id, 'crc', b.crc, 'color', i.color, 'units', i.units,
+       -- An item carries its slot's crc (a swap moves both), so its slot is not read again per item.
+       coalesce((select json_agg(json_build_object('id', i.id, 'crc', i.crc, 'color', i.color, 'units', i.units,
                                                    'createdAt', floor(extract(epoch from i.created_at) * 1000)))
-                   from sort_box_item i join sort_box b on b.id = i.sort_box_id
-                  where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending,
+                   from sort_box_item i
+                  where i.wall_id = w.id and i.status = 'PendingConfirmation' and i.sort_box_id is not null), '[]') as pending,
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode

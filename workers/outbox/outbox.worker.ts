@@ -1,4 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
+import { isDependencyOutage } from '../../shared/errors/outage';
+import { foldedWarning } from '../../shared/logging/logger';
 import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
 import { HubPublisher, eventsToRepublish, stampOnce } from './relay.use-case';
 
@@ -17,6 +19,8 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   let stopped = false;
   let active = false;
   let lastStamp = 0;
+  // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
+  const outage = foldedWarning(log, 'outbox relay waits for the database');
   const loop = (async () => {
     while (!stopped) {
       // Woken by a commit right after the last stamp: let the commits of the next moments join this one.
@@ -35,7 +39,8 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         active = locked;
         publisher.add(events);
       } catch (err) {
-        log.error({ err }, 'outbox relay failed; retrying');
+        if (isDependencyOutage(err)) outage(err as Error);
+        else log.error({ err }, 'outbox relay failed; retrying');
         active = false;
         await waiter.wait(1000);
         continue;

@@ -209,7 +209,7 @@ export async function runConsumer(
         () => false,
       );
       if (!answers) {
-        if (outage++ === 0) log.warn({ err, consumer: consumer.name }, 'consumer waits for the database');
+        if (outage++ === 0) log.warn({ err: (err as Error)?.message, consumer: consumer.name }, 'consumer waits for the database');
         await waiter.wait(Math.min(settings.pollMs * 2 ** Math.min(outage, 5), 30_000));
         continue;
       }

@@ -2,6 +2,7 @@ import { applyStatsEventRange } from '../stats/apply-events.use-case';
 import { auditRecordsOf } from '../audit/audit-names';
 import { writeAuditRecords } from '../audit/write-audit.use-case';
 import { prerenderCompletedSlots } from '../labels/prerender-label.use-case';
+import { autoPrintCompletedOrders } from '../labels/auto-print.use-case';
 import { scheduleDeliveries } from '../webhooks/delivery.queries';
 import { handleLightsEvents } from '../lights/lights-events.use-case';
 import type { Runtime } from '../../shared/runtime/runtime';
@@ -41,6 +42,11 @@ const consumers = {
     kind: 'labels',
     ...eventConsumer('labels', async (events, tx, { config }) => void (await prerenderCompletedSlots(tx, events, config.LABEL_PRERENDER_DAYS)), ['sort-box.completed']),
   },
+  /**
+   * Automatic prints: a print job for each order completed in a wall that prints by itself (autoPrint),
+   * sent by the print sender of the labels worker kind (workers/labels/print-worker.ts).
+   */
+  printing: { kind: 'labels', ...eventConsumer('printing', async (events, tx) => void (await autoPrintCompletedOrders(tx, events)), ['sort-box.completed']) },
   /** Webhook deliveries: written as pending rows that the webhook senders work through (workers/webhooks). */
   webhooks: { kind: 'webhooks', name: 'webhooks', readsEvents: false, handle: async (batch, tx) => void (await scheduleDeliveries(tx, batch)) },
   /**

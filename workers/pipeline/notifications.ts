@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { Logger } from '../../shared/logging/logger';
+import { foldedWarning, type Logger } from '../../shared/logging/logger';
 import type { Runtime } from '../../shared/runtime/runtime';
 
 /** Sent by the outbox_event trigger when a transaction that wrote events commits: wakes the relay. */
@@ -68,6 +68,8 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   let connecting: Promise<void> | null = null;
+  // While PostgreSQL is away it fails every second: one line per interval.
+  const cannotConnect = foldedWarning(log, 'notification listener could not connect; retrying every second');
 
   const wakeAll = (channel?: string) => {
     for (const [c, set] of waiters) if (channel === undefined || c === channel) for (const w of set) w.wake();
@@ -88,7 +90,7 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
       // Whatever was notified while the listener was down: look once.
       wakeAll();
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'notification listener could not connect; retrying in 1 s');
+      cannotConnect(err as Error);
       reconnect(c);
     }
   };

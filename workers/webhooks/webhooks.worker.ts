@@ -1,4 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
+import { isDependencyOutage } from '../../shared/errors/outage';
+import { foldedWarning } from '../../shared/logging/logger';
 import { startEventConsumer } from '../pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { localWaiter } from '../pipeline/notifications';
@@ -20,6 +22,8 @@ const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
  */
 export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
   const { config, log, ormSql } = runtime;
+  // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
+  const outage = foldedWarning(log, 'webhook sender waits for the database');
   // Woken by this process's consumer when it schedules deliveries, and by its own timer (the next due
   // delivery, or OUTBOX_POLL_MS): no LISTEN, which PostgreSQL would wake at every commit of the floor.
   const waiter = localWaiter();
@@ -51,7 +55,8 @@ export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
           if (due_at) waitMs = Math.max(0, Math.min(waitMs, new Date(due_at).getTime() - Date.now()));
         }
       } catch (err) {
-        log.warn({ err }, 'webhook sender could not read its deliveries; retrying');
+        if (isDependencyOutage(err)) outage(err as Error);
+        else log.warn({ err }, 'webhook sender could not read its deliveries; retrying');
         waitMs = Math.max(waitMs, 1000);
       }
       if (!stopped) await waiter.wait(waitMs);

@@ -1,7 +1,8 @@
 import { query } from '../../../shared/db/named-sql';
 import type { OutboxEventRow } from '../../../shared/events/channels';
 
-/* Where a hub connection starts and what it replays (event-stream.ts), along the (client_id, wall_id, id) index of the outbox. */
+/* Where a hub connection starts and what it replays (event-stream.ts), along the (client_id, wall_id, id) index of the outbox
+   (partial: relayed events only, so each statement here keeps its `relay_seq is not null`). */
 
 /** The most events one replay reads; a connection further behind reads again after the last one. */
 export const REPLAY_LIMIT = 1000;

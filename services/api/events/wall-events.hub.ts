@@ -2,6 +2,11 @@ import type { Redis } from '../../../shared/redis/redis';
 import { AppError } from '../../../shared/errors/app-error';
 import { wallEventsChannel } from '../../../shared/events/channels';
 
+const unavailable = () =>
+  new AppError('service-unavailable', 'The live event feed is unavailable (Redis does not answer); retry in a moment.', {
+    headers: { 'Retry-After': '5' },
+  });
+
 export interface WallEventListener {
   /** One message of the wall's channel (shared/events/channels.ts, wallEventMessage). */
   message(message: string): void;
@@ -81,6 +86,8 @@ export class WallEventsHub {
    */
   async subscribe(wallId: number, listener: WallEventListener): Promise<() => Promise<void>> {
     const name = wallEventsChannel(this.prefix, wallId);
+    // A connection that lost Redis and is reconnecting: answered at once, not after its command timeout.
+    if (this.subscriber.status === 'reconnecting' || this.subscriber.status === 'end' || this.subscriber.status === 'close') throw unavailable();
     let channel = this.channels.get(name);
     if (!channel) {
       const created: Channel = { listeners: new Set(), subscribed: this.subscriber.subscribe(name) };
@@ -108,9 +115,7 @@ export class WallEventsHub {
     } catch {
       removed = true;
       current.listeners.delete(listener);
-      throw new AppError('service-unavailable', 'The live event feed is unavailable (Redis does not answer); retry in a moment.', {
-        headers: { 'Retry-After': '5' },
-      });
+      throw unavailable();
     }
     return remove;
   }

@@ -3,6 +3,7 @@ import { AppError } from '../../../shared/errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage } from '../../../shared/errors/outage';
 import type { Logger } from '../../../shared/logging/logger';
 import { redactUrl } from '../../../shared/logging/redact';
+import { closeWithoutReading } from './body';
 
 function formatBytes(n: number | undefined): string {
   if (!n) return 'the service allows';
@@ -102,6 +103,8 @@ export function errorHandler(log: Logger, notServed = new NotServedLog(log)): Er
       return;
     }
     for (const [k, v] of Object.entries(appError.headers ?? {})) res.setHeader(k, v);
+    // A body nobody read (too large, or refused before it was read): the rest of it is never read.
+    if (!req.complete && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)) closeWithoutReading(req, res);
     res.status(appError.status).type('application/problem+json').send(JSON.stringify(appError.toProblem(url)));
   };
 }

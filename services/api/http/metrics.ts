@@ -83,6 +83,8 @@ export interface OperationalSources {
   lightControllers(): Promise<{ online: number; offline: number }>;
   /** Per event consumer: the age of the oldest relayed event it has not applied yet (0 when caught up). */
   consumers(): Promise<{ consumer: string; lagSeconds: number }[]>;
+  /** Label printers by health and the print jobs waiting for them (docs/operations.md, "Printers"). */
+  printers?(): Promise<{ ok: number; failing: number; queuedJobs: number; oldestQueuedSeconds: number }>;
 }
 
 export const WEBHOOK_FAILURE_WINDOW_S = 300;
@@ -216,6 +218,62 @@ new client.Gauge({
       this.set({ state: 'offline' }, n.offline);
     } catch {
       collectorErrors.inc({ collector: 'light_controllers' });
+    }
+  },
+});
+
+// One query feeds the printer gauges: each collector of a scrape reads the same answer.
+type PrinterReading = { ok: number; failing: number; queuedJobs: number; oldestQueuedSeconds: number };
+let printerRead: { reading: Promise<PrinterReading>; at: number } | null = null;
+function readPrinters(): Promise<PrinterReading> {
+  if (!printerRead || Date.now() - printerRead.at > 1000) printerRead = { reading: bounded(sources!.printers!()), at: Date.now() };
+  return printerRead.reading;
+}
+
+new client.Gauge({
+  name: 'printers',
+  help: 'Network label printers by health, every client: ok (the last attempt to reach it succeeded, or none yet), failing (it failed; GET /printers says why)',
+  labelNames: ['state'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources?.printers) return;
+    try {
+      const n = await readPrinters();
+      this.set({ state: 'ok' }, n.ok);
+      this.set({ state: 'failing' }, n.failing);
+    } catch {
+      collectorErrors.inc({ collector: 'printers' });
+    }
+  },
+});
+
+new client.Gauge({
+  name: 'print_jobs_queued',
+  help: 'Print jobs waiting for their printer (Queued), every client',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources?.printers) return;
+    try {
+      this.set((await readPrinters()).queuedJobs);
+    } catch {
+      this.set(NaN);
+    }
+  },
+});
+
+new client.Gauge({
+  name: 'print_job_oldest_queued_seconds',
+  help: 'Age of the oldest print job still waiting for its printer (0 when none waits)',
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    if (!sources?.printers) return;
+    try {
+      this.set((await readPrinters()).oldestQueuedSeconds);
+    } catch {
+      this.set(NaN);
     }
   },
 });

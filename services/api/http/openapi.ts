@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../../shared/errors/error-codes';
 import type { RouteDef } from './route';
+import { SMALL_BODY_LIMIT, formatBytes } from './body';
 
 export interface MountedRoutes {
   /** Path prefix the routes are mounted under, e.g. `/api/v1`. */
@@ -56,12 +57,13 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
   for (const { prefix, routes } of groups) {
     for (const r of routes) {
       const fullPath = prefix + r.path;
+      const ok = r.successStatus === 202 ? 'Accepted' : 'OK';
       const responses: Record<string, unknown> = {
-        '200': r.responseContentType
-          ? { description: 'OK', content: { [r.responseContentType]: { schema: { type: 'string' } } } }
+        [String(r.successStatus ?? 200)]: r.responseContentType
+          ? { description: ok, content: { [r.responseContentType]: { schema: { type: 'string' } } } }
           : r.response
-            ? { description: 'OK', content: { 'application/json': { schema: jsonSchema(r.response, 'output') } } }
-            : { description: 'OK (empty body)' },
+            ? { description: ok, content: { 'application/json': { schema: jsonSchema(r.response, 'output') } } }
+            : { description: `${ok} (empty body)` },
       };
       const codes = new Set<string>(r.errors ?? []);
       if (r.params || r.query || r.body) codes.add('validation-failed');
@@ -98,6 +100,7 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
           ? {
               requestBody: {
                 required: !r.bodyOptional,
+                description: `At most ${formatBytes(r.bodyLimit ?? SMALL_BODY_LIMIT)} (more: 413 payload-too-large, before the body is read).`,
                 content: Object.fromEntries(
                   ['application/json', 'text/json', 'application/*+json'].map((t) => [t, { schema: jsonSchema(r.body!, 'input') }]),
                 ),

@@ -36,7 +36,7 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', insights: 'Sorting insights' } as const;
+const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', insights: 'Sorting insights', shipper: 'Shipper' } as const;
 
 /**
  * The chart library of /insights (Chart.js, MIT), served from node_modules: the floor may have no
@@ -51,10 +51,10 @@ export async function renderPage(page: keyof typeof PAGES): Promise<string> {
   return layout!.replace(/\{\{(title|page|body)\}\}/g, (_m, key: string) => fill[key]!);
 }
 
-/** GET /hub, /sorter and /insights (the pages), /hub/assets/* (their scripts and styles) and /hub/vendor/* (libraries). */
+/** GET /hub, /sorter, /shipper and /insights (the pages), /hub/assets/* (their scripts and styles) and /hub/vendor/* (libraries). */
 export function pagesRouter(): Router {
   const router = Router();
-  router.use(['/hub', '/sorter', '/insights'], securityHeaders);
+  router.use(['/hub', '/sorter', '/shipper', '/insights'], securityHeaders);
   // Read on each request, so an edited page shows on the next load. no-cache: the browser revalidates
   // (the ETag Express gives the answer), so a new version is picked up on the next load.
   const send = (page: keyof typeof PAGES): RequestHandler => async (_req, res, next) => {
@@ -66,6 +66,7 @@ export function pagesRouter(): Router {
   };
   router.get('/hub', send('hub'));
   router.get('/sorter', send('sorter'));
+  router.get('/shipper', send('shipper'));
   router.get('/insights', send('insights'));
   router.get('/hub/vendor/chart.umd.min.js', (_req, res, next) => {
     res.sendFile(CHART_LIBRARY, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (err) => err && next(err));

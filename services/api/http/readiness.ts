@@ -16,8 +16,12 @@ export interface ReadinessOptions {
   cacheMs: number;
 }
 
-/** Bounded by how long a load balancer or kubelet waits for /readyz, and short enough to follow an outage. */
-export const READINESS: ReadinessOptions = { timeoutMs: 1000, cacheMs: 1000 };
+/**
+ * Bounded by how long a load balancer or kubelet waits for /readyz, and short enough to follow an
+ * outage: a check answers within 800 ms, so /readyz answers within a second whatever PostgreSQL and
+ * Redis do (refuse, or hang: a frozen server, a network black hole).
+ */
+export const READINESS: ReadinessOptions = { timeoutMs: 800, cacheMs: 1000 };
 
 /**
  * `GET /readyz` (docs/operations.md, "Health"): whether PostgreSQL and Redis answer, checked at most

@@ -7,7 +7,8 @@ import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
-import { parseInput } from './validation';
+import { SMALL_BODY_LIMIT, readJsonBody } from './body';
+import { parseInput, rejectUnstorableBody } from './validation';
 
 export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
@@ -31,26 +32,50 @@ export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken 
 // Roles nest (Admin ⊇ Manager ⊇ Sorter), so "Manager" means a Manager or an Admin.
 const WHO: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager or an Admin', Sorter: 'a Sorter, a Manager or an Admin' };
 const ARTICLE: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager', Sorter: 'a Sorter' };
+const NESTING: readonly Role[] = ['Sorter', 'Manager', 'Admin'];
 
-/** What the operation does, in words: its `action`, else its summary up to the first colon. */
+/**
+ * The verbs an operation's words may start with. A summary that starts otherwise names what it
+ * answers ("Sorting figures of a range"): its action is to read it (GET) or to request it; a question
+ * ("whether ...") is checked.
+ */
+const VERBS = new Set([
+  'add', 'attach', 'cancel', 'change', 'check', 'choose', 'confirm', 'connect', 'create', 'delete', 'detach', 'disable', 'enable',
+  'end', 'get', 'list', 'mark', 'move', 'open', 'print', 'read', 'record', 'redeem', 'register', 'release', 'remove', 'renew',
+  'replace', 'scan', 'see', 'send', 'set', 'show', 'start', 'stop', 'subscribe', 'swap', 'update', 'upload', 'validate',
+]);
+
+/** What the operation does, in words starting with a verb: its `action`, else its summary up to the first colon. */
 export function actionOf(route: RouteDef): string {
-  const text = route.action ?? route.summary.split(/[:;]|\s\(/)[0]!.trim();
-  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+  const head = route.action ?? route.summary.split(/[:;]|\s\(/)[0]!.trim();
+  // A capital that starts a word (not an acronym such as ZPL) is lowered: the words follow "may".
+  const text = /^[A-Z](?![A-Z])/.test(head) ? head[0]!.toLowerCase() + head.slice(1) : head;
+  const first = text.split(/\s/)[0]!;
+  if (VERBS.has(first)) return text;
+  if (first === 'whether') return `check ${text}`;
+  return `${route.method === 'get' ? 'read' : 'request'} ${text}`;
 }
 
 /** "Only a Manager or an Admin may create a wall; you are signed in as a Sorter." */
 export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string {
+  // The least role the route lets in names everyone it lets in (roles nest).
   const needed = route.access as readonly Role[];
-  const who = needed.map((r) => WHO[r]).join(', or ');
+  const least = NESTING.find((r) => needed.includes(r)) ?? needed[0]!;
   const you = roles.length ? roles.map((r) => ARTICLE[r]).join(' and ') : 'an employee without a role';
-  return `Only ${who} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
+  return `Only ${WHO[least]} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
 }
 
-/** Mounts each route definition: admission of its command, authenticate, authorize, validate, then call the handler. */
+/**
+ * Mounts each route definition: its body (a small one: before anything else), admission of its command,
+ * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
+ */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
   for (const route of routes) {
+    const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
+    const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
+        if (readBodyFirst) await readJsonBody(req, res, bodyLimit);
         // Under overload a command's request is refused before the rest of what it would cost the API.
         const refused = route.command ? deps.commands.refusal?.(route.command) : null;
         if (refused) throw refused;
@@ -58,6 +83,9 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         if (Array.isArray(route.access) && !hasAnyRole(auth.roles, route.access)) {
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
+        // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
+        if (!readBodyFirst) await readJsonBody(req, res, bodyLimit);
+        rejectUnstorableBody(req.body);
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};
         const rawBody = req.body;
@@ -83,7 +111,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         if (result === undefined) {
           res.status(200).end();
         } else {
-          res.status(200).json(result);
+          res.status(route.successStatus ?? 200).json(result);
         }
       } catch (err) {
         next(err);

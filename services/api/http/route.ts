@@ -42,10 +42,18 @@ export interface RouteDef<P = any, Q = any, B = any> {
   body?: z.ZodType<B>;
   /** The body may be absent (e.g. an optional confirm barcode). */
   bodyOptional?: boolean;
+  /**
+   * The largest JSON body, in bytes (more: 413 payload-too-large, answered before the body is read);
+   * default SMALL_BODY_LIMIT (http/body.ts). A route with a larger limit reads its body only after the
+   * caller is authenticated and authorized.
+   */
+  bodyLimit?: number;
   /** Extra request headers worth documenting (Idempotency-Key, X-Pin). */
   headers?: { name: string; description: string; required?: boolean }[];
   /** Success body schema for the OpenAPI document; omitted for empty answers. */
   response?: z.ZodType;
+  /** The success status: 200 (the default), or 202 for an operation that hands its work on (a print job). */
+  successStatus?: 200 | 202;
   /** Non-JSON success answers (ZPL, PDF, event streams). */
   responseContentType?: string;
   /** Error codes this operation may answer, for the OpenAPI document. */
@@ -64,7 +72,7 @@ export interface RouteDef<P = any, Q = any, B = any> {
   /** Also accept the token as `?access_token=` (browsers' EventSource cannot set headers). */
   allowQueryToken?: boolean;
   /**
-   * Returns the body to send as JSON with status 200, or `undefined` for an empty 200.
+   * Returns the body to send as JSON with status 200 (or `successStatus`), or `undefined` for an empty 200.
    * A handler that writes the response itself (PDF, SSE) sets `res.headersSent`.
    */
   handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown> | unknown;

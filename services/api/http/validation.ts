@@ -86,8 +86,9 @@ function unstorableIn(value: unknown, location: InputLocation): (FieldError & { 
 
 /**
  * Refuses, for every route (and every route added later), input no route can handle: a path
- * segment that is not valid percent-encoded UTF-8, and NUL or lone surrogates in the path, the
- * query or the JSON body. Runs after the body parser and before routing.
+ * segment that is not valid percent-encoded UTF-8, and NUL or lone surrogates in the path or the
+ * query. Runs before routing; the JSON body, read by each route with its own limit, is checked by
+ * rejectUnstorableBody once read.
  */
 export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   const errors: (FieldError & { in: InputLocation })[] = [];
@@ -107,6 +108,13 @@ export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   if (!errors.length && req.body !== undefined) errors.push(...unstorableIn(req.body, 'body'));
   next(errors.length ? validationFailed(errors) : undefined);
 };
+
+/** NUL or lone surrogates anywhere in a JSON body just read: 400, as rejectUnstorableInput for the path and query. */
+export function rejectUnstorableBody(body: unknown): void {
+  if (body === undefined) return;
+  const errors = unstorableIn(body, 'body');
+  if (errors.length) throw validationFailed(errors);
+}
 
 // ---- reusable field schemas ---------------------------------------------------------------------
 

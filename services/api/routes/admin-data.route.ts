@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BULK_BODY_LIMIT } from '../http/body';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 import {
@@ -37,6 +38,7 @@ export const adminDataRoutes: RouteDef[] = [
     tags,
     access: ['Admin'],
     body: warehousesBody,
+    bodyLimit: BULK_BODY_LIMIT,
     response: bulkResultDto(warehouseDto),
     handler: ({ em, auth, body }) => upsertWarehouses(em, auth.clientId, body),
   }),
@@ -51,6 +53,7 @@ export const adminDataRoutes: RouteDef[] = [
     tags,
     access: ['Admin'],
     body: productsBody,
+    bodyLimit: BULK_BODY_LIMIT,
     response: bulkResultDto(productDto),
     handler: ({ em, auth, body }) => upsertProducts(em, auth.clientId, body),
   }),
@@ -88,6 +91,7 @@ export const adminDataRoutes: RouteDef[] = [
     tags,
     access: ['Admin'],
     body: ordersBody,
+    bodyLimit: BULK_BODY_LIMIT,
     response: bulkResultDto(adminOrderDto),
     handler: ({ em, auth, body }) => upsertOrders(em, auth.clientId, body),
   }),
@@ -114,6 +118,7 @@ export const adminDataRoutes: RouteDef[] = [
     tags,
     access: ['Admin'],
     body: picklistsBody,
+    bodyLimit: BULK_BODY_LIMIT,
     response: bulkResultDto(picklistDto),
     handler: ({ em, auth, body }) => upsertPicklists(em, auth.clientId, body),
   }),

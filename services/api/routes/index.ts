@@ -13,6 +13,7 @@ import { licensePlatesRoutes } from './license-plates.route';
 import { lightsRoutes } from './lights.route';
 import { insightsRoutes } from './insights.route';
 import { ordersRoutes } from './orders.route';
+import { printersRoutes } from './printers.route';
 import { securityRoutes } from './security.route';
 import { sessionsRoutes } from './sessions.route';
 import { sortBoxItemsRoutes } from './sort-box-items.route';
@@ -48,6 +49,7 @@ export const apiRoutes: RouteDef[] = [
   ...geoRoutes,
   ...autoLoginRoutes,
   ...licensePlatesRoutes,
+  ...printersRoutes,
   ...auditLogsRoutes,
   ...insightsRoutes,
 ];

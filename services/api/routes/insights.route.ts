@@ -29,11 +29,17 @@ const sortingStatsDto = z.object({
     .number()
     .nullable()
     .describe('Mean of confirmedAt − createdAt over the items confirmed in the range, in seconds (3 decimals); null when none was confirmed.'),
-  unitsPerHour: z.number().describe('confirmedUnits divided by the hours of the range counted (2 decimals).'),
+  hoursWorked: z.number().int().describe("The hours worked in the range: the scope's local hours in which a scan (also a refused one), a confirmation or a cancel happened."),
+  unitsPerHour: z.number().describe('confirmedUnits divided by hoursWorked (2 decimals); 0 when nothing was worked.'),
   topProducts: z.array(z.object({ sku: z.string(), units: z.number().int() })).describe('The products with the most units confirmed in the range, most first (ties by sku); at most `products` entries.'),
   byUser: z
     .array(z.object({ userId: z.number().int(), scans: z.number().int(), units: z.number().int() }))
     .describe('Per sorter (the employee who scanned): successful scans and units confirmed in the range; most units first.'),
+  refusalsByReason: z
+    .array(z.object({ code: z.string().describe('The refusal\'s error code, as in the refused answer (e.g. barcode-not-recognized, wrong-slot).'), count: z.number().int() }))
+    .describe(
+      'Commands the service refused in the range, per refusal code: refused scans (as in failedScans) and refused confirms, cancels, swaps, releases, session starts and wall changes; most first (ties by code); codes with none are left out.',
+    ),
 });
 const dailyDto = z.object({
   date: z.string().describe('The local day, YYYY-MM-DD.'),
@@ -95,7 +101,7 @@ export const insightsRoutes: RouteDef[] = [
     method: 'get',
     path: '/insights/stats',
     operationId: 'GetSortingStatistics',
-    summary: 'Sorting figures of a range: scans, units, failures, sorted orders, speed, top products, per sorter',
+    summary: 'Sorting figures of a range: scans, units, failures, sorted orders, speed, top products, per sorter, refusals by reason',
     description: `${HOUR_RULE} ${ZONE_RULE}`,
     tags: TAGS,
     access: ACCESS,

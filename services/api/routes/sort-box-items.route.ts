@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { BARCODE_INPUT_METHODS } from '../../../shared/db/entities';
+import { MAX_CONFIRM_UNITS } from '../../../shared/commands/commands';
 import { sortBoxItemDto } from '../../../shared/dto/sorting.dto';
+import { AppError } from '../../../shared/errors/app-error';
 import { COMMAND_ERRORS, idempotencyKeyHeader, pinHeader } from '../http/request-headers';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
@@ -11,6 +13,9 @@ import {
   scanProduct,
   swapSortBoxItemSlot,
 } from '../use-cases/sorting/sort-box-items.use-case';
+
+/** Units of a confirm: a whole number from 1 to MAX_CONFIRM_UNITS (no 0, no negative, no fraction). */
+const confirmUnits = (n: z.ZodNumber | z.ZodCoercedNumber) => n.int().min(1).max(MAX_CONFIRM_UNITS);
 
 const itemParams = z.object({ id: idParam.describe('Sort box item id') });
 const IDEMPOTENCY_HEADER = {
@@ -35,6 +40,10 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       sessionToken: z.string().min(1).max(200).describe('Your session on the wall (POST /walls/{id}/sessions): it names the wall and the picklist'),
       barcode: z.string().trim().min(1).max(128).describe("The product's SKU, UPC, shadow SKU or alias, as scanned (trimmed, any letter case)"),
       barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS).default('Scanned').describe('How the barcode was entered; KeyedIn may need the PIN'),
+      units: z
+        .literal(1, { error: 'must be 1: a scan is one unit (confirm several with PATCH /sort-box-items/{id}/confirm?units=N)' })
+        .optional()
+        .describe('Always 1 when sent: a scan is one unit; anything else is refused (400). Several units are confirmed with ?units=N of the confirm'),
     }),
     response: sortBoxItemDto,
     errors: [
@@ -69,14 +78,22 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     access: ['Sorter'],
     requiresSubscription: true,
     params: itemParams,
-    query: z.object({ units: z.coerce.number().int().min(1).max(100000).default(1).describe('Units confirmed (default 1)') }),
+    query: z.object({ units: confirmUnits(z.coerce.number()).optional().describe(`Units confirmed: an integer 1..${MAX_CONFIRM_UNITS}, at most the remaining quantity (default 1)`) }),
     body: z.object({
       barcode: z.string().trim().min(1).max(64).optional().describe("The slot's sorter barcode A-XXXXXXXX (or crc) as scanned, to check the unit went into the right slot"),
+      units: confirmUnits(z.number()).optional().describe('The units confirmed, as ?units= (either; both must agree)'),
     }),
     bodyOptional: true,
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, query, body }) => confirmSortBoxItem(em, deps.commands, auth, params.id, query.units, body?.barcode ?? null),
+    handler: ({ em, deps, auth, params, query, body }) => {
+      if (query.units !== undefined && body?.units !== undefined && query.units !== body.units) {
+        throw new AppError('validation-failed', `The query says units=${query.units} and the body units=${body.units}: send the units once.`, {
+          errors: [{ path: 'units', message: 'differs between the query and the body' }],
+        });
+      }
+      return confirmSortBoxItem(em, deps.commands, auth, params.id, body?.units ?? query.units ?? 1, body?.barcode ?? null);
+    },
   }),
   defineRoute({
     method: 'patch',

@@ -7,6 +7,7 @@ import { releaseSortBox } from '../use-cases/sorting/release-sort-box.use-case';
 import { attachSortBoxes, detachSortBox } from '../use-cases/walls/edit-wall.use-case';
 
 const MAX_SERIALS = 1000;
+const ATTACH_BODY_LIMIT = 256 * 1024;
 
 const serialNumber = z
   .string()
@@ -44,6 +45,8 @@ export const sortBoxesRoutes: RouteDef[] = [
     access: ['Manager'],
     params: z.object({ id: idParam.describe('Wall id') }),
     body: attachBody,
+    // 1,000 serial numbers of up to 128 characters.
+    bodyLimit: ATTACH_BODY_LIMIT,
     response: z.array(sortBoxDto),
     errors: ['not-found', 'serial-attached-elsewhere', 'crc-collision', ...COMMAND_ERRORS],
     handler: ({ em, deps, auth, params, body }) => attachSortBoxes(em, deps.commands, auth, params.id, body.serialNumbers),

@@ -11,6 +11,9 @@ import { listWalls } from '../use-cases/walls/list-walls.use-case';
 import { updateWall } from '../use-cases/walls/edit-wall.use-case';
 import { wallDetailDto, wallDto, wallProgressDto } from '../../../shared/dto/wall.dto';
 import { pendingItemDto } from '../../../shared/dto/sorting.dto';
+import { wallPrintingFields } from '../use-cases/printers/printer.dto';
+import { assertPrinterExists, setWallPrinting, withPrinting } from '../use-cases/printers/printers.use-case';
+import { assertWallExists } from '../../../shared/commands/wall-resolver';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),
@@ -53,7 +56,20 @@ const updateWallBody = z.object({
   flowDirection: wallFields.flowDirection.optional(),
   segmentRows: wallFields.segmentRows.optional(),
   segmentColumns: wallFields.segmentColumns.optional(),
+  printerId: z
+    .number()
+    .int()
+    .min(1)
+    .max(2147483647)
+    .nullable()
+    .optional()
+    .describe('The wall\'s label printer (POST /printers), or null for none; another id → 404 printer-not-found.'),
+  autoPrint: z.boolean().optional().describe("Print an order's license plate on the wall's printer by itself when the order becomes complete. Default false."),
 });
+
+/** The Wall record with its printing fields (docs/api.md §12). */
+const wallRecord = wallDto.extend(wallPrintingFields);
+const wallDetailRecord = wallDetailDto.extend(wallPrintingFields);
 
 const wallParams = z.object({ id: idParam.describe('Wall id') });
 
@@ -67,9 +83,9 @@ export const wallsRoutes: RouteDef[] = [
     tags: ['Walls'],
     access: ['Manager'],
     body: createWallBody,
-    response: wallDto,
+    response: wallRecord,
     errors: ['wall-name-taken'],
-    handler: ({ em, auth, body }) => createWall(em, auth.clientId, body),
+    handler: async ({ em, auth, body }) => withPrinting(em, auth.clientId, await createWall(em, auth.clientId, body)),
   }),
   defineRoute({
     method: 'get',
@@ -79,8 +95,8 @@ export const wallsRoutes: RouteDef[] = [
     description: 'Oldest wall first (by id).',
     tags: ['Walls'],
     access: 'authenticated',
-    response: z.array(wallDto),
-    handler: ({ em, auth }) => listWalls(em, auth.clientId),
+    response: z.array(wallRecord),
+    handler: async ({ em, auth }) => withPrinting(em, auth.clientId, await listWalls(em, auth.clientId)),
   }),
   defineRoute({
     method: 'get',
@@ -93,10 +109,10 @@ export const wallsRoutes: RouteDef[] = [
     tags: ['Walls'],
     access: 'authenticated',
     params: wallParams,
-    response: wallDetailDto,
+    response: wallDetailRecord,
     errors: ['not-found'],
-    handler: ({ em, auth, params, deps }) =>
-      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS),
+    handler: async ({ em, auth, params, deps }) =>
+      withPrinting(em, auth.clientId, await getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS)),
   }),
   defineRoute({
     method: 'get',
@@ -140,8 +156,46 @@ export const wallsRoutes: RouteDef[] = [
     access: ['Manager'],
     params: wallParams,
     body: updateWallBody,
-    response: wallDto,
-    errors: ['not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, body }) => updateWall(em, deps.commands, auth, params.id, body),
+    response: wallRecord,
+    errors: ['not-found', 'printer-not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, body }) => updateWallRecord(em, deps.commands, auth, params.id, body),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/walls/{id}',
+    operationId: 'UpdateWallByPut',
+    summary: 'Change a wall (the same edit as PATCH /walls/{id})',
+    description:
+      'Changes the fields given; absent fields stay. A change writes one wall.updated event; a PATCH that changes nothing writes none. ' +
+      'Deactivating a wall or lowering maxSorters ends no session; it refuses new connections and scans (wall-inactive) or connections beyond the limit.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: wallParams,
+    body: updateWallBody,
+    response: wallRecord,
+    errors: ['not-found', 'printer-not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, body }) => updateWallRecord(em, deps.commands, auth, params.id, body),
   }),
 ];
+
+/**
+ * PATCH (and PUT) /walls/{id}: the printing fields are the API's to write (they are not the sorting
+ * workers' state); the others are the wall's command. The printer is checked first, the command decides
+ * the rest, and the printing fields are written once it has: a refused edit changes neither.
+ */
+async function updateWallRecord(
+  em: Parameters<typeof updateWall>[0],
+  commands: Parameters<typeof updateWall>[1],
+  auth: Parameters<typeof updateWall>[2],
+  wallId: number,
+  body: z.infer<typeof updateWallBody>,
+) {
+  const { printerId, autoPrint, ...changes } = body;
+  if (printerId !== undefined && printerId !== null) {
+    await assertWallExists(em, auth.clientId, wallId);
+    await assertPrinterExists(em, auth.clientId, printerId);
+  }
+  const wall = await updateWall(em, commands, auth, wallId, changes);
+  await setWallPrinting(em, auth.clientId, wallId, { printerId, autoPrint });
+  return withPrinting(em, auth.clientId, wall);
+}

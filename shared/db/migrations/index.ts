@@ -15,6 +15,14 @@ import { Migration20261125300000_durable_pipeline } from './Migration20261125300
 import { Migration20261125400000_pending_items } from './Migration20261125400000_pending_items';
 import { Migration20261125400100_lights } from './Migration20261125400100_lights';
 import { Migration20261125500000_outbox_bounded_reads } from './Migration20261125500000_outbox_bounded_reads';
+import { Migration20261127171248_service_secret } from './Migration20261127171248_service_secret';
+import { Migration20261127171254_printers } from './Migration20261127171254_printers';
+import { Migration20261127171601_hot_table_indexes } from './Migration20261127171601_hot_table_indexes';
+import { Migration20261127172955_audit_indexes } from './Migration20261127172955_audit_indexes';
+import { Migration20261127173538_outbox_wall_index_relayed } from './Migration20261127173538_outbox_wall_index_relayed';
+import { Migration20261127174054_sort_box_item_references } from './Migration20261127174054_sort_box_item_references';
+import { Migration20261127174830_stats_refusals_by_reason } from './Migration20261127174830_stats_refusals_by_reason';
+import { Migration20261127180018_idempotency_record_reference } from './Migration20261127180018_idempotency_record_reference';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -34,4 +42,12 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125400000_pending_items', class: Migration20261125400000_pending_items },
   { name: 'Migration20261125400100_lights', class: Migration20261125400100_lights },
   { name: 'Migration20261125500000_outbox_bounded_reads', class: Migration20261125500000_outbox_bounded_reads },
+  { name: 'Migration20261127171248_service_secret', class: Migration20261127171248_service_secret },
+  { name: 'Migration20261127171254_printers', class: Migration20261127171254_printers },
+  { name: 'Migration20261127171601_hot_table_indexes', class: Migration20261127171601_hot_table_indexes },
+  { name: 'Migration20261127172955_audit_indexes', class: Migration20261127172955_audit_indexes },
+  { name: 'Migration20261127173538_outbox_wall_index_relayed', class: Migration20261127173538_outbox_wall_index_relayed },
+  { name: 'Migration20261127174054_sort_box_item_references', class: Migration20261127174054_sort_box_item_references },
+  { name: 'Migration20261127174830_stats_refusals_by_reason', class: Migration20261127174830_stats_refusals_by_reason },
+  { name: 'Migration20261127180018_idempotency_record_reference', class: Migration20261127180018_idempotency_record_reference },
 ];

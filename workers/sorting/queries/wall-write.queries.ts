@@ -1,4 +1,4 @@
-import { query } from '../../../shared/db/named-sql';
+import { query, queryVariants, type SqlRunner } from '../../../shared/db/named-sql';
 import { COMMAND_REFUSED } from '../../../shared/events/command-refused';
 
 /* A command's one write and the lookups around it (workers/sorting/actor/wall-actor.ts). */
@@ -52,104 +52,170 @@ const ITEM = `x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" 
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
   "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)`;
 
-/**
- * The whole command in one statement, in autocommit: one round trip. Order where the unique indexes
- * need it: slots give up their orders before others take them (a swap), a replaced session ends
- * before its successor connects (a CTE that reads another runs after it). Lock order as every other
- * writer of these rows: the order lines first, the wall row last (the fence), so a concurrent upload,
- * which also locks lines before it moves the wall's version, waits or is waited for, never deadlocks.
- * The final check raises 40001 when the fence matched nothing or a line no longer held the figures
- * the decision saw: then nothing of the statement stays.
- */
-export const applyWallChanges = query<ApplyParams, { ok: boolean; item_ids: number[] | null; session_ids: number[] | null }>('apply-wall-changes', `
-/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
-with lines as (
+/** Which parts a command's write has: the shape of its statement (a part with no rows has no CTE). */
+export interface WriteShape {
+  lines: boolean;
+  slotsVacated: boolean;
+  slotsOccupied: boolean;
+  slotsInserted: boolean;
+  slotsDeleted: boolean;
+  sessionsUpdated: boolean;
+  sessionsInserted: boolean;
+  itemsUpdated: boolean;
+  itemsInserted: boolean;
+  events: boolean;
+  idempotency: boolean;
+  wall: boolean;
+}
+
+const PARTS: readonly [keyof WriteShape, string][] = [
+  ['lines', 'l'], ['slotsVacated', 'v'], ['slotsOccupied', 'o'], ['slotsInserted', 'a'], ['slotsDeleted', 'd'], ['sessionsUpdated', 's'],
+  ['sessionsInserted', 'n'], ['itemsUpdated', 'u'], ['itemsInserted', 'i'], ['events', 'e'], ['idempotency', 'k'], ['wall', 'w'],
+];
+
+/** The write's shape from its parameters: a JSON array of no rows, no slot to delete, no key or no wall edit is a part left out. */
+export function writeShape(p: ApplyParams): WriteShape {
+  const rows = (json: string) => json !== '[]';
+  return {
+    lines: rows(p.lines), slotsVacated: rows(p.slotsVacated), slotsOccupied: rows(p.slotsOccupied), slotsInserted: rows(p.slotsInserted),
+    slotsDeleted: p.slotsDeleted.length > 0, sessionsUpdated: rows(p.sessionsUpdated), sessionsInserted: rows(p.sessionsInserted),
+    itemsUpdated: rows(p.itemsUpdated), itemsInserted: rows(p.itemsInserted), events: rows(p.events), idempotency: p.idempotency !== null, wall: p.wall !== null,
+  };
+}
+
+/** `apply-wall-changes:<letters of its parts>`, e.g. a confirm's `lsue`. */
+const shapeKey = (s: WriteShape) => PARTS.filter(([part]) => s[part]).map(([, letter]) => letter).join('') || 'none';
+
+/** The CTE of each part, in the order the unique indexes and locks need (see applyWallChanges). */
+function writeCtes(s: WriteShape): [string, string][] {
+  const ctes: [string, string][] = [];
+  if (s.lines) ctes.push(['lines', `
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
     from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
    -- By key alone: a client_id condition here would let a plan without statistics read the client's
    -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
    where oi.id = ${ids('lines')} and oi.id = l.id
      and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
-  returning 1
-), slots_vacated as (
+  returning 1`]);
+  if (s.slotsVacated) ctes.push(['slots_vacated', `
   update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
     from jsonb_to_recordset(:slotsVacated::jsonb) as ${SLOT}
    where sb.id = ${ids('slotsVacated')} and sb.id = s.id and sb.wall_id = :wallId::int
-  returning 1
-), slots_occupied as (
+  returning 1`]);
+  if (s.slotsOccupied) ctes.push(['slots_occupied', `
   update sort_box sb set status = s.status, order_id = s."orderId", assigned_at = s."assignedAt"
     from jsonb_to_recordset(:slotsOccupied::jsonb) as ${SLOT}
-   where sb.id = ${ids('slotsOccupied')} and sb.id = s.id and sb.wall_id = :wallId::int and (select count(*) from slots_vacated) >= 0
-  returning 1
-), slots_inserted as (
+   where sb.id = ${ids('slotsOccupied')} and sb.id = s.id and sb.wall_id = :wallId::int${s.slotsVacated ? ' and (select count(*) from slots_vacated) >= 0' : ''}
+  returning 1`]);
+  if (s.slotsInserted) ctes.push(['slots_inserted', `
   insert into sort_box (id, client_id, wall_id, serial_number, crc, position, status, order_id, assigned_at, created_at)
   select s.id, :clientId::int, :wallId::int, s."serialNumber", s.crc, s.position, s.status, null, null, :now::timestamptz
     from jsonb_to_recordset(:slotsInserted::jsonb) as s(id int, "serialNumber" text, crc text, position int, status text)
-  returning 1
-), slots_deleted as (
-  delete from sort_box where id = any(:slotsDeleted::int[]) and wall_id = :wallId::int returning 1
-), sessions_updated as (
+  returning 1`]);
+  if (s.slotsDeleted) ctes.push(['slots_deleted', `
+  delete from sort_box where id = any(:slotsDeleted::int[]) and wall_id = :wallId::int returning 1`]);
+  if (s.sessionsUpdated) ctes.push(['sessions_updated', `
   update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
                                last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
     from jsonb_to_recordset(:sessionsUpdated::jsonb) as ${SESSION}
    where ss.id = ${ids('sessionsUpdated')} and ss.id = s.id and ss.wall_id = :wallId::int
-  returning 1
-), sessions_inserted as (
+  returning 1`]);
+  if (s.sessionsInserted) ctes.push(['sessions_inserted', `
   insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
   select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt"
-    from jsonb_to_recordset(:sessionsInserted::jsonb) as ${SESSION}
-   where (select count(*) from sessions_updated) >= 0
-  returning 1
-), items_updated as (
+    from jsonb_to_recordset(:sessionsInserted::jsonb) as ${SESSION}${s.sessionsUpdated ? '\n   where (select count(*) from sessions_updated) >= 0' : ''}
+  returning 1`]);
+  if (s.itemsUpdated) ctes.push(['items_updated', `
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
                              confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
     from jsonb_to_recordset(:itemsUpdated::jsonb) as ${ITEM}
    where i.id = ${ids('itemsUpdated')} and i.id = x.id and i.wall_id = :wallId::int
-  returning 1
-), items_inserted as (
+  returning 1`]);
+  if (s.itemsInserted) ctes.push(['items_inserted', `
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
                              barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
          x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
     from jsonb_to_recordset(:itemsInserted::jsonb) as ${ITEM}
-  returning 1
-), events as (
+  returning 1`]);
+  if (s.events) ctes.push(['events', `
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
   select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
-  returning 1
-), record as (
+  returning 1`]);
+  ctes.push(['record', `
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
   values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
+  returning 1`]);
+  if (s.idempotency) ctes.push(['idempotency', `
   insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
   select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
-   where :idempotency::jsonb is not null
-  returning 1
-), fence as (
+  returning 1`]);
+  return ctes;
+}
+
+/** The fence: the wall's version moved (and its edit, when the command edits the wall) after every other part. */
+function fenceCte(s: WriteShape, before: string[]): string {
+  const after = before.length ? `\n     and ${before.map((c) => `(select count(*) from ${c})`).join(' + ')} >= 0` : '';
+  if (!s.wall) {
+    return `
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint${after}
+  returning 1`;
+  }
+  return `
   update wall w set version = :nextVersion::bigint,
          name = coalesce(f.name, w.name), is_active = coalesce(f."isActive", w.is_active), max_sorters = coalesce(f."maxSorters", w.max_sorters),
-         warehouse_id = case when f is null then w.warehouse_id else f."warehouseId" end,
-         workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
-         segment_rows = case when f is null then w.segment_rows else f."segmentRows" end,
-         segment_columns = case when f is null then w.segment_columns else f."segmentColumns" end,
-         updated_at = case when f is null then w.updated_at else :now::timestamptz end
-    from (select 1) as one (n)
-    left join jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
-                                                 "flowDirection" text, "segmentRows" int, "segmentColumns" int) on :wall::jsonb is not null
-   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied)
-       + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated)
-       + (select count(*) from sessions_inserted) + (select count(*) from items_updated)
-       + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record)
-       + (select count(*) from idempotency) >= 0
-  returning 1
-)
-select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+         warehouse_id = f."warehouseId", workflow = coalesce(f.workflow, w.workflow), flow_direction = coalesce(f."flowDirection", w.flow_direction),
+         segment_rows = f."segmentRows", segment_columns = f."segmentColumns", updated_at = :now::timestamptz
+    from jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
+                                            "flowDirection" text, "segmentRows" int, "segmentColumns" int)
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint${after}
+  returning 1`;
+}
+
+/**
+ * The whole command in one statement, in autocommit: one round trip. Only the parts the command has
+ * are in it (one named statement per shape, `apply-wall-changes:<parts>`: a confirm's holds its line,
+ * session, item, events, record and fence, nothing else). Order where the unique indexes need it:
+ * slots give up their orders before others take them (a swap), a replaced session ends before its
+ * successor connects (a CTE that reads another runs after it). Lock order as every other writer of
+ * these rows: the order lines first, the wall row last (the fence), so a concurrent upload, which also
+ * locks lines before it moves the wall's version, waits or is waited for, never deadlocks. The final
+ * check raises 40001 when the fence matched nothing or a line no longer held the figures the decision
+ * saw: then nothing of the statement stays.
+ */
+function applySql(s: WriteShape): string {
+  const ctes = writeCtes(s);
+  const all = [...ctes, ['fence', fenceCte(s, ctes.map(([name]) => name))] as [string, string]];
+  return `
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with ${all.map(([name, sql]) => `${name} as (${sql}\n)`).join(', ')}
+select sorting_write_check((select count(*) from fence), ${s.lines ? '(select count(*) from lines)' : '0'}, :lineCount::bigint) as ok,
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
-       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids`);
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids`;
+}
+
+type ApplyRow = { ok: boolean; item_ids: number[] | null; session_ids: number[] | null };
+
+const applyVariants = queryVariants<WriteShape, ApplyParams, ApplyRow>('apply-wall-changes', shapeKey, applySql);
+
+/** A command's one write: the statement of its shape. */
+export function applyWallChanges(db: SqlRunner, params: ApplyParams): Promise<ApplyRow[]> {
+  return applyVariants(db, writeShape(params), params);
+}
+
+const shape = (parts: (keyof WriteShape)[]): WriteShape =>
+  Object.fromEntries(PARTS.map(([part]) => [part, parts.includes(part)])) as unknown as WriteShape;
+
+// The commonest shapes, as the hot-statement snapshot shows them: a keyed scan of an order already in a
+// slot, a scan that puts its order into a slot, a confirm, a release, and every part at once.
+export const applyScan = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsUpdated', 'events'])) };
+export const applyRelease = { statement: applyVariants.statement(shape(['slotsVacated', 'events'])) };
+export const applyEveryPart = { statement: applyVariants.statement(shape(PARTS.map(([part]) => part))) };
 
 /**
  * A refused command's `command.refused` event (docs/architecture.md "Refused commands"), once per

@@ -1,5 +1,5 @@
 import { query, queryVariants } from '../../../../shared/db/named-sql';
-import { COUNTERS } from '../../../../shared/statistics/rollup.queries';
+import { COUNTERS, DIM } from '../../../../shared/statistics/rollup.queries';
 
 /*
  * The insights' reads of the roll-ups (docs/architecture.md "Statistics", docs/insights.md): a range is
@@ -81,6 +81,16 @@ const rangeRows = (cols: string, dims: string) => `
 export const rangeCountsOfDim = query<RangeParams & { dim: number }, { dim_key: string; position: number | null } & Counts>('insights-range-counts', `
 select dim_key, ${sumCols}, max(position) as position from (${rangeRows(`dim_key, ${plainCols}, position`, 'dim = :dim::int')}
 ) u group by dim_key`);
+
+/**
+ * The hours worked in a range of whole hours [:from, :to): the scope's local hours in which anything was
+ * done at a wall: a scan (also a refused one), a confirmation or a cancel (docs/insights.md).
+ */
+export const hoursWorked = query<{ clientId: number; scope: number; scopeId: number; from: string; to: string }, { hours: number }>('insights-hours-worked', `
+select count(*)::int as hours from stats_hour
+ where client_id = :clientId::int and scope = :scope::int and scope_id = :scopeId::int and dim = ${DIM.total} and dim_key = ''
+   and bucket >= :from::timestamptz and bucket < :to::timestamptz
+   and (scans > 0 or failed_scans > 0 or confirmed_items > 0 or cancelled_items > 0)`);
 
 /** Which dimensions, and the counter that ranks the keys of the limited one: the shape of the statement. */
 export interface ByDimShape {

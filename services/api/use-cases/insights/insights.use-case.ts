@@ -4,7 +4,7 @@ import { emSql } from '../../../../shared/db/orm-sql';
 import { DIM } from '../../../../shared/statistics/rollup.queries';
 import { dayRange, hourRange, rangeCounts, rangeCountsByDim, zeroCounts, type Counter } from './insights-range';
 import { resolveScope, type InsightScope, type ScopeFilter } from './insights-scope';
-import { dailyCounts, hourlyCounts, wallSlots } from './insights.queries';
+import { dailyCounts, hourlyCounts, hoursWorked, wallSlots, type Counts } from './insights.queries';
 
 /*
  * The /insights operations (docs/insights.md), answered from the roll-ups the statistics worker keeps
@@ -23,13 +23,17 @@ export interface RangeInput {
 export async function getSortingStats(em: EntityManager, clientId: number, input: RangeInput & ScopeFilter & { products: number }) {
   const s = await resolveScope(em, clientId, input);
   const r = await hourRange(em, s.timeZone, input.from, input.to);
-  // One statement: totals, per user, and the top products.
-  const byDim = await rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products });
+  // One statement: totals, per user, the top products and the refusals by reason; the hours worked beside it.
+  const [byDim, [worked]] = await Promise.all([
+    rangeCountsByDim(em, s, [DIM.total, DIM.user, DIM.sku, DIM.reason], r, { dim: DIM.sku, counter: 'confirmed_units', limit: input.products }),
+    hoursWorked(emSql(em), { clientId: s.clientId, scope: s.scope, scopeId: s.scopeId, from: iso(r.from), to: iso(r.to) }),
+  ]);
   const totals = byDim.get(DIM.total)!;
   const users = byDim.get(DIM.user)!;
   const skus = byDim.get(DIM.sku)!;
   const t = totals.get('') ?? zeroCounts();
-  const hours = (r.to.getTime() - r.from.getTime()) / 3_600_000;
+  // The time worked, not the length of the range: a day with one busy hour is that hour's rate.
+  const hours = worked?.hours ?? 0;
   return {
     from: iso(r.from),
     to: iso(r.to),
@@ -39,13 +43,23 @@ export async function getSortingStats(em: EntityManager, clientId: number, input
     failedScans: t.failed_scans,
     sortedOrders: t.sorted_orders,
     averageSecondsToConfirm: t.confirmed_items > 0 ? round(t.confirm_ms / t.confirmed_items / 1000, 3) : null,
+    hoursWorked: hours,
     unitsPerHour: hours > 0 ? round(t.confirmed_units / hours, 2) : 0,
     topProducts: [...skus.entries()].map(([sku, c]) => ({ sku, units: c.confirmed_units })),
     byUser: [...users.entries()]
       .filter(([, c]) => c.scans > 0 || c.confirmed_units > 0)
       .map(([userId, c]) => ({ userId: Number(userId), scans: c.scans, units: c.confirmed_units }))
       .sort((a, b) => b.units - a.units || b.scans - a.scans || a.userId - b.userId),
+    refusalsByReason: refusalsByReason(byDim.get(DIM.reason)!),
   };
+}
+
+/** Refused commands per refusal code, most first (ties by code); codes with none are left out. */
+function refusalsByReason(reasons: Map<string, Counts>) {
+  return [...reasons.entries()]
+    .filter(([, c]) => c.refusals > 0)
+    .map(([code, c]) => ({ code, count: c.refusals }))
+    .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }
 
 /** One local day's figure per local hour (DailySortingStats). */

@@ -4,7 +4,8 @@ import type { LabelFormat, LicensePlateLabel } from '../../../../shared/labels/l
 import type { LabelRenderer } from '../../../../shared/labels/render-pool';
 import { emSql } from '../../../../shared/db/orm-sql';
 import { labelHash, toLabel } from '../../../../shared/labels/label-hash';
-import { printPlate, slotToPrint } from './license-plate.queries';
+import { printPlate } from '../../../../shared/labels/label-print.queries';
+import { slotToPrint } from './license-plate.queries';
 
 export type PlateTarget = { crc: string } | { orderId: number };
 

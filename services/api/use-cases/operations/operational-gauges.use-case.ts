@@ -2,7 +2,7 @@ import { OrmSql } from '../../../../shared/db/orm-sql';
 import type { Orm } from '../../../../shared/db/orm';
 import type { QueueInspection } from '../../../../shared/queue/queue-registry';
 import { WEBHOOK_FAILURE_WINDOW_S, type OperationalSources } from '../../http/metrics';
-import { consumerLags, lightControllerCounts, outboxBacklog, recentWebhookFailures } from './operations.queries';
+import { consumerLags, lightControllerCounts, outboxBacklog, printerHealth, recentWebhookFailures } from './operations.queries';
 
 /** What the deployment-wide gauges of /metrics read on each scrape: BullMQ's counts and a few small queries. */
 export function operationalSources(orm: Orm, queues: QueueInspection): OperationalSources {
@@ -20,6 +20,10 @@ export function operationalSources(orm: Orm, queues: QueueInspection): Operation
     lightControllers: async () => {
       const [row] = await lightControllerCounts(db, {});
       return { online: Number(row?.online ?? 0), offline: Number(row?.offline ?? 0) };
+    },
+    printers: async () => {
+      const [row] = await printerHealth(db, {});
+      return { ok: Number(row?.ok ?? 0), failing: Number(row?.failing ?? 0), queuedJobs: Number(row?.queued ?? 0), oldestQueuedSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
     },
     consumers: async () => {
       const rows = await consumerLags(db, {});

@@ -18,3 +18,10 @@ select count(*) filter (where online) as online, count(*) filter (where not onli
 export const consumerLags = query<Record<string, never>, { name: string; lag: string | null }>('gauge-consumer-lags', `
 select c.name, extract(epoch from now() - (select occurred_at from outbox_event o where o.relay_seq > c.position order by o.relay_seq limit 1)) as lag
   from outbox_consumer c order by c.name`);
+
+/** Printers by health (failing: the last attempt to reach it failed), and the Queued print jobs with the oldest one's age. */
+export const printerHealth = query<Record<string, never>, { ok: string; failing: string; queued: string; oldest: string | null }>('gauge-printers', `
+select (select count(*) from printer where last_error is null) as ok,
+       (select count(*) from printer where last_error is not null) as failing,
+       (select count(*) from print_job where status = 'Queued') as queued,
+       extract(epoch from now() - (select min(created_at) from print_job where status = 'Queued')) as oldest`);

@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { emSql } from '../../../../shared/db/orm-sql';
+import { AppError } from '../../../../shared/errors/app-error';
+import type { LabelRenderer } from '../../../../shared/labels/render-pool';
+import { insertPrintJob } from '../../../../shared/labels/print-job.queries';
+import { printLicensePlate } from '../license-plates/license-plate.use-case';
+import { completeSlotDto, toPrintJobDto, type CompleteSlotDto, type PrintJobDto } from './printer.dto';
+import { completeSlots, getPrintJob, slotForPrint } from './printers.queries';
+import { assertWallExists } from '../../../../shared/commands/wall-resolver';
+
+/**
+ * POST /license-plates/{crc}/print: the slot's license plate as a print job for its wall's printer,
+ * answered at once (202); the labels worker sends it. The job holds exactly the bytes POST
+ * /license-plates/{crc}/zpl answers (the same print: plate number, audit row, document rendered ahead).
+ */
+export async function printSlotPlate(
+  em: EntityManager,
+  labels: Pick<LabelRenderer, 'render'>,
+  caller: { clientId: number; employeeId: number },
+  crc: string,
+): Promise<PrintJobDto> {
+  const db = emSql(em);
+  const [slot] = await slotForPrint(db, { clientId: caller.clientId, crc });
+  if (!slot) throw new AppError('not-found', `Your company has no slot with crc ${crc}: check that you scanned a slot's B- barcode.`);
+  if (slot.order_id === null) {
+    throw new AppError(
+      'slot-not-complete',
+      `Slot ${slot.position} (${slot.crc}) of wall '${slot.wall_name}' holds no order, so there is no label to print: check that you scanned the right slot.`,
+    );
+  }
+  if (slot.printer_id === null) {
+    throw new AppError(
+      'no-printer',
+      `Wall '${slot.wall_name}' has no label printer: print the PDF instead (POST /license-plates/${slot.crc}/pdf), or ask a Manager to name the wall's printer (PATCH /walls/{id} with printerId).`,
+    );
+  }
+  const plate = await printLicensePlate(em, labels, caller, { crc: slot.crc }, 'zpl');
+  const body = Buffer.isBuffer(plate.document) ? plate.document : Buffer.from(plate.document, 'utf8');
+  const [job] = await insertPrintJob(db, {
+    clientId: caller.clientId,
+    printerId: slot.printer_id,
+    wallId: slot.wall_id,
+    orderId: slot.order_id,
+    crc: slot.crc,
+    plateNumber: plate.plateNumber,
+    source: 'request',
+    eventId: null,
+    userId: caller.employeeId,
+    body,
+  });
+  return toPrintJobDto(job!);
+}
+
+/** GET /print-jobs/{id}. */
+export async function printJob(em: EntityManager, clientId: number, id: number): Promise<PrintJobDto> {
+  const [row] = await getPrintJob(emSql(em), { clientId, id });
+  if (!row) throw new AppError('not-found', `Your company has no print job ${id}.`);
+  return toPrintJobDto(row);
+}
+
+/** GET /walls/{id}/complete-slots: what waits for the shipper, oldest first. */
+export async function wallCompleteSlots(em: EntityManager, clientId: number, wallId: number): Promise<CompleteSlotDto[]> {
+  await assertWallExists(em, clientId, wallId);
+  const now = Date.now();
+  return (await completeSlots(emSql(em), { clientId, wallId })).map((r) =>
+    completeSlotDto.parse({
+      position: r.position,
+      crc: r.crc,
+      shipperBarcode: `B-${r.crc}`,
+      orderId: r.order_id,
+      units: r.units,
+      completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
+      waitingSeconds: r.completed_at ? Math.max(0, Math.floor((now - new Date(r.completed_at).getTime()) / 1000)) : 0,
+    }),
+  );
+}

@@ -1,0 +1,49 @@
+import type { SqlRunner } from '../../shared/db/named-sql';
+import type { WallEvent } from '../../shared/events/channels';
+import { labelHash, toLabel } from '../../shared/labels/label-hash';
+import { printPlate } from '../../shared/labels/label-print.queries';
+import { insertPrintJob } from '../../shared/labels/print-job.queries';
+import { renderZpl } from '../../shared/labels/render-zpl';
+import { autoPrintWalls } from './print.queries';
+
+/**
+ * The `printing` consumer's batch (its events are `sort-box.completed` only): for each order completed
+ * in a slot of a wall that prints by itself (`autoPrint` with a printer), the print POST
+ * /license-plates/{crc}/zpl makes (plate number, audit row, the same bytes) and a print job for the
+ * wall's printer, named by the event. In the transaction that moves the consumer's position: each
+ * completion makes its job exactly once. Returns the number of jobs made.
+ */
+export async function autoPrintCompletedOrders(tx: SqlRunner, events: readonly WallEvent[]): Promise<number> {
+  const completed = events.flatMap((e) => {
+    const data = e.data as { orderId?: unknown; sortBox?: { crc?: unknown } } | null;
+    const orderId = data?.orderId;
+    const crc = typeof data?.sortBox?.crc === 'string' ? data.sortBox.crc : null;
+    return e.type === 'sort-box.completed' && Number.isInteger(orderId) && e.wallId !== null ? [{ event: e, wallId: e.wallId, orderId: orderId as number, crc }] : [];
+  });
+  if (completed.length === 0) return 0;
+  const walls = new Map((await autoPrintWalls(tx, { wallIds: [...new Set(completed.map((c) => c.wallId))] })).map((w) => [w.wall_id, w]));
+  let made = 0;
+  for (const c of completed) {
+    const wall = walls.get(c.wallId);
+    if (!wall || wall.client_id !== c.event.clientId) continue;
+    const [row] = await printPlate(tx, { clientId: wall.client_id, orderId: c.orderId, userId: null, format: 'zpl' });
+    if (!row) continue;
+    const label = toLabel(row, c.orderId);
+    // What /zpl answers: the document rendered ahead while it shows this data, else the same renderer's text.
+    const body = row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : Buffer.from(renderZpl(label), 'utf8');
+    const [job] = await insertPrintJob(tx, {
+      clientId: wall.client_id,
+      printerId: wall.printer_id,
+      wallId: c.wallId,
+      orderId: c.orderId,
+      crc: row.crc ?? c.crc,
+      plateNumber: label.plateNumber,
+      source: 'auto',
+      eventId: c.event.id,
+      userId: null,
+      body,
+    });
+    if (job) made++;
+  }
+  return made;
+}
