@@ -6,6 +6,7 @@
 // every load: the lit slots from GET /walls/{id} (pendingItems), the feed from the wall's last events
 // (GET /events/recent); then kept live over the WebSocket event stream, which goes on from the last of them.
 import { $, api, el, show, signInForm, textOn, token } from './common.js';
+import { isWrongSlotRefusal } from './events.js';
 
 const FEED_MAX = 60;
 /** The feed shown on open: the wall's last events. */
@@ -369,7 +370,7 @@ async function apply(event, ws) {
       break;
     case 'command.refused':
       // A wrong slot: the scanned slot flashes its ✕, the right one blinks its frame in the sorter's color.
-      if (d.command === 'item.confirm' && (d.code === 'wrong-slot' || d.code === 'shipper-barcode-not-accepted')) {
+      if (isWrongSlotRefusal(event)) {
         const wrong = slotBarcode(d.barcode);
         if (wrong && wrong !== d.crc) flash(wrong, 'wrong');
         flash(d.crc, 'right');
@@ -409,6 +410,7 @@ function describe(e) {
     case 'sort-box.completed': return `${slot(d.sortBox)} complete: ready for the shipper (order ${d.orderId})`;
     case 'sort-box.released': return `${slot(d.sortBox)} released${d.forced ? ' (forced)' : ''}`;
     case 'session.started': return `${who(d.session.userId)} connected (${d.session.color})`;
+    case 'session.renewed': return `${who(d.session.userId)} renewed their session`;
     case 'session.ended': return `${who(d.session.userId)} left (${d.session.endReason})`;
     case 'command.refused': {
       const wrong = slotBarcode(d.barcode);

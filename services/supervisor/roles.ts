@@ -1,12 +1,11 @@
 import os from 'node:os';
 import type { AppConfig } from '../../shared/config/config';
-import type { WorkerKind } from '../../shared/runtime/worker-kinds';
+import { kindsOfGroup, type WorkerKind } from '../../shared/runtime/worker-kinds';
 
 /**
  * The processes `npm start` runs, in start order; they stop in the reverse order (the API first, so no
- * new command arrives while the workers finish theirs). A new worker kind is its name in
- * shared/runtime/worker-kinds.ts, its loader in workers/registry.ts and its place in one role here (test/unit/worker-kinds.test.ts checks that
- * every kind has exactly one).
+ * new command arrives while the workers finish theirs). A worker kind's role is its process group in
+ * shared/runtime/worker-kinds.ts (test/unit/worker-kinds.test.ts checks that every kind has exactly one).
  */
 export interface RoleSpec {
   /** Name in the supervisor's log lines. */
@@ -40,13 +39,13 @@ export function sortingWorkerCount(config: AppConfig): number {
  * PostgreSQL, Redis, the broker and receivers far more than they compute, so under `npm start` they
  * share one process (one copy of the code, the ORM and the Redis client instead of seven).
  */
-export const PIPELINE_KINDS: readonly WorkerKind[] = ['outbox', 'audit', 'stats', 'labels', 'lights', 'webhooks', 'sweeper'];
+export const PIPELINE_KINDS: readonly WorkerKind[] = kindsOfGroup('pipeline');
 
 export const ROLES: readonly RoleSpec[] = [
   // A young generation of 4 MB instead of V8's default 16: the pipeline's garbage is short-lived batches,
   // and the process stays about 25 MB smaller (docs/benchmarks.md, "Footprint of npm start").
   { role: 'pipeline', entry: 'workers/main', kinds: PIPELINE_KINDS, count: () => 1, nodeFlags: ['--max-semi-space-size=4'] },
-  { role: 'sorting', entry: 'workers/main', kinds: ['sorting'], count: sortingWorkerCount },
+  { role: 'sorting', entry: 'workers/main', kinds: kindsOfGroup('sorting'), count: sortingWorkerCount },
   // The front door gets three times the CPU weight of a PostgreSQL backend or a worker: on a small host
   // where they all share the cores, an API starved by busy database backends takes one new connection
   // per turn of its event loop and lets thousands wait, /readyz among them; answering (a 503 is an

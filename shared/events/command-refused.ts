@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { ErrorCode } from '../errors/error-codes';
 import type { CommandName } from '../commands/commands';
+import type { EventDataIn } from './event-schemas';
 
 /** The internal event type of a refused workflow command (docs/architecture.md "Refused commands"). */
-export const COMMAND_REFUSED = 'command.refused';
+export const COMMAND_REFUSED = 'command.refused' as const;
 
 /**
  * `data` of a `command.refused` event; null where the command did not get far enough to know. Its
@@ -25,6 +26,10 @@ export interface CommandRefusedData {
   orderId: number | null;
   picklistId: number | null;
 }
+
+// Compile-time check: what the actor writes matches the type's schema (shared/events/event-schemas.ts).
+type Assert<T extends true> = T;
+export type RefusalMatchesSchema = Assert<CommandRefusedData extends EventDataIn<typeof COMMAND_REFUSED> ? true : false>;
 
 // Fixed namespace of the name-based (version 5) UUIDs below; never change it.
 const NAMESPACE = Buffer.from('3b0f3a4e9c6d4f0a8e2b5d7c1a9f6e42', 'hex');

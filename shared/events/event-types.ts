@@ -1,17 +1,8 @@
-/** Every event type (docs/api.md §8), in the documented order. */
-export const EVENT_TYPES = [
-  'session.started',
-  'session.renewed',
-  'session.ended',
-  'sort-box-item.created',
-  'sort-box-item.confirmed',
-  'sort-box-item.cancelled',
-  'sort-box-item.swapped',
-  'sort-box.completed',
-  'sort-box.released',
-  'wall.updated',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import { INTERNAL_EVENT_SCHEMAS, PUBLIC_EVENT_SCHEMAS, type InternalEventType as SchemaInternal, type PublicEventType } from './event-schemas';
+
+/** Every public event type (docs/api.md §8), in the documented order: the keys of their schemas (shared/events/event-schemas.ts). */
+export const EVENT_TYPES = Object.keys(PUBLIC_EVENT_SCHEMAS) as PublicEventType[];
+export type EventType = PublicEventType;
 
 /**
  * Internal event types: written to the outbox like the others, fanned out to the internal consumers
@@ -22,8 +13,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * - `lights.mode`, `lights.controller`, `lights.button`: the light gateway's modes (light test, show
  *   address), a controller going on or off line, a slot button refused on the device (docs/lights.md).
  */
-export const INTERNAL_EVENT_TYPES = ['command.refused', 'lights.mode', 'lights.controller', 'lights.button'] as const;
-export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
+export const INTERNAL_EVENT_TYPES = Object.keys(INTERNAL_EVENT_SCHEMAS) as SchemaInternal[];
+export type InternalEventType = SchemaInternal;
 
 /** True for the types webhooks receive (hubs receive every type of their wall). */
 export function isPublicEventType(type: string): boolean {

@@ -1,11 +1,30 @@
 /**
- * The names of the worker kinds, read by the supervisor (which kinds each role runs) and by the
- * workers' entry point (which kinds a process was asked for). The kinds' code is loaded by
- * workers/registry.ts, which has one loader per name here.
+ * The worker kinds, one line each: its name and the process group `npm start` runs it in
+ * (services/supervisor/roles.ts takes the groups from here, in this order). Read by the supervisor and
+ * by the workers' entry point (which kinds a process was asked for). The kinds' code is loaded by
+ * workers/registry.ts; an event consumer's kind is its entry in workers/pipeline/consumers.ts.
+ * test/unit/worker-kinds.test.ts checks the registry, the consumers and docker-compose.yml against it.
  */
-export const WORKER_KIND_NAMES = ['sorting', 'sweeper', 'outbox', 'webhooks', 'audit', 'stats', 'labels', 'lights'] as const;
+export const WORKER_KIND_GROUPS = {
+  sorting: 'sorting',
+  outbox: 'pipeline',
+  audit: 'pipeline',
+  stats: 'pipeline',
+  labels: 'pipeline',
+  lights: 'pipeline',
+  webhooks: 'pipeline',
+  sweeper: 'pipeline',
+} as const satisfies Record<string, 'sorting' | 'pipeline'>;
 
-export type WorkerKind = (typeof WORKER_KIND_NAMES)[number];
+export type WorkerKind = keyof typeof WORKER_KIND_GROUPS;
+export type ProcessGroup = (typeof WORKER_KIND_GROUPS)[WorkerKind];
+
+export const WORKER_KIND_NAMES = Object.keys(WORKER_KIND_GROUPS) as WorkerKind[];
+
+/** The kinds of a process group, in the table's order (their start order in that process). */
+export function kindsOfGroup(group: ProcessGroup): WorkerKind[] {
+  return WORKER_KIND_NAMES.filter((k) => WORKER_KIND_GROUPS[k] === group);
+}
 
 /** Kinds that run the workflow commands on the plain-SQL pool: their process gives it most of its connections (poolShares). */
 export const COMMAND_POOL_KINDS: ReadonlySet<WorkerKind> = new Set<WorkerKind>(['sorting']);

@@ -10,6 +10,8 @@ import { registerConsumer } from '../../workers/pipeline/consumer.queries';
 import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-case';
 import { claimMaintenanceRun } from '../../workers/sweeper/sweep.queries';
 import { consumeAll, relayAll } from '../support/pipeline';
+import { sampleData } from '../support/event-samples';
+import { isKnownEventType } from '../../shared/events/event-schemas';
 import { newTenant, startTestApi, waitFor, type TestApi } from '../support/test-api';
 
 /*
@@ -40,8 +42,8 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     const ids = types.map(() => randomUUID());
     return em()
       .execute(
-        `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, ?, e.type, '{}'::jsonb from jsonb_to_recordset(?::jsonb) as e(id uuid, type text)`,
-        [clientId, wallId, JSON.stringify(types.map((type, i) => ({ id: ids[i], type })))],
+        `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, ?, e.type, e.data from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, data jsonb)`,
+        [clientId, wallId, JSON.stringify(types.map((type, i) => ({ id: ids[i], type, data: isKnownEventType(type) ? sampleData(type) : {} })))],
       )
       .then(() => ids);
   };
@@ -190,22 +192,48 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     }
   });
 
-  it('the audit consumer records each relayed event once: kinds, ids, no session token, a message', async () => {
+  it('the audit consumer records each relayed event once: kinds, ids, no session token, a message; an event that fails its schema goes to failed_job at once', async () => {
     const t = await newTenant(api, 'Audit');
-    const rows: [string, object][] = [
-      ['sort-box-item.created', { item: { id: 31, userId: 5, orderId: 77, crc: 'AB12CD34', barcode: '0123' }, sortBox: { crc: 'AB12CD34' } }],
-      ['sort-box-item.swapped', { item: { id: 1, orderId: 2 }, from: { crc: 'FROM0000' }, to: { crc: 'TO000000' } }],
-      ['session.started', { session: { id: 12, token: 'secret-token', userId: 3, picklistId: 8 } }],
-      ['command.refused', { command: 'slot.release', code: 'slot-not-complete', detail: 'Slot 3 still sorts order 7.', userId: 2, crc: 'AB12CD34', sessionId: null }],
+    const rows: [string, unknown][] = [
+      ['sort-box-item.created', sampleData('sort-box-item.created', { item: { id: 31, userId: 5, orderId: 77, crc: 'AB12CD34', barcode: '0123' }, sortBox: { crc: 'AB12CD34' } })],
+      ['sort-box-item.swapped', sampleData('sort-box-item.swapped', { item: { id: 1, orderId: 2, crc: 'TO000000' }, from: { crc: 'FROM0000' }, to: { crc: 'TO000000' } })],
+      ['session.started', sampleData('session.started', { session: { id: 12, token: 'secret-token', userId: 3, picklistId: 8 } })],
+      ['command.refused', sampleData('command.refused', { command: 'slot.release', code: 'slot-not-complete', detail: 'Slot 3 still sorts order 7.', userId: 2, crc: 'AB12CD34', sessionId: null, orderId: null, sortBoxItemId: null })],
       ['something.else', ['not', 'an', 'object']],
+      ['sort-box.released', sampleData('sort-box.released', { forced: 'yes' })],
     ];
     const ids = rows.map(() => randomUUID());
     await em().execute(
       `insert into outbox_event (event_id, client_id, wall_id, type, data) select e.id, ?, 9, e.type, e.data from jsonb_to_recordset(?::jsonb) as e(id uuid, type text, data jsonb)`,
       [t.clientId, JSON.stringify(rows.map(([type, data], i) => ({ id: ids[i], type, data })))],
     );
-    await relayAll(api.runtime);
-    await consumeAll(api.runtime, EVENT_CONSUMERS.audit);
+    const listener = listenForNotifications(api.runtime.config.DATABASE_URL, api.runtime.log);
+    let stopped = false;
+    await registerConsumer(api.runtime.ormSql, { name: EVENT_CONSUMERS.audit.name });
+    const running = runConsumer(
+      api.runtime.ormSql,
+      EVENT_CONSUMERS.audit,
+      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10 },
+      { waiter: listener.waiter(RELAYED_CHANNEL), ctx: api.runtime, stopped: () => stopped },
+    );
+    const failedJobs = () =>
+      em().execute<{ job_id: string; job_name: string; error: string; attempts: number }[]>(
+        `select job_id, job_name, error, attempts from failed_job where queue = 'consumer:audit' and job_id in (?, ?) order by job_name collate "C"`,
+        [ids[4], ids[5]],
+      );
+    try {
+      await relayAll(api.runtime);
+      await waitFor(async () => (await failedJobs()).length === 2, { what: 'the two malformed events recorded in failed_job' });
+    } finally {
+      stopped = true;
+      await listener.close();
+      await running;
+    }
+    // Unknown type and a field of the wrong type: each recorded once, after one try (retrying cannot make it valid).
+    expect(await failedJobs()).toEqual([
+      expect.objectContaining({ job_id: ids[4], job_name: 'something.else', attempts: 1, error: expect.stringMatching(/unknown event type/) }),
+      expect.objectContaining({ job_id: ids[5], job_name: 'sort-box.released', attempts: 1, error: expect.stringMatching(/does not match its schema: forced/) }),
+    ]);
     const records = await em().execute<Record<string, unknown>[]>(
       `select event_id, kind, wall_id, user_id, order_id, picklist_id, crc, barcode, sort_box_item_id, session_id, is_error, message, data
          from audit_log where client_id = ? order by id`,
@@ -217,11 +245,10 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     expect(byId.get(ids[2]!)).toMatchObject({ kind: 'session', session_id: 12, user_id: 3, picklist_id: 8 });
     expect(JSON.stringify(byId.get(ids[2]!)!.data)).not.toContain('secret-token');
     expect(byId.get(ids[3]!)).toMatchObject({ kind: 'sort-box', is_error: true, user_id: 2, crc: 'AB12CD34', message: 'Slot 3 still sorts order 7.' });
-    expect(byId.get(ids[4]!)).toMatchObject({ kind: 'other', data: ['not', 'an', 'object'] });
     for (const r of records) expect(typeof r.message === 'string' && (r.message as string).length > 0).toBe(true);
     // Each event once, even when the consumer is asked again.
     await consumeAll(api.runtime, EVENT_CONSUMERS.audit);
-    expect(Number((await em().execute<{ n: string }[]>('select count(*) as n from audit_log where client_id = ?', [t.clientId]))[0]!.n)).toBe(rows.length);
+    expect(Number((await em().execute<{ n: string }[]>('select count(*) as n from audit_log where client_id = ?', [t.clientId]))[0]!.n)).toBe(4);
   });
 
   it("the sweeper's interval goes to one process however many ask", async () => {

@@ -7,6 +7,7 @@ import { INACTIVE, UNRECORDED_OUTCOME, deliverClaimed } from '../../workers/webh
 import { claimDueDeliveries } from '../../workers/webhooks/delivery.queries';
 import { sweepOnce } from '../../workers/sweeper/sweep.use-case';
 import { newTenant, startTestApi, type Tenant, type TestApi } from '../support/test-api';
+import { sampleData } from '../support/event-samples';
 
 /*
  * Webhook deliveries live in PostgreSQL: what is still to be delivered (webhook_pending, with its
@@ -23,9 +24,10 @@ describe('webhook deliveries from PostgreSQL', () => {
   let tenant: Tenant;
   let subscriptionId: number;
   let status = 204;
+  let requests = 0;
   beforeAll(async () => {
     api = await startTestApi({ workers: ['sorting'], env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-    hook = createServer((req, res) => req.resume().on('end', () => res.writeHead(status).end()));
+    hook = createServer((req, res) => (requests++, req.resume().on('end', () => res.writeHead(status).end())));
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
     tenant = await newTenant(api);
@@ -48,9 +50,9 @@ describe('webhook deliveries from PostgreSQL', () => {
       nextAttemptAt: string | null;
     }[];
   /** A relayed public event with a delivery pending to the subscription, `attempts` made so far. */
-  async function pending(attempts = 0, dueInMs = 0): Promise<string> {
+  async function pending(attempts = 0, dueInMs = 0, data: unknown = sampleData('wall.updated')): Promise<string> {
     const id = randomUUID();
-    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data, published_at) values (?, ?, null, 'wall.updated', '{}', now())`, [id, tenant.clientId]);
+    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data, published_at) values (?, ?, null, 'wall.updated', ?::jsonb, now())`, [id, tenant.clientId, JSON.stringify(data)]);
     await em().execute(`insert into webhook_pending (event_id, subscription_id, client_id, attempts, due_at) values (?, ?, ?, ?, now() + make_interval(secs => ? / 1000.0))`, [
       id,
       subscriptionId,
@@ -91,6 +93,17 @@ describe('webhook deliveries from PostgreSQL', () => {
       [2, 'succeeded'],
     ]);
     expect(rows.find((r) => r.attempt === 1)!.error).toBe(UNRECORDED_OUTCOME);
+    expect(await pendingRow(e)).toBeUndefined();
+  });
+
+  it('an event that fails its schema is never sent: its delivery fails at once and is given up into failed_job', async () => {
+    const e = await pending(0, 0, { change: 'sideways' });
+    const [claimed] = (await claim()).filter((d) => d.event_id === e);
+    const sent = requests;
+    const outcome = await deliverClaimed(api.runtime.ormSql, claimed!, opts);
+    expect(outcome).toMatchObject({ ok: false, retry: false, error: expect.stringMatching(/\(wall\.updated\) does not match its schema/) });
+    expect(requests).toBe(sent);
+    expect((await history()).find((r) => r.eventId === e)).toMatchObject({ attempt: 1, status: 'failed', nextAttemptAt: null });
     expect(await pendingRow(e)).toBeUndefined();
   });
 

@@ -1,24 +1,32 @@
-import { auditKind, NO_AUDIT_NAMES, toAuditRecord, type AuditNames } from '../../workers/audit/audit-record';
+import { NO_AUDIT_NAMES, toAuditRecord, type AuditNames } from '../../workers/audit/audit-record';
 import { commandRefusedEventId } from '../../shared/events/command-refused';
+import { decodeEvent, isKnownEventType, MalformedEventError } from '../../shared/events/event-schemas';
+import { EVENT_SAMPLES, sampleData } from '../support/event-samples';
 
-const event = (type: string, data: unknown) => ({ id: '7b0e4c52-9a3e-4b0a-8f43-2f5c2b1d9e10', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 4, wallId: 9, data });
+// An event of the type: its sample data (test/support/event-samples.ts) with `data` laid on it.
+const event = (type: string, data: unknown) =>
+  decodeEvent({ id: '7b0e4c52-9a3e-4b0a-8f43-2f5c2b1d9e10', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 4, wallId: 9, data: isKnownEventType(type) ? sampleData(type, data) : data });
 const names: AuditNames = { employees: new Map([[5, 'Ana Ruiz'], [6, 'Max Manager']]), walls: new Map([[9, 'Jackson St']]) };
 const item = { id: 31, userId: 5, orderId: 77, crc: '583032E0', position: 4, sku: 'MUG-CERAMIC-12OZ', barcode: 'MUG12', units: 1, confirmedUnits: 0 };
-const sortBox = { crc: '583032E0', position: 4 };
+const sortBox = { ...EVENT_SAMPLES['sort-box-item.confirmed'].sortBox, crc: '583032E0', position: 4 };
 const message = (type: string, data: unknown, n = names) => toAuditRecord(event(type, data), n).message;
 
 describe('audit records from events', () => {
   it('takes the ids an item event names, and a kind per type', () => {
     const r = toAuditRecord(event('sort-box-item.created', { item: { id: 31, userId: 5, orderId: 77, crc: 'AB12CD34', barcode: '0123' }, sortBox: { crc: 'AB12CD34' } }), NO_AUDIT_NAMES);
     expect(r).toMatchObject({ kind: 'sort-box-item', wall_id: 9, user_id: 5, order_id: 77, crc: 'AB12CD34', barcode: '0123', sort_box_item_id: 31, is_error: false });
-    expect(auditKind('sort-box.released', {})).toBe('sort-box');
-    expect(auditKind('wall.updated', {})).toBe('wall');
-    expect(auditKind('license-plate.generated', {})).toBe('license-plate');
-    expect(auditKind('something.else', {})).toBe('other');
+    expect(toAuditRecord(event('sort-box.released', {}), names).kind).toBe('sort-box');
+    expect(toAuditRecord(event('wall.updated', {}), names).kind).toBe('wall');
+    expect(toAuditRecord(event('lights.button', {}), names)).toMatchObject({ kind: 'sort-box', is_error: true });
+  });
+
+  it('an event of no known type, or whose data fails its schema, is refused with MalformedEventError (the consumer records it as failed)', () => {
+    expect(() => event('something.else', {})).toThrow(MalformedEventError);
+    expect(() => event('sort-box.released', { forced: 'yes' })).toThrow(/sort-box\.released.*forced/);
   });
 
   it('a swap is recorded at the target slot; a session record never keeps the token', () => {
-    expect(toAuditRecord(event('sort-box-item.swapped', { item: { id: 1, orderId: 2 }, from: { crc: 'FROM0000' }, to: { crc: 'TO000000' } }), names).crc).toBe('TO000000');
+    expect(toAuditRecord(event('sort-box-item.swapped', { item: { id: 1, orderId: 2, crc: 'TO000000' }, from: { crc: 'FROM0000' }, to: { crc: 'TO000000' } }), names).crc).toBe('TO000000');
     const s = toAuditRecord(event('session.started', { session: { id: 12, token: 'secret-token', userId: 3, picklistId: 8 } }), names);
     expect(s).toMatchObject({ kind: 'session', session_id: 12, user_id: 3, picklist_id: 8 });
     expect(JSON.stringify(s.data)).not.toContain('secret-token');
@@ -55,7 +63,7 @@ describe('audit messages name people, slots and products as the floor does', () 
   it('slots and walls: the number and name a person reads; a detached slot by its crc', () => {
     expect(message('sort-box.completed', { sortBox: { ...sortBox, orderId: 77 }, orderId: 77 })).toBe("Order 77 is complete in slot 4 of wall 'Jackson St': ready for the shipper.");
     expect(message('sort-box.released', { sortBox, orderId: 77, forced: false, userId: 6 })).toBe("Max Manager released slot 4 of wall 'Jackson St' (order 77).");
-    expect(message('sort-box.released', { sortBox, orderId: null, forced: true, userId: 6 })).toBe("Max Manager released slot 4 of wall 'Jackson St' by force.");
+    expect(message('sort-box.released', { sortBox: { ...sortBox, orderId: null }, orderId: null, forced: true, userId: 6 })).toBe("Max Manager released slot 4 of wall 'Jackson St' by force.");
     expect(message('sort-box-item.confirmed', { item: { ...item, position: 0, confirmedUnits: 1 }, sortBox })).toBe('Ana Ruiz confirmed 1 × MUG-CERAMIC-12OZ into slot 583032E0 (order 77).');
     expect(message('wall.updated', { wall: { name: 'Jackson St' }, change: 'sort-boxes-attached', sortBoxes: [sortBox, sortBox] })).toBe("Wall 'Jackson St' was updated: 2 slots attached.");
     expect(message('wall.updated', { wall: { name: 'Jackson St' }, change: 'sort-box-detached', sortBoxes: [sortBox] })).toBe("Wall 'Jackson St' was updated: slot 4 detached.");

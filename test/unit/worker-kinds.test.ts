@@ -1,7 +1,10 @@
 import { ROLES, roleArgs, sortingWorkerCount } from '../../services/supervisor/roles';
 import { loadConfig } from '../../shared/config/config';
-import { parseWorkerKinds, resolveWorkerKind } from '../../shared/runtime/worker-kinds';
-import { WORKER_KINDS } from '../../workers/registry';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseWorkerKinds, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
+import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { CONSUMER_ONLY_KINDS, WORKER_KINDS } from '../../workers/registry';
 
 describe('worker kinds', () => {
   it('webhook deliveries have one name; the former one is still accepted, as deprecated', () => {
@@ -43,5 +46,25 @@ describe("the supervisor's role table", () => {
   it('runs SORTING_WORKERS sorting processes, and at least one by default', () => {
     expect(sortingWorkerCount(loadConfig({ SORTING_WORKERS: '3' }))).toBe(3);
     expect(sortingWorkerCount(loadConfig({}))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the consumer table and the kinds it is checked against', () => {
+  it('every consumer has a handler and runs in a worker kind; each kind has its loader and its group', () => {
+    for (const c of Object.values(EVENT_CONSUMERS)) {
+      expect([c.name, typeof c.handle]).toEqual([c.name, 'function']);
+      expect(WORKER_KIND_NAMES).toContain(c.kind);
+    }
+    expect(Object.keys(WORKER_KINDS).sort()).toEqual([...WORKER_KIND_NAMES].sort());
+    // A kind without a worker of its own runs its consumers: it has at least one.
+    for (const kind of CONSUMER_ONLY_KINDS) expect([kind, Object.values(EVENT_CONSUMERS).some((c) => c.kind === kind)]).toEqual([kind, true]);
+    for (const role of ROLES.filter((r) => r.kinds?.length)) for (const k of role.kinds!) expect([k, WORKER_KIND_GROUPS[k]]).toEqual([k, role.role]);
+  });
+
+  it('docker-compose.yml runs every worker kind as its own service, and no other', () => {
+    const compose = readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8');
+    const services = [...compose.matchAll(/^ {2}worker-([a-z]+):\n(?: {4}.*\n)*? {4}command: \["node", "dist\/workers\/main\.js", "([a-z,]+)"\]/gm)].map((m) => [m[1], m[2]]);
+    expect(services.map(([name]) => name).sort()).toEqual([...WORKER_KIND_NAMES].sort());
+    for (const [name, kinds] of services) expect(kinds).toBe(name);
   });
 });

@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { WallEvent } from '../../shared/events/channels';
+import type { TypedWallEvent } from '../../shared/events/event-schemas';
 import { NO_AUDIT_NAMES, toAuditRecord, type AuditNames, type AuditRecord } from './audit-record';
 import { selectAuditNames } from './audit.queries';
 
@@ -34,7 +35,7 @@ export async function auditNamesFor(db: SqlRunner, events: readonly WallEvent[])
 }
 
 /** A batch's audit records, their messages naming employees and walls (docs/api.md §9, Audit logs). */
-export async function auditRecordsOf(db: SqlRunner, events: readonly WallEvent[]): Promise<AuditRecord[]> {
+export async function auditRecordsOf(db: SqlRunner, events: readonly TypedWallEvent[]): Promise<AuditRecord[]> {
   const names = await auditNamesFor(db, events);
   return events.map((e) => toAuditRecord(e, names));
 }

@@ -1,8 +1,7 @@
 import { count } from '../../shared/text/wording';
 import { parseSlotBarcode } from '../../shared/domain/barcodes';
 import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-log.entity';
-import { COMMAND_REFUSED, type CommandRefusedData } from '../../shared/events/command-refused';
-import type { WallEvent } from '../../shared/events/channels';
+import type { AnyEventType, EventDataOf, TypedWallEvent } from '../../shared/events/event-schemas';
 import type { CommandName } from '../../shared/commands/commands';
 
 /** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
@@ -39,20 +38,32 @@ const COMMAND_KIND: Record<CommandName, AuditKind> = {
   'slot.detach': 'wall',
 };
 
-/** The kind of record an event type makes: which of the typed listings shows it. */
-export function auditKind(type: string, data: Obj): AuditKind {
-  if (type === COMMAND_REFUSED) {
-    const command = str(data.command);
-    return command !== null && Object.hasOwn(COMMAND_KIND, command) ? COMMAND_KIND[command as CommandName] : 'other';
-  }
-  if (type.startsWith('license-plate')) return 'license-plate';
-  if (type.startsWith('session.')) return 'session';
-  if (type.startsWith('sort-box-item.')) return 'sort-box-item';
-  if (type.startsWith('sort-box.')) return 'sort-box';
-  if (type.startsWith('wall.') || type === 'lights.mode') return 'wall';
+/**
+ * The kind of record each event type makes: which of the typed listings shows it. One entry per type of
+ * the event schemas (shared/events/event-schemas.ts): the compiler wants each, and no other.
+ */
+const KIND_OF: { [T in AnyEventType]: AuditKind | ((d: EventDataOf<T>) => AuditKind) } = {
+  'session.started': 'session',
+  'session.renewed': 'session',
+  'session.ended': 'session',
+  'sort-box-item.created': 'sort-box-item',
+  'sort-box-item.confirmed': 'sort-box-item',
+  'sort-box-item.cancelled': 'sort-box-item',
+  'sort-box-item.swapped': 'sort-box-item',
+  'sort-box.completed': 'sort-box',
+  'sort-box.released': 'sort-box',
+  'wall.updated': 'wall',
+  'command.refused': (d) => (Object.hasOwn(COMMAND_KIND, d.command) ? COMMAND_KIND[d.command as CommandName] : 'other'),
+  'lights.mode': 'wall',
+  'lights.controller': 'other',
   // A slot button refused on the device is a record of that slot.
-  if (type === 'lights.button') return 'sort-box';
-  return 'other';
+  'lights.button': 'sort-box',
+};
+
+/** The kind of record an event makes. */
+export function auditKind(event: TypedWallEvent): AuditKind {
+  const k = KIND_OF[event.type] as AuditKind | ((d: unknown) => AuditKind);
+  return typeof k === 'function' ? k(event.data) : k;
 }
 
 /** A session record in an audit log never carries its token (a credential). */
@@ -87,109 +98,103 @@ const SESSION_END_WORDS: Record<string, string> = {
  * The record's message, for a person reading the log: who (the employee's name), what (units × SKU),
  * where (the slot's number on the wall, the wall's name), which order. Ids stay in the record's columns.
  */
-function message(type: string, d: Obj, f: MessageFields, names: AuditNames): string {
+function message(e: TypedWallEvent, f: MessageFields, names: AuditNames): string {
   // Names are written as given (never re-cased); an employee without one as `User 5`.
   const person = (id: number | null) => (id === null ? null : (names.employees.get(id) ?? `User ${id}`));
   const who = person(f.user_id) ?? 'The service';
   const wall = f.wall_id === null ? 'a wall' : names.walls.has(f.wall_id) ? `wall '${names.walls.get(f.wall_id)}'` : `wall ${f.wall_id}`;
   // The number a person reads on the wall; the crc only for a slot detached since (position 0).
-  const slotOf = (box: Obj, crc = str(box.crc)) => {
-    const position = num(box.position);
+  const slotOf = (box: { position?: number | null; crc?: string | null } | undefined, crc = box?.crc ?? null) => {
+    const position = box?.position ?? null;
     return position !== null && position > 0 ? `slot ${position}` : crc ? `slot ${crc}` : 'a slot';
   };
-  const item = obj(d.item);
-  const slot = slotOf(Object.keys(item).length ? item : obj(d.sortBox), f.crc);
+  const d = e.data as Obj;
+  const item = 'item' in e.data ? e.data.item : undefined;
+  const slot = slotOf(item ?? ('sortBox' in e.data ? e.data.sortBox : undefined), f.crc);
   const order = `order ${f.order_id ?? '?'}`;
-  const sku = str(item.sku) ?? f.barcode ?? '?';
+  const sku = item?.sku ?? f.barcode ?? '?';
   // The barcode as scanned, when it is not the SKU itself (a UPC or an alias).
   const scanned = f.barcode !== null && f.barcode.toUpperCase() !== sku.toUpperCase() ? ` ('${f.barcode}')` : '';
-  const units = (n: number | null) => `${n ?? '?'} × ${sku}`;
-  switch (type) {
+  const units = (n: number | null | undefined) => `${n ?? '?'} × ${sku}`;
+  switch (e.type) {
     case 'session.started': {
-      const color = str(obj(d.session).color);
+      const color = e.data.session.color;
       return `${who} connected to ${wall}${color ? ` (${color})` : ''}${f.picklist_id !== null ? ` for picklist ${f.picklist_id}` : ''}.`;
     }
     case 'session.renewed':
       return `${who} renewed their session on ${wall}.`;
     case 'session.ended': {
-      const reason = str(obj(d.session).endReason);
+      const reason = e.data.session.endReason;
       return `The session of ${person(f.user_id) ?? 'a sorter'} on ${wall} ended: ${(reason && SESSION_END_WORDS[reason]) ?? 'ended'}.`;
     }
     case 'sort-box-item.created':
       return `${who} scanned ${sku}${scanned} for ${order}: ${slot}.`;
     case 'sort-box-item.confirmed':
-      return `${who} confirmed ${units(num(item.confirmedUnits) ?? num(item.units))} into ${slot} (${order}).`;
+      return `${who} confirmed ${units(e.data.item.confirmedUnits)} into ${slot} (${order}).`;
     case 'sort-box-item.cancelled': {
       const why =
-        d.reason === 'slot-force-released' ? ' by a forced release of the slot'
-        : d.reason === 'session-ended' ? ' as the session ended'
-        : d.reason === 'short-button' ? " with the slot's short button"
+        e.data.reason === 'slot-force-released' ? ' by a forced release of the slot'
+        : e.data.reason === 'session-ended' ? ' as the session ended'
+        : e.data.reason === 'short-button' ? " with the slot's short button"
         : '';
-      return `The scan of ${units(num(item.units))} by ${person(f.user_id) ?? 'the service'} into ${slot} (${order}) was cancelled${why}.`;
+      return `The scan of ${units(e.data.item.units)} by ${person(f.user_id) ?? 'the service'} into ${slot} (${order}) was cancelled${why}.`;
     }
     case 'sort-box-item.swapped':
-      return `${who} moved ${order} from ${slotOf(obj(d.from))} to ${slotOf(obj(d.to))} (swap of ${sku}).`;
+      return `${who} moved ${order} from ${slotOf(e.data.from)} to ${slotOf(e.data.to)} (swap of ${sku}).`;
     case 'sort-box.completed':
       return `Order ${f.order_id ?? '?'} is complete in ${slot} of ${wall}: ready for the shipper.`;
     case 'sort-box.released':
-      return `${who} released ${slot} of ${wall}${f.order_id !== null ? ` (${order})` : ''}${d.forced === true ? ' by force' : ''}.`;
+      return `${who} released ${slot} of ${wall}${f.order_id !== null ? ` (${order})` : ''}${e.data.forced ? ' by force' : ''}.`;
     case 'wall.updated': {
-      const change = str(d.change);
-      const boxes = Array.isArray(d.sortBoxes) ? d.sortBoxes.length : null;
+      const boxes = e.data.sortBoxes?.length ?? null;
       const what =
-        change === 'sort-boxes-attached' ? `${boxes === null ? 'slots' : count(boxes, 'slot')} attached`
-        : change === 'sort-box-detached' ? `${slotOf(obj(Array.isArray(d.sortBoxes) ? d.sortBoxes[0] : null))} detached`
+        e.data.change === 'sort-boxes-attached' ? `${boxes === null ? 'slots' : count(boxes, 'slot')} attached`
+        : e.data.change === 'sort-box-detached' ? `${slotOf(e.data.sortBoxes?.[0])} detached`
         : 'its settings changed';
-      const named = str(obj(d.wall).name) ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
+      const named = str(obj(e.data.wall).name) ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
       return `${named ? `Wall '${named}'` : `Wall ${f.wall_id ?? '?'}`} was updated: ${what}.`;
     }
+    case 'command.refused':
+      return e.data.detail || `${e.data.command} was refused (${e.data.code}).`;
     case 'lights.mode':
-      return str(d.mode) === 'normal' ? `${who} set the lights of ${wall} back to normal.` : `${who} started the ${str(d.mode) === 'test' ? 'light test' : 'show-address mode'} on ${wall}.`;
+      return e.data.mode === 'normal' ? `${who} set the lights of ${wall} back to normal.` : `${who} started the ${e.data.mode === 'test' ? 'light test' : 'show-address mode'} on ${wall}.`;
     case 'lights.controller': {
-      const c = obj(d.controller);
-      return `Light controller '${str(c.id) ?? '?'}' (${str(c.driver) ?? '?'}) of ${wall} is ${c.online === true ? 'online' : 'offline'}.`;
+      const c = e.data.controller;
+      return `Light controller '${c.id}' (${c.driver}) of ${wall} is ${c.online ? 'online' : 'offline'}.`;
     }
-    case 'lights.button': {
-      const position = num(d.position);
-      return `The ${str(d.button) ?? '?'} button of ${position ? `slot ${position}` : slot} was refused on the device: ${str(d.detail) ?? str(d.code) ?? '?'}`;
-    }
+    case 'lights.button':
+      return `The ${e.data.button} button of ${e.data.position ? `slot ${e.data.position}` : slot} was refused on the device: ${e.data.detail || e.data.code}`;
     default:
-      return `${type}.`;
+      return unhandled(e, d);
   }
 }
 
-/**
- * Turns one committed event (or a refused command) into its audit record; `names` are the batch's
- * employee and wall names (auditNamesFor), which its message uses.
- */
-export function toAuditRecord(event: WallEvent, names: AuditNames): AuditRecord {
-  const d = obj(event.data);
-  const base = { event_id: event.id, client_id: event.clientId, occurred_at: event.occurredAt, type: event.type, wall_id: event.wallId };
-  const kind = auditKind(event.type, d);
-  if (event.type === COMMAND_REFUSED) {
-    // Stored JSON: each field is checked (str, num) before use.
-    const r = d as { [K in keyof CommandRefusedData]?: unknown };
+/** The compiler's check that the switch above handles every event type. */
+function unhandled(e: never, _d: Obj): never {
+  throw new Error(`no audit message for ${(e as TypedWallEvent).type}`);
+}
+
+/** The ids a record's columns take from its event. */
+function fieldsOf(e: TypedWallEvent): MessageFields & { session_id: number | null } {
+  if (e.type === 'command.refused') {
+    const r = e.data;
     return {
-      ...base,
-      kind,
-      user_id: num(r.userId),
-      order_id: num(r.orderId),
-      picklist_id: num(r.picklistId),
-      crc: slotCrc(str(r.crc)),
-      barcode: str(r.barcode),
-      sort_box_item_id: num(r.sortBoxItemId),
-      session_id: num(r.sessionId),
-      is_error: true,
-      is_license_plate: false,
-      message: str(r.detail) ?? `${str(r.command) ?? 'A command'} was refused (${str(r.code) ?? 'error'}).`,
-      data: d,
+      wall_id: e.wallId,
+      user_id: r.userId,
+      order_id: r.orderId,
+      picklist_id: r.picklistId,
+      crc: slotCrc(r.crc),
+      barcode: r.barcode,
+      sort_box_item_id: r.sortBoxItemId,
+      session_id: r.sessionId,
     };
   }
+  const d = e.data as Obj;
   const item = obj(d.item);
   const sortBox = obj(d.sortBox ?? d.to);
   const session = obj(d.session);
-  const fields = {
-    wall_id: event.wallId,
+  return {
+    wall_id: e.wallId,
     user_id: num(item.userId) ?? num(session.userId) ?? num(d.userId),
     order_id: num(item.orderId) ?? num(d.orderId) ?? num(sortBox.orderId),
     picklist_id: num(session.picklistId) ?? num(d.picklistId),
@@ -198,14 +203,27 @@ export function toAuditRecord(event: WallEvent, names: AuditNames): AuditRecord 
     sort_box_item_id: num(item.id),
     session_id: num(session.id) ?? num(d.sessionId),
   };
+}
+
+/**
+ * Turns one committed event (or a refused command) into its audit record; `names` are the batch's
+ * employee and wall names (auditNamesFor), which its message uses. The event comes decoded by its
+ * type's schema (the consumer's eventConsumer: one that does not match is recorded in failed_job).
+ */
+export function toAuditRecord(e: TypedWallEvent, names: AuditNames): AuditRecord {
+  const fields = fieldsOf(e);
+  const kind = auditKind(e);
   return {
-    ...base,
+    event_id: e.id,
+    client_id: e.clientId,
+    occurred_at: e.occurredAt,
+    type: e.type,
     ...fields,
     kind,
-    // A slot button refused on the device is a refusal too.
-    is_error: event.type === 'lights.button',
+    // A refused command, and a slot button refused on the device, are errors.
+    is_error: e.type === 'command.refused' || e.type === 'lights.button',
     is_license_plate: kind === 'license-plate',
-    message: str(d.message) ?? message(event.type, d, fields, names),
-    data: withoutTokens(event.data),
+    message: message(e, fields, names),
+    data: withoutTokens(e.data),
   };
 }

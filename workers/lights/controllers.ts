@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
+import type { EventDataIn } from '../../shared/events/event-schemas';
 import type { Logger } from '../../shared/logging/logger';
 import type { ControllerReport } from './mqtt/mqtt-driver';
 import { insertLightsEvents, onlineControllers, upsertController, wallsOfSerials, type ControllerRow } from './lights.queries';
 
 /** An event of the gateway as the outbox stores it (internal types: docs/api.md §8, hub-only events). */
-export interface GatewayEvent {
-  clientId: number;
-  wallId: number | null;
-  type: 'lights.controller' | 'lights.button';
-  data: Record<string, unknown>;
-}
+export type GatewayEvent = {
+  [T in 'lights.controller' | 'lights.button']: { clientId: number; wallId: number | null; type: T; data: EventDataIn<T> };
+}['lights.controller' | 'lights.button'];
 
 /** Writes the gateway's events to the outbox (one statement): hubs and the audit log get them like any other. */
 export async function writeGatewayEvents(db: SqlRunner, events: GatewayEvent[], now = new Date()): Promise<void> {

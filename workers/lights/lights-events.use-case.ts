@@ -1,23 +1,23 @@
 import { parseSlotBarcode } from '../../shared/domain/barcodes';
-import { COMMAND_REFUSED } from '../../shared/events/command-refused';
-import type { WallEvent } from '../../shared/events/channels';
+import type { TypedWallEvent } from '../../shared/events/event-schemas';
+import { WRONG_SLOT_CODES } from '../../shared/events/event-rules';
 import { FLASH_MS, type LightColor } from '../../shared/lights/light-model';
 import type { LightsEngine } from './lights-engine';
 
 /** Refusals of a confirm that name a slot the sorter should not have scanned: the right slot and the wrong one flash. */
-const SLOT_REFUSALS = new Set(['wrong-slot', 'shipper-barcode-not-accepted']);
+const isSlotRefusal = (e: TypedWallEvent): e is Extract<TypedWallEvent, { type: 'command.refused' }> =>
+  e.type === 'command.refused' && e.data.command === 'item.confirm' && (WRONG_SLOT_CODES as readonly string[]).includes(e.data.code);
 
 type Cue = { crc: string; color: LightColor; itemId?: number };
 
 /** The flashes a refused confirm asks for: the right slot in its sorter's color, the scanned one red. */
-function cuesOf(event: WallEvent, now: number): Cue[] {
-  if (event.type !== COMMAND_REFUSED) return [];
-  const d = (event.data ?? {}) as { command?: unknown; code?: unknown; crc?: unknown; barcode?: unknown; sortBoxItemId?: unknown };
-  if (d.command !== 'item.confirm' || typeof d.code !== 'string' || !SLOT_REFUSALS.has(d.code) || typeof d.crc !== 'string') return [];
+function cuesOf(event: TypedWallEvent, now: number): Cue[] {
+  if (!isSlotRefusal(event) || event.data.crc === null) return [];
+  const d = event.data;
   // A refusal delivered again long after (a retried batch) is no cue any more.
   if (now - Date.parse(event.occurredAt) > FLASH_MS) return [];
-  const cues: Cue[] = [{ crc: d.crc, color: 'White', ...(typeof d.sortBoxItemId === 'number' ? { itemId: d.sortBoxItemId } : {}) }];
-  const scanned = typeof d.barcode === 'string' ? parseSlotBarcode(d.barcode) : null;
+  const cues: Cue[] = [{ crc: d.crc!, color: 'White', ...(d.sortBoxItemId !== null ? { itemId: d.sortBoxItemId } : {}) }];
+  const scanned = d.barcode !== null ? parseSlotBarcode(d.barcode) : null;
   if (scanned && scanned.crc !== d.crc) cues.push({ crc: scanned.crc, color: 'Red' });
   return cues;
 }
@@ -28,7 +28,7 @@ function cuesOf(event: WallEvent, now: number): Cue[] {
  * right slot in the sorter's color and the scanned one red (docs/lights.md). Idempotent: a batch
  * delivered again shows the walls as they are now.
  */
-export async function handleLightsEvents(engine: LightsEngine, events: readonly WallEvent[], now = Date.now()): Promise<void> {
+export async function handleLightsEvents(engine: LightsEngine, events: readonly TypedWallEvent[], now = Date.now()): Promise<void> {
   const walls = new Set<number>();
   const cues = new Map<number, Cue[]>();
   for (const e of events) {

@@ -1,12 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { eventConsumer, startEventConsumer } from '../pipeline/consumer-runner';
+import { startEventConsumer } from '../pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
-import { handleLightsEvents } from './lights-events.use-case';
 import { MqttLightsDriver, type ButtonPress } from './mqtt/mqtt-driver';
 import { loadTcpControllers, TcpLightsDriver } from './tcp/tcp-driver';
 
@@ -97,10 +96,6 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
   resync();
   // The consumer `lights` (workers/pipeline/consumers.ts), one batch at a time: pictures reach the devices
   // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
-  // Read at every relay notification, gathering nothing: a light is due at once.
-  const { name, types, attempts } = EVENT_CONSUMERS.lights;
-  await startEventConsumer(runtime, eventConsumer(name, (events) => handleLightsEvents(engine, events), types, attempts), {
-    name: 'light gateway',
-    settings: { intervalMs: 0 },
-  });
+  const lights = EVENT_CONSUMERS.lights;
+  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: lights.settings, context: { lights: engine } });
 }

@@ -1,6 +1,8 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
+import type { LightsEngine } from '../lights/lights-engine';
+import { MalformedEventError, safeDecodeEvent, type TypedWallEvent } from '../../shared/events/event-schemas';
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
@@ -43,17 +45,41 @@ export interface EventConsumer extends ConsumerSpec {
   handle(batch: ConsumerBatch, tx: SqlRunner, ctx: ConsumerContext): Promise<void>;
 }
 
-/** What a consumer's batch may need of its process: the settings and the log. */
-export type ConsumerContext = Pick<Runtime, 'config' | 'log'>;
+/**
+ * What a consumer's batch may need of its process: the settings, the log, and what its worker kind
+ * built for it (the light gateway's engine: workers/lights/lights.worker.ts).
+ */
+export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: LightsEngine };
 
-/** A consumer whose effect needs only the events: the interface of every event consumer table entry. */
+/**
+ * A consumer whose effect needs only the events: the interface of every event consumer table entry.
+ * The handler gets the batch's events decoded by their types' schemas (shared/events/event-schemas.ts);
+ * an event that fails its schema is recorded in failed_job (`consumer:<name>`, as an event passed over
+ * after its attempts) in the batch's transaction and left out: retrying cannot make it valid.
+ */
 export function eventConsumer(
   name: string,
-  handler: (events: WallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
+  handler: (events: TypedWallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
   types?: readonly string[],
   attempts?: number,
 ): EventConsumer {
-  return { name, types, attempts, handle: async (batch, tx, ctx) => (batch.events.length ? handler(batch.events, tx, ctx) : undefined) };
+  return {
+    name,
+    types,
+    attempts,
+    handle: async (batch, tx, ctx) => {
+      const events: TypedWallEvent[] = [];
+      for (const event of batch.events) {
+        const r = safeDecodeEvent(event);
+        if (r.ok) events.push(r.event);
+        else {
+          await recordFailedJob(tx, { queue: `consumer:${name}`, jobName: event.type, jobId: event.id, data: JSON.stringify({ consumer: name, event }), error: r.error.message.slice(0, 2000), attempts: 1 });
+          ctx.log.error({ consumer: name, eventId: event.id, type: event.type, err: r.error.message }, 'event does not match its schema; recorded in failed_job');
+        }
+      }
+      if (events.length) await handler(events, tx, ctx);
+    },
+  };
 }
 
 export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batch: ConsumerBatch; full: boolean };
@@ -202,7 +228,8 @@ export async function runConsumer(
       }
       failures = lastAfter === after ? failures + 1 : 1;
       lastAfter = after;
-      if (failures < (consumer.attempts ?? settings.attempts)) {
+      // An event that fails its schema (MalformedEventError) is recorded at once: trying it again cannot make it valid.
+      if (!(err instanceof MalformedEventError) && failures < (consumer.attempts ?? settings.attempts)) {
         log.warn({ err, consumer: consumer.name, after, attempt: failures }, 'consumer failed on an event; retrying');
         await waiter.wait(settings.retryBaseMs * 2 ** (failures - 1));
         continue;
@@ -254,7 +281,7 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
 export async function startEventConsumer(
   runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
   consumer: EventConsumer,
-  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings> },
+  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings>; context?: Omit<ConsumerContext, 'config' | 'log'> },
 ): Promise<void> {
   const { log, ormSql, config } = runtime;
   await registerConsumer(ormSql, { name: consumer.name });
@@ -268,7 +295,7 @@ export async function startEventConsumer(
   let stopped = false;
   const loop = runConsumer(ormSql, consumer, settings, {
     waiter,
-    ctx: { config, log },
+    ctx: { ...opts.context, config, log },
     stopped: () => stopped,
     afterCommit: opts.afterCommit,
   }).catch((err) => log.fatal({ err, consumer: consumer.name }, 'consumer loop ended'));

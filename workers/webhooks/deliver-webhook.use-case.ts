@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent } from '../../shared/events/channels';
+import { safeDecodeEvent } from '../../shared/events/event-schemas';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../shared/webhooks/webhook-attempts';
 import { signWebhook } from '../../shared/webhooks/webhook-signature';
 import { assertPublicTarget } from '../../shared/webhooks/webhook-target';
@@ -71,6 +72,10 @@ export async function deliverClaimed(db: SqlRunner, d: ClaimedDelivery, opts: De
   };
 
   if (!d.is_active) return finish({ ok: false, retry: false, error: INACTIVE });
+  // The payload is the event as stored, sent only if it matches its type's schema (shared/events/event-schemas.ts):
+  // one that does not is recorded as failed, never sent.
+  const decoded = safeDecodeEvent(event);
+  if (!decoded.ok) return finish({ ok: false, retry: false, error: decoded.error.message });
   try {
     await assertPublicTarget(d.url, opts.allowPrivateTargets);
   } catch (err) {
