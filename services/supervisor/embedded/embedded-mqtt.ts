@@ -23,6 +23,9 @@ export interface EmbeddedMqttOptions {
   topicPrefix: string;
   retainedFile: string;
   log: Logger;
+  /** The limits on retained messages (MAX_RETAINED, MAX_RETAINED_BYTES unless given: tests give small ones). */
+  maxRetained?: number;
+  maxRetainedBytes?: number;
 }
 
 export interface EmbeddedMqtt {
@@ -67,7 +70,7 @@ function connectHost(host: string): string {
 }
 
 export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<EmbeddedMqtt> {
-  const { host, port, topicPrefix, retainedFile, log } = opts;
+  const { host, port, topicPrefix, retainedFile, log, maxRetained = MAX_RETAINED, maxRetainedBytes = MAX_RETAINED_BYTES } = opts;
   mkdirSync(path.dirname(retainedFile), { recursive: true });
   // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
   const { Aedes } = await import('aedes').catch((err: NodeJS.ErrnoException) => {
@@ -93,7 +96,7 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
       const before = retained[packet.topic];
       const count = retainedCount + (before ? 0 : 1);
       const total = retainedBytes - (before ? sizeOf(packet.topic, Buffer.byteLength(before.payload, 'base64')) : 0) + sizeOf(packet.topic, bytes);
-      if (count > MAX_RETAINED || total > MAX_RETAINED_BYTES) return `the broker keeps at most ${MAX_RETAINED} retained messages (${MAX_RETAINED_BYTES} bytes)`;
+      if (count > maxRetained || total > maxRetainedBytes) return `the broker keeps at most ${maxRetained} retained messages (${maxRetainedBytes} bytes)`;
     }
     return null;
   };
