@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
@@ -30,6 +30,7 @@ interface Run {
 }
 
 const runs: Run[] = [];
+const SECRET = `embedded-test-secret-${randomUUID()}`;
 let dataRoot: string;
 let pgPort: number;
 let mqttPort: number;
@@ -71,6 +72,8 @@ function start(): Run {
     SORTING_WORKERS: '1',
     DATABASE_POOL_MAX: '4',
     QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-embedded-${randomUUID().slice(0, 8)}`,
+    // A setting of the service's that must not reach the database server's environment.
+    JWT_SECRET: SECRET,
   };
   delete env.DATABASE_URL;
   delete env.MQTT_URL;
@@ -126,8 +129,10 @@ async function signIn(apiPort: number): Promise<number> {
   );
 }
 
-async function onEmbeddedPg<T>(fn: (pg: PgClient) => Promise<T>): Promise<T> {
-  const pg = new PgClient({ host: '127.0.0.1', port: pgPort, user: 'postgres', database: 'sorting' });
+const pgPassword = () => readFileSync(path.join(dataRoot, 'postgres.password'), 'utf8').trim();
+
+async function onEmbeddedPg<T>(fn: (pg: PgClient) => Promise<T>, password = pgPassword()): Promise<T> {
+  const pg = new PgClient({ host: '127.0.0.1', port: pgPort, user: 'postgres', password, database: 'sorting' });
   await pg.connect();
   try {
     return await fn(pg);
@@ -175,7 +180,13 @@ test('with no server named and none on the default ports, npm start runs an embe
   const one = await started(first);
   // The banner names what it started and where the data is.
   expect(first.output).toContain('Embedded servers');
-  expect(first.output).toContain(`postgres://postgres@127.0.0.1:${pgPort}/sorting`);
+  expect(first.output).toContain(`postgres://postgres:***@127.0.0.1:${pgPort}/sorting`);
+  // The password: random, in a file of the data folder only its owner reads, never in the output.
+  const password = pgPassword();
+  expect(password).toMatch(/^[0-9a-f]{48}$/);
+  expect(statSync(path.join(dataRoot, 'postgres.password')).mode & 0o777).toBe(0o600);
+  expect(first.output).not.toContain(password);
+  await expect(onEmbeddedPg(async () => undefined, 'not-the-password')).rejects.toThrow(/password authentication failed/);
   expect(first.output).toContain(`data: ${path.join(dataRoot, 'postgres')}`);
   expect(first.output).toContain(`mqtt://127.0.0.1:${mqttPort}`);
   expect(first.output).toContain(`data: ${path.join(dataRoot, 'mqtt', 'retained.json')}`);
@@ -190,6 +201,16 @@ test('with no server named and none on the default ports, npm start runs an embe
     return (await pg.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
   });
   expect(dataDir).toBe(path.join(dataRoot, 'postgres'));
+  // The server runs with a minimal environment: the service's settings are not readable from SQL (a
+  // program the server runs inherits its environment; /proc/self/environ is overwritten by its title).
+  const environ = await onEmbeddedPg(async (pg) => {
+    await pg.query('create temp table server_env (line text)');
+    await pg.query(`copy server_env from program 'env'`);
+    return (await pg.query<{ line: string }>('select line from server_env')).rows.map((r) => r.line).join('\n');
+  });
+  expect(environ).toContain('LANG=C');
+  expect(environ).not.toContain(SECRET);
+  expect(environ).not.toContain('JWT_SECRET');
   if (process.getuid?.() === 0) {
     // As root: the server runs as the unprivileged system user (PostgreSQL refuses root).
     const owner = execFileSync('ps', ['-o', 'user=', '-p', String(one.pgPid)], { encoding: 'utf8' }).trim();
@@ -230,11 +251,43 @@ test('with no server named and none on the default ports, npm start runs an embe
   const controller = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
   await controller.publishAsync(CONTROLLER_TOPIC, '{"online":true,"slots":[]}', { qos: 1, retain: true });
   await controller.endAsync();
+  // The broker takes no publication outside the service's topics, nor one above its size limit: the
+  // client is disconnected and the message goes nowhere (nor into the retained messages).
+  for (const [topic, payload] of [
+    ['elsewhere/filler', 'x'],
+    ['sorting/1/controllers/embedded-test/heartbeat', 'x'.repeat(17 * 1024)],
+  ] as const) {
+    const intruder = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    let closed = false;
+    intruder.once('close', () => (closed = true));
+    intruder.publish(topic, payload, { qos: 1, retain: true }, () => undefined);
+    await waitFor(() => closed, { timeoutMs: 10_000, what: `the broker to disconnect a client publishing on ${topic} (${payload.length} bytes)` });
+    intruder.end(true);
+  }
+  // It listens on 127.0.0.1 only (EMBEDDED_MQTT_HOST unset): not on this machine's other addresses.
+  const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+  if (lan) expect(await portAnswers(lan.address, mqttPort)).toBe(false);
   await stop(first, one.pgPid);
+  const saved = JSON.parse(readFileSync(path.join(dataRoot, 'mqtt', 'retained.json'), 'utf8')) as Record<string, unknown>;
+  expect(Object.keys(saved).filter((t) => !t.startsWith('sorting/'))).toEqual([]);
+
+  // A cluster made with trust auth (an earlier version's .data folder): the next start gives the user
+  // postgres a new password and pg_hba.conf asks for it.
+  const hbaFile = path.join(dataRoot, 'postgres', 'pg_hba.conf');
+  writeFileSync(hbaFile, readFileSync(hbaFile, 'utf8').replace(/scram-sha-256\s*$/gm, 'trust'));
+  rmSync(path.join(dataRoot, 'postgres.password'));
 
   const second = start();
   const two = await started(second);
   expect(two.pgPid).not.toBe(one.pgPid);
+  expect(pgPassword()).not.toBe(password);
+  expect(second.output).not.toContain(pgPassword());
+  expect(second.lines.some((l) => typeof l.msg === 'string' && l.msg.includes('the user postgres now has one'))).toBe(true);
+  expect(readFileSync(hbaFile, 'utf8')).not.toMatch(/^[^#]*\strust\s*$/m);
+  await waitFor(() => onEmbeddedPg(async () => false, 'not-the-password').catch((e: Error) => /password authentication failed/.test(e.message)), {
+    timeoutMs: 10_000,
+    what: 'the server to ask for the password once it has reloaded pg_hba.conf',
+  });
   // The same cluster: nothing seeded again, the row written before is there, the Admin signs in.
   expect(second.lines.some((l) => l.msg === 'demo client seeded')).toBe(false);
   await signIn(two.apiPort);

@@ -16,8 +16,14 @@ describe('every locked package accepts the Node the service runs on', () => {
     expect(refused).toEqual([]);
   });
 
-  it('the service itself asks for Node 20 or later, and geoip-lite is pinned to a release that runs on it', () => {
-    expect(lock.packages['']!.engines).toEqual({ node: '>=20' });
+  it('the service itself asks for Node 20.19 or later (aedes, an ES module, is loaded with require()), and geoip-lite is pinned to a release that runs on it', () => {
+    expect(lock.packages['']!.engines).toEqual({ node: '>=20.19' });
+    const pkg = JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines).toEqual({ node: '>=20.19' });
+    // Every locked package accepts the lowest Node the service asks for, not only the one running the test.
+    const lowest = semver.minVersion(pkg.engines.node)!.version;
+    const refused = Object.entries(lock.packages).filter(([, p]) => p.engines && !Array.isArray(p.engines) && p.engines.node && !semver.satisfies(lowest, p.engines.node));
+    expect(refused.map(([name]) => name)).toEqual([]);
     const geo = lock.packages['node_modules/geoip-lite']!;
     expect(semver.satisfies('20.0.0', (geo.engines as { node: string }).node)).toBe(true);
   });

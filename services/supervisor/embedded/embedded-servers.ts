@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../../../shared/config/config';
 import type { Logger } from '../../../shared/logging/logger';
@@ -20,6 +21,24 @@ export interface EmbeddedServers {
 }
 
 const unset = (v: string | undefined) => v === undefined || v.trim() === '';
+
+/** A URL as the banner shows it: the password replaced. */
+const redacted = (url: string) => url.replace(/^(postgres:\/\/[^:@/]+):[^@/]+@/, '$1:***@');
+
+/**
+ * The embedded PostgreSQL's password when its cluster is the one answering on the port (a supervisor
+ * killed with SIGKILL left it running): its postmaster.pid is there. Another server gets no password.
+ */
+function runningClusterPassword(dataRoot: string): string | undefined {
+  const dataDir = path.join(dataRoot, 'postgres');
+  const passwordFile = path.join(dataRoot, 'postgres.password');
+  if (!existsSync(path.join(dataDir, 'postmaster.pid')) || !existsSync(passwordFile)) return undefined;
+  try {
+    return readFileSync(passwordFile, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 interface Started {
   name: string;
@@ -64,7 +83,8 @@ export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppCo
       // The database's name is the default URL's (DATABASE_URL is unset: config holds the default).
       const database = decodeURIComponent(new URL(config.DATABASE_URL).pathname.replace(/^\//, '')) || 'sorting';
       if (await portAnswers('127.0.0.1', port)) {
-        env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+        const password = runningClusterPassword(dataRoot);
+        env.DATABASE_URL = `postgres://postgres${password ? `:${encodeURIComponent(password)}` : ''}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
         log.info({ port }, `DATABASE_URL is unset and a server answers on 127.0.0.1:${port}: using it`);
       } else {
         const { startEmbeddedPostgres, postgresPaths } = await import('./embedded-postgres');
@@ -72,7 +92,12 @@ export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppCo
         log.info({ port, dataDir: paths.dataDir }, `DATABASE_URL is unset and nothing answers on 127.0.0.1:${port}: starting the embedded PostgreSQL`);
         const pg = await startEmbeddedPostgres({ ...paths, port, osUser: config.EMBEDDED_POSTGRES_OS_USER, log });
         env.DATABASE_URL = pg.url(database);
-        started.push({ name: `PostgreSQL ${pg.version}`, address: env.DATABASE_URL, data: `${paths.dataDir} (log ${paths.logFile})`, stop: () => pg.stop() });
+        started.push({
+          name: `PostgreSQL ${pg.version}`,
+          address: `${redacted(env.DATABASE_URL)} (password in ${paths.passwordFile})`,
+          data: `${paths.dataDir} (log ${paths.logFile})`,
+          stop: () => pg.stop(),
+        });
         log.info({ embedded: 'postgres', version: pg.version, port, pid: pg.pid, dataDir: paths.dataDir, logFile: paths.logFile }, `embedded PostgreSQL ${pg.version} started on 127.0.0.1:${port}`);
       }
     }
@@ -84,10 +109,12 @@ export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppCo
       } else {
         const { startEmbeddedMqtt } = await import('./embedded-mqtt');
         const retainedFile = path.join(dataRoot, 'mqtt', 'retained.json');
-        const mqtt = await startEmbeddedMqtt({ host: config.HOST, port, retainedFile, log });
+        const host = config.EMBEDDED_MQTT_HOST;
+        const mqtt = await startEmbeddedMqtt({ host, port, topicPrefix: config.MQTT_TOPIC_PREFIX, retainedFile, log });
         env.MQTT_URL = mqtt.url;
-        started.push({ name: 'MQTT broker', address: `mqtt://${config.HOST}:${port} (anonymous)`, data: `${retainedFile} (retained messages)`, stop: () => mqtt.stop() });
-        log.info({ embedded: 'mqtt', host: config.HOST, port, retainedFile, restored: mqtt.restored }, `embedded MQTT broker listening on ${config.HOST}:${port}`);
+        const reach = host.startsWith('127.') || host === '::1' || host === 'localhost' ? 'this machine only' : 'ANYONE on the network can publish';
+        started.push({ name: 'MQTT broker', address: `mqtt://${host}:${port} (anonymous: ${reach})`, data: `${retainedFile} (retained messages)`, stop: () => mqtt.stop() });
+        log.info({ embedded: 'mqtt', host, port, retainedFile, restored: mqtt.restored }, `embedded MQTT broker listening on ${host}:${port}`);
       }
     }
   } catch (err) {

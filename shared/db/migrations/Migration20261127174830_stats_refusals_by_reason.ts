@@ -4,8 +4,10 @@ import { Migration } from '@mikro-orm/migrations';
  * Refusals by reason (docs/architecture.md "Statistics", docs/insights.md): the roll-ups count every
  * refused command (`command.refused`) in a new counter `refusals`, and keep them per refusal code in
  * a new dimension 5 (`reason`, dim_key = the code) of every scope. Adding a column with a constant
- * default changes no stored row; the widened dimension check is added NOT VALID and then validated,
- * which reads the tables without blocking the statistics consumer's writes. Days counted before this
+ * default changes no stored row; the widened dimension check is added NOT VALID and then validated.
+ * The whole migration runs in one transaction, so the ACCESS EXCLUSIVE locks of its ALTER TABLEs are
+ * held until it commits: the statistics consumer's reads and writes of both tables wait for the scan
+ * that validates the check (short on tables of roll-ups; the consumer catches up). Days counted before this
  * migration have no refusals: `npm run cli -- stats rebuild` fills them for the days the outbox keeps.
  */
 export class Migration20261127174830_stats_refusals_by_reason extends Migration {
