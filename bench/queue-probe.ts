@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import { createRedisConnection, type RedisConnection as Redis } from '../shared/redis/connection';
 import { commandQueueName } from '../shared/commands/partitioning';
-import { COMMAND_JOB_OPTIONS, COMMAND_WORKER_TUNING } from '../shared/queue/jobs';
+import { PARTITION_JOB_OPTIONS, PARTITION_WORKER_TUNING } from '../shared/queue/jobs';
 import type { QueueSettings } from '../shared/queue/queue-module';
 
 export interface QueueRoundTrip {
@@ -44,7 +44,7 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
       await publisher.publish(replyTo, JSON.stringify({ commandId, outcome }));
       return outcome;
     },
-    { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, ...COMMAND_WORKER_TUNING },
+    { connection: workerConnection as ConnectionOptions, prefix: settings.prefix, ...PARTITION_WORKER_TUNING },
   );
   await worker.waitUntilReady();
 
@@ -64,7 +64,7 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
       });
       const t0 = performance.now();
       const data = { commandId, replyTo: replyChannel, enqueuedAt: Date.now() };
-      await queue.add('probe', data, COMMAND_JOB_OPTIONS);
+      await queue.add('probe', data, PARTITION_JOB_OPTIONS);
       await replied;
       samples.push(performance.now() - t0);
     }

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import { foldedWarning } from '../logging/logger';
-import { CommandProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
+import { PartitionProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
 import type { Admission } from './admission';
 import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';
 import { commandDuration } from './command-metrics';
@@ -49,7 +49,7 @@ interface Waiter {
 
 class RedisCommandClient implements CommandClient {
   private readonly waiters = new Map<string, Waiter>();
-  private readonly producer: CommandProducer;
+  private readonly producer: PartitionProducer<CommandJobData, CommandReply, CommandOutcome>;
   private lossTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly enqueueFailures: (err: Error) => void;
@@ -62,7 +62,7 @@ class RedisCommandClient implements CommandClient {
   ) {
     this.enqueueFailures = foldedWarning(log, 'could not queue a command');
     this.subscribeFailures = foldedWarning(log, 'could not subscribe to the command reply channel');
-    this.producer = new CommandProducer(settings, log, {
+    this.producer = new PartitionProducer<CommandJobData, CommandReply, CommandOutcome>(settings, log, {
       reply: (reply) => this.onReply(reply),
       replyLink: (state) => this.onReplyLink(state),
     });

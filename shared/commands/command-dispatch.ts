@@ -1,9 +1,8 @@
 import { isDependencyOutage } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
-import { assertJobHandlers } from '../queue/job-queue';
 import type { CommandHandlers, CommandJobData, CommandJobInfo, CommandOutcome } from './command-job';
-import { COMMAND_SCHEMAS } from './commands';
+import { COMMAND_NAMES, COMMAND_SCHEMAS } from './commands';
 import { commandQueueName } from './partitioning';
 
 /**
@@ -13,8 +12,23 @@ import { commandQueueName } from './partitioning';
  * becomes an answer, never an exception, so one command cannot take the process down.
  */
 
+/**
+ * The one check every command host runs when it starts: exactly one handler for each command, none for
+ * a name that is no command. A gap is a deployment error: the process stops with this message.
+ */
 export function assertHandlers(handlers: Partial<CommandHandlers>): asserts handlers is CommandHandlers {
-  assertJobHandlers('commands', handlers);
+  const names: readonly string[] = COMMAND_NAMES;
+  const missing = names.filter((n) => typeof (handlers as Record<string, unknown>)[n] !== 'function');
+  const foreign = Object.keys(handlers).filter((n) => !names.includes(n));
+  if (missing.length || foreign.length) {
+    throw new Error(
+      'Command handlers cannot start: ' +
+        [missing.length ? `no handler for command(s) ${missing.join(', ')}` : '', foreign.length ? `handler(s) for no command: ${foreign.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; ') +
+        '. Every command needs exactly one handler.',
+    );
+  }
 }
 
 export interface DispatchOptions {

@@ -4,7 +4,7 @@ import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
 import { foldedWarning } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
 import { ReplyPublisher, startPartitionWorker, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
-import type { CommandHandlers, CommandOutcome, CommandReply } from './command-job';
+import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
 import { OutageGate, assertHandlers, dispatchCommand } from './command-dispatch';
 import { PartitionLeases } from './partition-leases';
 
@@ -34,11 +34,11 @@ export interface PartitionHost {
 export async function startPartitionHost(settings: QueueSettings, handlers: Partial<CommandHandlers>, opts: PartitionHostOptions): Promise<PartitionHost> {
   assertHandlers(handlers);
   const { log } = opts;
-  const publisher = new ReplyPublisher(settings.redisUrl, log);
+  const publisher = new ReplyPublisher<CommandReply>(settings.redisUrl, log);
   const dispatchOpts = { ...opts, gate: new OutageGate(log) };
   const publishFailures = foldedWarning(log, 'could not publish a command answer; the caller reads it from the job');
 
-  const processJob = async (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
+  const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
     const { commandId, replyTo } = job.data;
     const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, dispatchOpts);
     if (replyTo) {
@@ -54,7 +54,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
   // keep them apart when the job in hand is one an emptied Redis no longer counts as active. So the
   // next job waits here for the one in hand.
   const lanes = new Map<number, Promise<unknown>>();
-  const inLane = (partition: number, job: PartitionJob): Promise<CommandOutcome> => {
+  const inLane = (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
     const run = (lanes.get(partition) ?? Promise.resolve()).then(() => processJob(partition, job));
     const tail = run.catch(() => undefined);
     lanes.set(partition, tail);
@@ -84,7 +84,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     { prefix: settings.prefix, partitions: settings.partitions, ttlMs: opts.leaseTtlMs, log },
     {
       async acquired(partition) {
-        const starting = startPartitionWorker(settings, partition, (job) => inLane(partition, job), log, settings.commandTimeoutMs);
+        const starting = startPartitionWorker<CommandJobData, CommandOutcome>(settings, partition, (job) => inLane(partition, job), log, settings.commandTimeoutMs);
         workers.set(partition, starting);
         try {
           await starting;

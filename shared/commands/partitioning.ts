@@ -1,4 +1,4 @@
-import { QUEUES } from '../queue/jobs';
+import { partitionQueueName } from '../queue/jobs';
 
 /**
  * Walls map to a fixed number of partition queues. Each partition runs one command at a time (one
@@ -15,7 +15,7 @@ export function partitionOf(wallId: number, partitions: number): number {
   return h % partitions;
 }
 
-/** Braces are a Redis Cluster hash tag: every key of one partition (its queue, its lease) lands on one cluster slot. */
+/** The queue of a partition's commands (shared/queue): every key of one partition (its queue, its lease) lands on one cluster slot. */
 export function commandQueueName(partition: number): string {
-  return QUEUES.commands.name(partition);
+  return partitionQueueName(partition);
 }

@@ -6,18 +6,18 @@
  */
 
 /**
- * What runs a statement: a transaction's connection (SqlPool.transaction, OrmSql.transaction,
- * emTransactionSql), a pool (each statement its own transaction), or a bare pg client (SqlClient: bench).
+ * What runs a statement: a pool (each statement its own transaction), a transaction's connection
+ * (SqlPool.transaction, OrmSql.transaction, emTransactionSql), or a bare pg client (SqlClient: bench).
  */
 export interface SqlRunner {
   run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]>;
 }
 
 /**
- * A runner that also opens transactions: SqlPool (shared/db/sql-pool.ts, a pg pool of its own: the
- * sorting worker's commands) or OrmSql (shared/db/orm-sql.ts, the ORM's pool: the relay, the event
- * consumers, webhook deliveries). `fn` runs in one transaction on one connection: committed when it
- * returns, rolled back when it throws.
+ * A runner that also opens transactions: OrmSql (shared/db/orm-sql.ts, the ORM's pool or one of its
+ * transactions: every process) or SqlPool (shared/db/sql-pool.ts, a pg pool of its own: the sorting
+ * worker's commands, bounded and isolated; docs/architecture.md "ORM or plain SQL"). `fn` runs in one
+ * transaction on one connection: committed when it returns, rolled back when it throws.
  */
 export interface SqlDatabase extends SqlRunner {
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;

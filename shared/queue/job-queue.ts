@@ -1,7 +1,6 @@
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
 import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
-import { jobNamesOf, type QueueKind } from './jobs';
 
 /** A job that will not be tried again: recorded in PostgreSQL (failed_job), not only in Redis. */
 export interface FinalFailure {
@@ -22,23 +21,4 @@ export type FailureRecorder = (failure: FinalFailure) => Promise<void>;
  */
 export function queueConnection(url: string, forWorker: boolean, log: Logger | undefined, name: string): Redis {
   return watchRedisErrors(createRedisConnection(url, forWorker ? { blocking: true } : { redisOptions: REQUEST_PATH_REDIS }), log, name);
-}
-
-/**
- * The one check every worker runs when it starts: exactly one handler for each job name of its
- * queue, none for another queue's jobs. A gap is a deployment error: the process stops with this message.
- */
-export function assertJobHandlers(queue: QueueKind, handlers: Record<string, unknown>): void {
-  const names = jobNamesOf(queue);
-  const missing = names.filter((n) => typeof handlers[n] !== 'function');
-  const foreign = Object.keys(handlers).filter((n) => !(names as string[]).includes(n));
-  if (missing.length || foreign.length) {
-    throw new Error(
-      `Worker for queue '${queue}' cannot start: ` +
-        [missing.length ? `no handler for job(s) ${missing.join(', ')}` : '', foreign.length ? `handler(s) for job(s) of other queues: ${foreign.join(', ')}` : '']
-          .filter(Boolean)
-          .join('; ') +
-        '. Every job name needs exactly one handler.',
-    );
-  }
 }

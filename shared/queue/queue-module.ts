@@ -3,22 +3,30 @@ import { hostname } from 'node:os';
 import { Job, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
-import type { CommandJobData, CommandOutcome, CommandReply } from '../commands/command-job';
-import { commandQueueName } from '../commands/partitioning';
-import { COMMAND_JOB_OPTIONS, COMMAND_WORKER_TUNING } from './jobs';
+import { PARTITION_JOB_OPTIONS, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
 import { queueConnection } from './job-queue';
 import { foldedWarning } from '../logging/logger';
 
 /**
- * The command transport: the BullMQ side of the command module (shared/commands), so that shared/queue
- * stays the service's only bullmq importer. What a command is, who may send it, how a process holds a
- * partition and answers it are in shared/commands; here only how a command job is added, taken back,
- * looked up, and taken by the worker of one partition, and how its answer travels (Redis pub/sub).
+ * The partition transport, generic over what its jobs carry: how a job is added to its partition's
+ * queue, taken back, looked up, and taken by the worker of one partition, and how its answer travels
+ * (Redis pub/sub). shared/queue is the service's only bullmq importer and imports nothing of
+ * shared/commands: the command module builds on it (command-client.ts, partition-host.ts) and says
+ * what a command is, who may send it and how a process holds a partition.
  *
- * Commands are never retried by BullMQ: a retry would run after later commands of the same wall. A
+ * Jobs are never retried by BullMQ: a retry would run after later jobs of the same partition. A
  * crashed holder's job is handed out again after a few seconds (short lock and stalled interval,
- * COMMAND_WORKER_TUNING); the next holder finds it in applied_command and answers the same.
+ * PARTITION_WORKER_TUNING).
  */
+
+/**
+ * What the transport needs of a job's data: `name`, BullMQ's job name, and `commandId`, the caller's
+ * own id (a UUID), by which a job is taken back or looked up only by the caller that added it.
+ */
+export interface PartitionJobData {
+  name: string;
+  commandId: string;
+}
 
 export interface QueueSettings {
   redisUrl: string;
@@ -73,11 +81,12 @@ export const HANG_PROBE_EVERY_MS = 250;
 const HANG_CONFIRM_MS = 300;
 
 /**
- * The producer side: adds command jobs to their partition queues and receives their answers on this
- * process's own reply channel (faster than QueueEvents). `onLink` hears when the reply channel's
- * connection is lost and when it is back.
+ * The producer side: adds jobs to their partition queues and receives their answers (`Reply`, as the
+ * worker's side published them) on this process's own reply channel (faster than QueueEvents).
+ * `replyLink` hears when the reply channel's connection is lost and when it is back. `Outcome` is what
+ * a job's handler returns, kept with the job (jobState).
  */
-export class CommandProducer {
+export class PartitionProducer<Data extends PartitionJobData, Reply, Outcome> {
   readonly replyChannel: string;
   private readonly queues = new Map<number, Queue>();
   private readonly producer: Redis;
@@ -91,7 +100,7 @@ export class CommandProducer {
   constructor(
     private readonly settings: QueueSettings,
     private readonly log: Logger,
-    handlers: { reply(reply: CommandReply): void; replyLink(state: LinkState): void },
+    handlers: { reply(reply: Reply): void; replyLink(state: LinkState): void },
   ) {
     this.replyChannel = `${settings.prefix}:replies:${randomUUID()}`;
     this.producer = queueConnection(settings.redisUrl, false, log, 'command producer');
@@ -100,9 +109,9 @@ export class CommandProducer {
     this.replyLink = linkOf(this.subscriber, handlers.replyLink);
     this.probeTimer = setInterval(() => void this.probe(), HANG_PROBE_EVERY_MS).unref();
     this.subscriber.on('message', (_channel: string, message: string) => {
-      let reply: CommandReply;
+      let reply: Reply;
       try {
-        reply = JSON.parse(message) as CommandReply;
+        reply = JSON.parse(message) as Reply;
       } catch {
         return;
       }
@@ -174,16 +183,16 @@ export class CommandProducer {
   private queue(partition: number): Queue {
     let q = this.queues.get(partition);
     if (!q) {
-      q = new Queue(commandQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
-      q.on('error', foldedWarning(this.log, `command queue ${commandQueueName(partition)}`));
+      q = new Queue(partitionQueueName(partition), { connection: this.producer as ConnectionOptions, prefix: this.settings.prefix });
+      q.on('error', foldedWarning(this.log, `command queue ${partitionQueueName(partition)}`));
       this.queues.set(partition, q);
     }
     return q;
   }
 
   /** Adds the job to its partition's queue; answers its job id. */
-  async add(partition: number, data: CommandJobData): Promise<string> {
-    const job = await this.queue(partition).add(data.name, data, COMMAND_JOB_OPTIONS);
+  async add(partition: number, data: Data): Promise<string> {
+    const job = await this.queue(partition).add(data.name, data, PARTITION_JOB_OPTIONS);
     return job.id!;
   }
 
@@ -200,11 +209,11 @@ export class CommandProducer {
    * `pending` while it waits or runs; `gone` when Redis no longer has it: a Redis restarted without its
    * data (the id may even name another command by now, hence the command id check).
    */
-  async jobState(partition: number, jobId: string, commandId: string): Promise<{ state: 'finished'; outcome: CommandOutcome } | { state: 'pending' | 'gone' }> {
-    const job = await Job.fromId<CommandJobData>(this.queue(partition), jobId);
+  async jobState(partition: number, jobId: string, commandId: string): Promise<{ state: 'finished'; outcome: Outcome } | { state: 'pending' | 'gone' }> {
+    const job = await Job.fromId<Data>(this.queue(partition), jobId);
     if (!job || job.data?.commandId !== commandId) return { state: 'gone' };
     if (!job.finishedOn || job.returnvalue === null || job.returnvalue === undefined) return { state: 'pending' };
-    return { state: 'finished', outcome: job.returnvalue as CommandOutcome };
+    return { state: 'finished', outcome: job.returnvalue as Outcome };
   }
 
   async close(): Promise<void> {
@@ -217,15 +226,15 @@ export class CommandProducer {
   }
 }
 
-/** Publishes a command's answer on the reply channel of the process waiting for it. */
-export class ReplyPublisher {
+/** Publishes a job's answer on the reply channel of the process waiting for it. */
+export class ReplyPublisher<Reply> {
   private readonly conn: Redis;
 
   constructor(redisUrl: string, log: Logger) {
     this.conn = queueConnection(redisUrl, false, log, 'command answers');
   }
 
-  async publish(channel: string, reply: CommandReply): Promise<void> {
+  async publish(channel: string, reply: Reply): Promise<void> {
     await this.conn.publish(channel, JSON.stringify(reply));
   }
 
@@ -248,10 +257,10 @@ async function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
   }
 }
 
-/** A command job as the worker of a partition hands it over. */
-export interface PartitionJob {
+/** A job as the worker of a partition hands it over. */
+export interface PartitionJob<Data extends PartitionJobData> {
   id: string;
-  data: CommandJobData;
+  data: Data;
   /** Started before: a stalled job handed out again. */
   redelivered: boolean;
 }
@@ -272,15 +281,15 @@ export interface PartitionWorker {
  * (shared/commands/partition-host.ts). Concurrency 1 here and global concurrency 1 on the queue: a
  * second guard during a hand-over, when the old holder still finishes its job.
  */
-export async function startPartitionWorker(
+export async function startPartitionWorker<Data extends PartitionJobData, Outcome>(
   settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,
   partition: number,
-  processJob: (job: PartitionJob) => Promise<CommandOutcome>,
+  processJob: (job: PartitionJob<Data>) => Promise<Outcome>,
   log: Logger,
   /** How long a close waits for the job in hand (the command timeout: its caller has been answered by then). */
   jobWaitMs = 10_000,
 ): Promise<PartitionWorker> {
-  const name = commandQueueName(partition);
+  const name = partitionQueueName(partition);
   const admin = queueConnection(settings.redisUrl, false, log, `command admin ${partition}`);
   const queue = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
   queue.on('error', foldedWarning(log, `command queue ${name}`));
@@ -300,9 +309,9 @@ export async function startPartitionWorker(
     })());
   const worker = new Worker(
     name,
-    (job: Job<CommandJobData>) => processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
+    (job: Job<Data>) => processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
     // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
-    { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...COMMAND_WORKER_TUNING },
+    { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...PARTITION_WORKER_TUNING },
   );
   // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
   const workerError = foldedWarning(log, `queue worker ${name}`);

@@ -1,6 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
-import { commandQueueName } from '../commands/partitioning';
+import { partitionQueueName } from './jobs';
 import type { QueueSettings } from './queue-module';
 
 /** What operators look at: job counts per state, as BullMQ keeps them. */
@@ -16,12 +16,12 @@ export interface QueueInspection {
 }
 
 /**
- * The queues that exist: one command queue per partition (jobs.ts). The dashboard (/admin/queues) and
+ * The queues that exist: one queue per partition (jobs.ts). The dashboard (/admin/queues) and
  * the queue metrics read them here. The event pipeline and the sweeper use no queue: their work is in
  * PostgreSQL (docs/architecture.md "Event pipeline").
  */
 export function queueNames(partitions: number): string[] {
-  return Array.from({ length: partitions }, (_, p) => commandQueueName(p));
+  return Array.from({ length: partitions }, (_, p) => partitionQueueName(p));
 }
 
 export function openQueueInspection(settings: Pick<QueueSettings, 'redisUrl' | 'prefix' | 'partitions'>): QueueInspection {

@@ -51,7 +51,7 @@ export async function createRuntime(
   });
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
-  const ormSql = new OrmSql(orm.em, config.DATABASE_PREPARED_STATEMENTS);
+  const ormSql = OrmSql.of(orm.em, config.DATABASE_PREPARED_STATEMENTS);
   await checkConnectionBudget(config, ormSql, log);
   // Without JWT_SECRET: the deployment's own random key, from the database (the same in every process).
   config.JWT_SECRET = await resolveJwtSecret(config, ormSql);

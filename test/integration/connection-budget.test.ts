@@ -12,7 +12,7 @@ describe('database connection budget', () => {
   it('warns when SERVICE_PROCESSES × DATABASE_POOL_MAX exceeds DATABASE_MAX_CONNECTIONS or the server', async () => {
     const orm = await initOrm(process.env.DATABASE_URL!, 1);
     try {
-      const query = new OrmSql(orm.em, false);
+      const query = OrmSql.of(orm.em, false);
       const over = await checkConnectionBudget(loadConfig({ SERVICE_PROCESSES: '4', DATABASE_POOL_MAX: '10', DATABASE_MAX_CONNECTIONS: '30' }), query, log);
       expect(over.planned).toBe(40);
       expect(over.problems).toHaveLength(1);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { NamedStatement, query, queryVariants, type SqlRunner } from '../../shared/db/named-sql';
 import { OrmSql, emSql, emTransactionSql } from '../../shared/db/orm-sql';
@@ -75,7 +77,7 @@ describe('named SQL on the ORM pool (shared/db/orm-sql.ts)', () => {
   );
 
   it.each([true, false])('runs a transaction on the connection of its MikroORM transaction, rolled back with it (prepared: %s)', async (prepared) => {
-    const db = new OrmSql(orm.em, prepared);
+    const db = OrmSql.of(orm.em, prepared);
     const [first, second] = await db.transaction(async (tx) => [(await backendPid(tx, {}))[0]!.pid, (await backendPid(tx, {}))[0]!.pid]);
     expect(first).toBe(second);
 
@@ -113,6 +115,31 @@ describe('named SQL on the ORM pool (shared/db/orm-sql.ts)', () => {
     expect(await orm.em.fork().execute('select 1 from failed_job where job_id = ?', [jobId])).toEqual([]);
     // Outside a transaction each statement is its own: nothing is assigned a transaction id before it writes.
     expect(await transactionId(emSql(orm.em.fork()), {})).toEqual([{ id: null }]);
+  });
+
+  it('sends the statement as written, named when prepared, a literal ? left alone, its values in no error message', async () => {
+    const hasKey = query<{ doc: string; key: string }, { has: boolean; same: boolean }>(
+      'unit-orm-jsonb-key',
+      "select :doc::jsonb ? :key::text as has, :key::text = :key::text as same",
+    );
+    const prepared = query<Record<string, never>, { names: string[] }>('unit-orm-prepared', 'select coalesce(array_agg(name::text order by name), array[]::text[]) as names from pg_prepared_statements');
+    await OrmSql.of(orm.em, true).transaction(async (tx) => {
+      expect(await hasKey(tx, { doc: '{"a":1}', key: 'a' })).toEqual([{ has: true, same: true }]);
+      const [{ names }] = await prepared(tx, {});
+      expect(names).toEqual(expect.arrayContaining(['unit-orm-jsonb-key', 'unit-orm-prepared']));
+    });
+    await OrmSql.of(orm.em, false).transaction(async (tx) => {
+      expect(await hasKey(tx, { doc: '{"a":1}', key: 'b' })).toEqual([{ has: false, same: true }]);
+    });
+    const failing = query<{ secret: string; zero: number }>('unit-orm-failing', 'select :secret::text as s, 1 / :zero::int as n');
+    const err = (await failing(OrmSql.of(orm.em, true), { secret: 'pin-4711', zero: 0 }).catch((e: unknown) => e)) as { code?: string; message: string };
+    expect(err.code).toBe('22012'); // division_by_zero, as pg raised it
+    expect(err.message).not.toContain('pin-4711');
+  });
+
+  it("reaches no private field of knex's client: only MikroORM's and knex's public API", () => {
+    const source = readFileSync(path.resolve(__dirname, '../../shared/db/orm-sql.ts'), 'utf8');
+    expect(source).not.toMatch(/acquireConnection|releaseConnection|__knex|\.client\b/);
   });
 
   it('refuses a statement outside a transaction or after it ended, never running it on another connection', async () => {

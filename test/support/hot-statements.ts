@@ -19,7 +19,7 @@ const ROOT = join(__dirname, '..', '..');
 /** The query modules of the hot path: found by folder, so a statement moving between them stays covered. */
 export function hotModules(): string[] {
   const workers = sourceFiles(ROOT, ['workers']).filter((f) => f.endsWith('.queries.ts') && !f.startsWith('workers/sweeper/'));
-  return ['shared/commands/wall-resolver.queries.ts', 'services/api/use-cases/walls/wall-view.queries.ts', ...workers];
+  return ['services/api/commands/wall-resolver.queries.ts', 'services/api/use-cases/walls/wall-view.queries.ts', ...workers];
 }
 
 export const SNAPSHOT_FILE = join(ROOT, 'docs', 'sql', 'hot-statements.sql');

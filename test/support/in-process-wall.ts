@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthClaims } from '../../shared/auth/jwt';
-import { commandActor } from '../../shared/commands/command-actor';
+import { commandActor } from '../../services/api/commands/command-actor';
 import { createInProcessCommandClient, type InProcessCommandClient } from '../../shared/commands/in-process-command-client';
 import { loadConfig, type AppConfig } from '../../shared/config/config';
 import type { Role } from '../../shared/db/entities';

@@ -20,6 +20,13 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   services: ['shared', 'machines'],
 };
 
+/**
+ * Folders inside a top folder that point one way: the first may import the second, never the reverse
+ * (not even a type). shared/queue is the BullMQ transport, generic over what its jobs carry;
+ * shared/commands builds on it (docs/architecture.md, "Commands").
+ */
+const FOLDER_DIRECTIONS: readonly { from: string; to: string }[] = [{ from: 'shared/commands/', to: 'shared/queue/' }];
+
 interface Edge {
   /** Both relative to the repository root, with forward slashes. */
   from: string;
@@ -92,6 +99,15 @@ function directionViolations(edges: readonly Edge[]): string[] {
     if (!from || !to || from === to || MAY_IMPORT[from].includes(to)) return [];
     return [`${e.from}: import '${e.specifier}' (${from} → ${to}; ${from} may import ${MAY_IMPORT[from].join(', ') || 'no other top folder'})`];
   });
+}
+
+/** Every import from a folder to one that builds on it (FOLDER_DIRECTIONS), as `file: import 'x' (b → a; a builds on b)`. */
+function folderViolations(edges: readonly Edge[]): string[] {
+  return edges.flatMap((e) =>
+    FOLDER_DIRECTIONS.filter((d) => e.from.startsWith(d.to) && e.to.startsWith(d.from)).map(
+      (d) => `${e.from}: import '${e.specifier}' (${d.to.slice(0, -1)} → ${d.from.slice(0, -1)}; ${d.from.slice(0, -1)} builds on ${d.to.slice(0, -1)})`,
+    ),
+  );
 }
 
 /**
@@ -173,6 +189,11 @@ describe('import direction', () => {
     expect(directionViolations(edges)).toEqual([]);
   });
 
+  it('goes one way between folders that build on each other: shared/commands → shared/queue', () => {
+    expect(edges.some((e) => e.from.startsWith('shared/commands/') && e.to.startsWith('shared/queue/'))).toBe(true);
+    expect(folderViolations(edges)).toEqual([]);
+  });
+
   it('has no cycle of imports between files, and so none between top folders', () => {
     expect(importCycles(edges)).toEqual([]);
   });
@@ -187,6 +208,10 @@ describe('import direction', () => {
       "services/api/start-api.ts: import '../../workers/labels/render-pool' (services → workers; services may import shared, machines)",
       "shared/db/entities/sort-box.entity.ts: import '../../../machines/slot.machine' (shared → machines; shared may import no other top folder)",
     ]);
+    expect(folderViolations([
+      edge('shared/queue/jobs.ts', 'shared/commands/commands.ts', '../commands/commands', true),
+      edge('shared/commands/partitioning.ts', 'shared/queue/jobs.ts', '../queue/jobs'),
+    ])).toEqual(["shared/queue/jobs.ts: import '../commands/commands' (shared/queue → shared/commands; shared/commands builds on shared/queue)"]);
     expect(importCycles([
       edge('machines/a.ts', 'shared/b.ts', '../shared/b'),
       edge('shared/b.ts', 'shared/c.ts', './c'),

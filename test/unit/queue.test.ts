@@ -29,7 +29,8 @@ describe('wall partitioning', () => {
 describe('command handlers', () => {
   it('refuses to start when a command has no handler, naming it', () => {
     const handlers = Object.fromEntries(COMMAND_NAMES.filter((n) => n !== 'item.swap').map((n) => [n, async () => ({ ok: true, value: null })]));
-    expect(() => assertHandlers(handlers)).toThrow(/no handler for job\(s\) item\.swap/);
+    expect(() => assertHandlers(handlers)).toThrow(/no handler for command\(s\) item\.swap/);
+    expect(() => assertHandlers({ ...handlers, 'item.swap': async () => ({ ok: true, value: null }), 'item.juggle': async () => null } as never)).toThrow(/handler\(s\) for no command: item\.juggle/);
     expect(() => assertHandlers({ ...handlers, 'item.swap': async () => ({ ok: true, value: null }) } as never)).not.toThrow();
   });
 });

@@ -25,11 +25,6 @@ const EXCEPTIONS: { file: string; text: RegExp; reason: string }[] = [
     reason: 'the runner itself: SqlDatabase.transaction opens and ends the transaction its statements run in',
   },
   {
-    file: 'shared/db/orm-sql.ts',
-    text: /^(begin|commit|rollback)$/,
-    reason: "the runner itself: OrmSql.transaction opens and ends the transaction on a connection of the ORM's pool",
-  },
-  {
     file: 'shared/db/orm.ts',
     text: /^(select 1 from pg_database where datname = \$1|create database " x ")$/,
     reason: 'ensureDatabase runs before any pool exists, on a connection to the maintenance database; CREATE DATABASE takes its name as an identifier, which no bound parameter carries',

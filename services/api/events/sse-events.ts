@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiDeps } from '../api-deps';
-import { assertWallExists } from '../../../shared/commands/wall-resolver';
+import { assertWallExists } from '../commands/wall-resolver';
 import { requestToken, stillAccepted } from '../http/authenticate';
 import { trackHubConnection } from '../http/metrics';
 import { followWall, parseLastEventId } from './event-stream';

@@ -6,7 +6,7 @@ import type { ApiDeps } from '../api-deps';
 import { bearerToken, checkToken, stillAccepted } from '../http/authenticate';
 import { toAppError } from '../http/error-handler';
 import { followWall, parseLastEventId } from './event-stream';
-import { assertWallExists } from '../../../shared/commands/wall-resolver';
+import { assertWallExists } from '../commands/wall-resolver';
 import { trackHubConnection } from '../http/metrics';
 
 export const WEBSOCKET_EVENTS_PATH = '/api/v1/events/ws';

@@ -25,7 +25,7 @@ export class EmployeeAccess {
 
   constructor(orm: Orm, ttlMs = ACCESS_CACHE_MS) {
     this.cache = new TtlCache({ max: 20_000, ttlMs });
-    this.db = new OrmSql(orm.em, false);
+    this.db = OrmSql.of(orm.em, false);
   }
 
   current(employeeId: number): Promise<CurrentAccess | null> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { streamWallEvents } from '../events/sse-events';
 import { recentEvents } from '../events/event-stream';
 import { RECENT_LIMIT_MAX } from '../events/event-stream.queries';
-import { assertWallExists } from '../../../shared/commands/wall-resolver';
+import { assertWallExists } from '../commands/wall-resolver';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 

@@ -13,7 +13,7 @@ import { wallDetailDto, wallDto, wallProgressDto } from '../../../shared/dto/wal
 import { pendingItemDto } from '../../../shared/dto/sorting.dto';
 import { wallPrintingFields } from '../use-cases/printers/printer.dto';
 import { assertPrinterExists, setWallPrinting, withPrinting } from '../use-cases/printers/printers.use-case';
-import { assertWallExists } from '../../../shared/commands/wall-resolver';
+import { assertWallExists } from '../commands/wall-resolver';
 
 const wallFields = {
   name: z.string().trim().min(1).max(100).describe('Unique among the walls of your company, regardless of letter case; 1..100 characters, trimmed.'),

@@ -33,7 +33,7 @@ export type WallLightsDto = z.infer<typeof wallLightsDto>;
 const iso = (v: string | null) => (v === null ? null : new Date(v).toISOString());
 
 export async function getWallLights(em: EntityManager, clientId: number, wallId: number, prepared: boolean): Promise<WallLightsDto> {
-  const [row] = await wallLights(new OrmSql(em, prepared), { clientId, wallId });
+  const [row] = await wallLights(OrmSql.of(em, prepared), { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   return {
     wallId: row.wallId,
@@ -57,14 +57,14 @@ export async function startWallLightMode(
   seconds: number,
   prepared: boolean,
 ): Promise<WallLightsDto> {
-  const [row] = await startLightMode(new OrmSql(em, prepared), { clientId: auth.clientId, wallId, mode, seconds, userId: auth.employeeId, eventId: randomUUID() });
+  const [row] = await startLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, mode, seconds, userId: auth.employeeId, eventId: randomUUID() });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }
 
 /** DELETE /walls/{id}/lights/mode: every light of the wall shows its state again now. */
 export async function endWallLightMode(em: EntityManager, auth: { clientId: number; employeeId: number }, wallId: number, prepared: boolean): Promise<WallLightsDto> {
-  const [row] = await endLightMode(new OrmSql(em, prepared), { clientId: auth.clientId, wallId, userId: auth.employeeId, eventId: randomUUID() });
+  const [row] = await endLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, userId: auth.employeeId, eventId: randomUUID() });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }

@@ -6,7 +6,7 @@ import { consumerLags, lightControllerCounts, outboxBacklog, printerHealth, rece
 
 /** What the deployment-wide gauges of /metrics read on each scrape: BullMQ's counts and a few small queries. */
 export function operationalSources(orm: Orm, queues: QueueInspection): OperationalSources {
-  const db = new OrmSql(orm.em, false);
+  const db = OrmSql.of(orm.em, false);
   return {
     queueCounts: () => queues.jobCounts(),
     outbox: async () => {

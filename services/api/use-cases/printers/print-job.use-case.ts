@@ -6,7 +6,7 @@ import { insertPrintJob } from '../../../../shared/labels/print-job.queries';
 import { printLicensePlate } from '../license-plates/license-plate.use-case';
 import { completeSlotDto, toPrintJobDto, type CompleteSlotDto, type PrintJobDto } from './printer.dto';
 import { completeSlots, getPrintJob, slotForPrint } from './printers.queries';
-import { assertWallExists } from '../../../../shared/commands/wall-resolver';
+import { assertWallExists } from '../../commands/wall-resolver';
 
 /**
  * POST /license-plates/{crc}/print: the slot's license plate as a print job for its wall's printer,

@@ -5,8 +5,8 @@ import { parseSlotBarcode } from '../../../../shared/domain/barcodes';
 import type { ReleaseResultDto } from '../../../../shared/dto/sorting.dto';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { CommandClient } from '../../../../shared/commands/command-client';
-import { commandActor } from '../../../../shared/commands/command-actor';
-import { wallOfSlot } from '../../../../shared/commands/wall-resolver';
+import { commandActor } from '../../commands/command-actor';
+import { wallOfSlot } from '../../commands/wall-resolver';
 
 /**
  * POST /sort-boxes/{barcode}/release: the shipper's scan of the back-side barcode (or the crc) empties a

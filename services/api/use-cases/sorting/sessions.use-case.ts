@@ -4,8 +4,8 @@ import { SorterSession } from '../../../../shared/db/entities';
 import type { SessionDto } from '../../../../shared/dto/sorting.dto';
 import { toSessionDto } from '../../../../shared/dto/sorting.mappers';
 import type { CommandClient } from '../../../../shared/commands/command-client';
-import { commandActor } from '../../../../shared/commands/command-actor';
-import { assertWallExists } from '../../../../shared/commands/wall-resolver';
+import { commandActor } from '../../commands/command-actor';
+import { assertWallExists } from '../../commands/wall-resolver';
 
 /** POST /walls/{id}/sessions: connect the caller to the wall (the sorting worker decides color and limits). */
 export async function startSession(

@@ -5,8 +5,8 @@ import type { SortBoxItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto } from '../../../../shared/dto/sorting.mappers';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { CommandClient } from '../../../../shared/commands/command-client';
-import { commandActor } from '../../../../shared/commands/command-actor';
-import { rememberItemWall, wallOfItem, wallOfSession } from '../../../../shared/commands/wall-resolver';
+import { commandActor } from '../../commands/command-actor';
+import { rememberItemWall, wallOfItem, wallOfSession } from '../../commands/wall-resolver';
 import { assertPin } from '../security/assert-pin.use-case';
 import type { PinDeps } from '../security/pin-attempts';
 

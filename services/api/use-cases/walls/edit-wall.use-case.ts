@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthClaims } from '../../../../shared/auth/jwt';
 import type { CommandClient } from '../../../../shared/commands/command-client';
-import { commandActor } from '../../../../shared/commands/command-actor';
-import { assertWallExists } from '../../../../shared/commands/wall-resolver';
+import { commandActor } from '../../commands/command-actor';
+import { assertWallExists } from '../../commands/wall-resolver';
 import type { WallChangesInput } from '../../../../shared/commands/commands';
 import type { SortBoxDto } from '../../../../shared/dto/sorting.dto';
 import type { WallDto } from '../../../../shared/dto/wall.dto';

@@ -13,7 +13,7 @@ export interface WallViewer {
 }
 
 /** Plain SQL on the request's own entity manager's pool (one statement, no unit of work). */
-const sqlOf = (em: EntityManager, prepared: boolean) => new OrmSql(em, prepared);
+const sqlOf = (em: EntityManager, prepared: boolean) => OrmSql.of(em, prepared);
 
 function toPendingItemDto(row: PendingItemRow): PendingItemDto {
   return { ...toItemDto(row, row, row), userName: row.userName };

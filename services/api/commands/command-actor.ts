@@ -1,4 +1,4 @@
-import type { AuthClaims } from '../auth/jwt';
+import type { AuthClaims } from '../../../shared/auth/jwt';
 
 /** Who sends a workflow command and to which wall: the part every command payload shares. */
 export function commandActor(auth: AuthClaims, wallId: number) {

@@ -1,4 +1,4 @@
-import { query } from '../db/named-sql';
+import { query } from '../../../shared/db/named-sql';
 
 /* What a command's wall is when the request names something else (wall-resolver.ts): one key lookup each. */
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError, notFound } from '../errors/app-error';
-import { TtlCache } from '../cache/ttl-cache';
-import { emSql } from '../db/orm-sql';
+import { AppError, notFound } from '../../../shared/errors/app-error';
+import { TtlCache } from '../../../shared/cache/ttl-cache';
+import { emSql } from '../../../shared/db/orm-sql';
 import { wallOfClient, wallOfItemId, wallOfSessionToken, wallOfSlotCrc } from './wall-resolver.queries';
 
 /**
