@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig } from '../config/config';
 import type { SqlRunner } from '../db/named-sql';
 import { insertServiceSecret, selectServiceSecret } from './jwt-secret.queries';
+import { MIN_JWT_SECRET_LENGTH } from './jwt';
 
 /** The row of service_secret that holds the signing key of access tokens when JWT_SECRET is unset. */
 export const JWT_SECRET_NAME = 'jwt-signing-key';
-
-/** Shortest signing key accepted: JWT_SECRET's own minimum. */
-export const MIN_JWT_SECRET_LENGTH = 16;
 
 /**
  * The signing key of this deployment's access tokens: JWT_SECRET when set; otherwise the service's own,

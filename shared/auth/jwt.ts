@@ -39,10 +39,10 @@ function keyFor(secret: string): KeyObject {
 const verified = new TtlCache<string, AuthClaims>({ max: 10_000 });
 
 // JWT_SECRET's minimum: an empty key (JWT_SECRET unset and not yet read from the database) signs nothing and verifies nothing.
-const MIN_SECRET_LENGTH = 16;
+export const MIN_JWT_SECRET_LENGTH = 16;
 
 export function signAccessToken(claims: AuthClaims, secret: string, ttlSeconds: number): string {
-  if (secret.length < MIN_SECRET_LENGTH) throw new Error('no signing key: JWT_SECRET is unset and the service\'s own key was not read');
+  if (secret.length < MIN_JWT_SECRET_LENGTH) throw new Error('no signing key: JWT_SECRET is unset and the service\'s own key was not read');
   const payload = { sub: String(claims.employeeId), cid: claims.clientId, roles: claims.roles, email: claims.email, ver: claims.credentialsVersion };
   return jwt.sign(payload, keyFor(secret), { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: 'sorting-wall' });
 }
@@ -53,7 +53,7 @@ export function signAccessToken(claims: AuthClaims, secret: string, ttlSeconds: 
  * use it (active, same credentials) is checked by the API on each request (services/api/http/authenticate.ts).
  */
 export function verifyAccessToken(token: string, secret: string): AuthClaims | null {
-  if (secret.length < MIN_SECRET_LENGTH) return null;
+  if (secret.length < MIN_JWT_SECRET_LENGTH) return null;
   const cacheKey = `${secret.length}:${token}`;
   const hit = verified.get(cacheKey);
   if (hit) return hit;

@@ -144,38 +144,8 @@ export const wallsRoutes: RouteDef[] = [
     errors: ['not-found'],
     handler: ({ em, auth, params, deps }) => getWallProgress(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
   }),
-  defineRoute({
-    method: 'patch',
-    path: '/walls/{id}',
-    operationId: 'UpdateWall',
-    summary: 'Change a wall',
-    description:
-      'Changes the fields given; absent fields stay. A change writes one wall.updated event; a PATCH that changes nothing writes none. ' +
-      'Deactivating a wall or lowering maxSorters ends no session; it refuses new connections and scans (wall-inactive) or connections beyond the limit.',
-    tags: ['Walls'],
-    access: ['Manager'],
-    params: wallParams,
-    body: updateWallBody,
-    response: wallRecord,
-    errors: ['not-found', 'printer-not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, body }) => updateWallRecord(em, deps.commands, auth, params.id, body),
-  }),
-  defineRoute({
-    method: 'put',
-    path: '/walls/{id}',
-    operationId: 'UpdateWallByPut',
-    summary: 'Change a wall (the same edit as PATCH /walls/{id})',
-    description:
-      'Changes the fields given; absent fields stay. A change writes one wall.updated event; a PATCH that changes nothing writes none. ' +
-      'Deactivating a wall or lowering maxSorters ends no session; it refuses new connections and scans (wall-inactive) or connections beyond the limit.',
-    tags: ['Walls'],
-    access: ['Manager'],
-    params: wallParams,
-    body: updateWallBody,
-    response: wallRecord,
-    errors: ['not-found', 'printer-not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, body }) => updateWallRecord(em, deps.commands, auth, params.id, body),
-  }),
+  editWallRoute('patch', 'UpdateWall', 'Change a wall'),
+  editWallRoute('put', 'UpdateWallByPut', 'Change a wall (the same edit as PATCH /walls/{id})'),
 ];
 
 /**
@@ -198,4 +168,24 @@ async function updateWallRecord(
   const wall = await updateWall(em, commands, auth, wallId, changes);
   await setWallPrinting(em, auth.clientId, wallId, { printerId, autoPrint });
   return withPrinting(em, auth.clientId, wall);
+}
+
+/** PATCH /walls/{id} and PUT /walls/{id}: one edit under two methods. */
+function editWallRoute(method: 'patch' | 'put', operationId: string, summary: string) {
+  return defineRoute({
+    method,
+    path: '/walls/{id}',
+    operationId,
+    summary,
+    description:
+      'Changes the fields given; absent fields stay. A change writes one wall.updated event; a PATCH that changes nothing writes none. ' +
+      'Deactivating a wall or lowering maxSorters ends no session; it refuses new connections and scans (wall-inactive) or connections beyond the limit.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: wallParams,
+    body: updateWallBody,
+    response: wallRecord,
+    errors: ['not-found', 'printer-not-found', 'wall-name-taken', 'slot-not-empty', ...COMMAND_ERRORS],
+    handler: ({ em, deps, auth, params, body }) => updateWallRecord(em, deps.commands, auth, params.id, body),
+  });
 }

@@ -34,7 +34,8 @@ export async function printSlotPlate(
       `Wall '${slot.wall_name}' has no label printer: print the PDF instead (POST /license-plates/${slot.crc}/pdf), or ask a Manager to name the wall's printer (PATCH /walls/{id} with printerId).`,
     );
   }
-  const plate = await printLicensePlate(em, labels, caller, { crc: slot.crc }, 'zpl');
+  // The slot is found and checked above: the print goes by its order, without looking the slot up again.
+  const plate = await printLicensePlate(em, labels, caller, { orderId: slot.order_id }, 'zpl');
   const body = Buffer.isBuffer(plate.document) ? plate.document : Buffer.from(plate.document, 'utf8');
   const [job] = await insertPrintJob(db, {
     clientId: caller.clientId,
