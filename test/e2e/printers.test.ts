@@ -14,6 +14,8 @@ describe('printers and print jobs', () => {
   const api = useTestApi({ workers: ['sorting', 'outbox', 'labels'], env: { PRINT_RETRY_BASE_MS: '100', PRINT_RETRY_MAX_MS: '400' } });
   const printer = new SimulatedPrinter();
   beforeAll(async () => void (await printer.start()));
+  // Each test begins with the printer there, whatever the one before it left.
+  beforeEach(async () => void (await printer.start()));
   afterAll(async () => printer.stop());
 
   const v1 = (path: string) => `/api/v1${path}`;
@@ -179,8 +181,19 @@ describe('printers and print jobs', () => {
     await printer.stop();
     const queued = await request(api.app).post(v1(`/license-plates/${crc}/print`)).set('Authorization', shipper);
     await waitFor(async () => (await job(shipper, queued.body.id)).attempts >= 1, { timeoutMs: 20_000, what: 'a first attempt' });
-    // As if a sender had died after it began to write this job: the next claim closes it unsent.
-    await db().execute(`update print_job set writing_attempt = attempts, due_at = now() where id = ?`, [queued.body.id]);
+    // As if a sender had died after it began to write this job: the next claim closes it unsent. Marked
+    // only between attempts: an attempt in flight (claimed, its lease due far ahead) would record its own
+    // refusal over the mark, as a live sender does. The row lock keeps a claim out while it is marked.
+    await waitFor(
+      async () =>
+        (
+          await db().execute<{ id: number }[]>(
+            `update print_job set writing_attempt = attempts, due_at = now() where id = ? and status = 'Queued' and due_at < now() + interval '5 seconds' returning id`,
+            [queued.body.id],
+          )
+        ).length === 1,
+      { timeoutMs: 20_000, what: 'a moment between two attempts to mark the job as written' },
+    );
     const closed = await waitFor(async () => {
       const j = await job(shipper, queued.body.id);
       return j.status === 'Failed' ? j : null;
