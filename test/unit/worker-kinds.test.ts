@@ -2,7 +2,7 @@ import { ROLES, roleArgs, sortingWorkerCount } from '../../services/supervisor/r
 import { loadConfig } from '../../shared/config/config';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseWorkerKinds, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
+import { kindsOfGroup, parseWorkerKinds, PROCESS_GROUPS, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
 import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { CONSUMER_ONLY_KINDS, WORKER_KINDS } from '../../workers/registry';
 
@@ -35,6 +35,18 @@ describe("the supervisor's role table", () => {
     expect(ROLES.filter((r) => !r.kinds?.length).map((r) => r.role)).toEqual(['api']);
     // The API starts last, so it stops first (the workers finish the commands it sent).
     expect(ROLES[ROLES.length - 1]!.role).toBe('api');
+  });
+
+  it('is one worker role per process group, in their start order, each with a kind, then the API', () => {
+    expect(ROLES.map((r) => r.role)).toEqual([...PROCESS_GROUPS, 'api']);
+    for (const group of PROCESS_GROUPS) expect([group, kindsOfGroup(group).length > 0]).toEqual([group, true]);
+    // A group's own settings: the sorting workers' count, the pipeline's young generation; others one process.
+    const config = loadConfig({ SORTING_WORKERS: '3' });
+    expect(ROLES.map((r) => [r.role, r.count(config), r.nodeFlags ?? []])).toEqual([
+      ['pipeline', 1, ['--max-semi-space-size=4']],
+      ['sorting', 3, []],
+      ['api', 1, []],
+    ]);
   });
 
   it('gives a grouped role one argument that workers/main.ts reads back as its kinds', () => {
