@@ -73,6 +73,13 @@ describe('the consumer table and the kinds it is checked against', () => {
     for (const role of ROLES.filter((r) => r.kinds?.length)) for (const k of role.kinds!) expect([k, WORKER_KIND_GROUPS[k]]).toEqual([k, role.role]);
   });
 
+  it("docs/architecture.md's table of consumers has a row of each, with its kind, and no other", () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| consumer | worker kind |'));
+    const rows = [...table.slice(0, table.search(/\n(?!\|)/)).matchAll(/^\| `([a-z-]+)` \| `([a-z-]+)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows.sort()).toEqual(Object.values(EVENT_CONSUMERS).map((c) => [c.name, c.kind]).sort());
+  });
+
   it('docker-compose.yml runs every worker kind as its own service, and no other', () => {
     const compose = readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8');
     const services = [...compose.matchAll(/^ {2}worker-([a-z]+):\n(?: {4}.*\n)*? {4}command: \["node", "dist\/workers\/main\.js", "([a-z,]+)"\]/gm)].map((m) => [m[1], m[2]]);
