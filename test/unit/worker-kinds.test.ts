@@ -40,13 +40,15 @@ describe("the supervisor's role table", () => {
   it('is one worker role per process group, in their start order, each with a kind, then the API', () => {
     expect(ROLES.map((r) => r.role)).toEqual([...PROCESS_GROUPS, 'api']);
     for (const group of PROCESS_GROUPS) expect([group, kindsOfGroup(group).length > 0]).toEqual([group, true]);
-    // A group's own settings: the sorting workers' count, the pipeline's young generation; others one process.
+    // A group's own settings: the sorting workers' count, the pipeline's young generation; any other group one process.
     const config = loadConfig({ SORTING_WORKERS: '3' });
-    expect(ROLES.map((r) => [r.role, r.count(config), r.nodeFlags ?? []])).toEqual([
-      ['pipeline', 1, ['--max-semi-space-size=4']],
-      ['sorting', 3, []],
-      ['api', 1, []],
-    ]);
+    const settings = Object.fromEntries(ROLES.map((r) => [r.role, [r.count(config), r.nodeFlags ?? []]]));
+    expect(settings).toEqual({
+      ...Object.fromEntries(PROCESS_GROUPS.map((g) => [g, [1, []]])),
+      pipeline: [1, ['--max-semi-space-size=4']],
+      sorting: [3, []],
+      api: [1, []],
+    });
   });
 
   it('gives a grouped role one argument that workers/main.ts reads back as its kinds', () => {
