@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { AppConfig } from '../../shared/config/config';
-import { kindsOfGroup, type WorkerKind } from '../../shared/runtime/worker-kinds';
+import { kindsOfGroup, PROCESS_GROUPS, type ProcessGroup, type WorkerKind } from '../../shared/runtime/worker-kinds';
 
 /**
  * The processes `npm start` runs, in start order; they stop in the reverse order (the API first, so no
@@ -41,11 +41,17 @@ export function sortingWorkerCount(config: AppConfig): number {
  */
 export const PIPELINE_KINDS: readonly WorkerKind[] = kindsOfGroup('pipeline');
 
-export const ROLES: readonly RoleSpec[] = [
+/** What a worker role sets beyond its kinds; a group not named here is one process with the defaults. */
+const GROUP_SETTINGS: { [G in ProcessGroup]?: Pick<RoleSpec, 'count' | 'nodeFlags' | 'niceness'> } = {
   // A young generation of 4 MB instead of V8's default 16: the pipeline's garbage is short-lived batches,
   // and the process stays about 25 MB smaller (docs/benchmarks.md, "Footprint of npm start").
-  { role: 'pipeline', entry: 'workers/main', kinds: PIPELINE_KINDS, count: () => 1, nodeFlags: ['--max-semi-space-size=4'] },
-  { role: 'sorting', entry: 'workers/main', kinds: kindsOfGroup('sorting'), count: sortingWorkerCount },
+  pipeline: { count: () => 1, nodeFlags: ['--max-semi-space-size=4'] },
+  sorting: { count: sortingWorkerCount },
+};
+
+/** One worker role per process group (shared/runtime/worker-kinds.ts), in its start order, then the API. */
+export const ROLES: readonly RoleSpec[] = [
+  ...PROCESS_GROUPS.map((group) => ({ role: group, entry: 'workers/main', kinds: kindsOfGroup(group), count: () => 1, ...GROUP_SETTINGS[group] })),
   // The front door gets three times the CPU weight of a PostgreSQL backend or a worker: on a small host
   // where they all share the cores, an API starved by busy database backends takes one new connection
   // per turn of its event loop and lets thousands wait, /readyz among them; answering (a 503 is an

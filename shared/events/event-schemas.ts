@@ -9,8 +9,8 @@ import type { WallEvent } from './channels';
  * writers (the wall's actor, the refusal record, the light gateway, the light modes' SQL) and every
  * reader (audit, statistics, lights, webhooks, the hub and sorter pages). The writers' types are
  * inferred from it (EventData, shared/events/event-data.ts); the readers decode through decodeEvent.
- * A new event type is one line here (and its row in docs/api.md §8); test/unit/event-contract.test.ts
- * names every reader that must then handle it.
+ * A new event type is one line here; the compiler and test/unit/event-contract.test.ts name the
+ * other files it needs (docs/architecture.md "Event contract").
  *
  * The schemas read what is stored: an object schema passes fields it does not name over (they are
  * dropped from the decoded value), and fields older events may lack are optional.

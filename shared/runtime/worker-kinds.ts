@@ -1,9 +1,17 @@
 /**
- * The worker kinds, one line each: its name and the process group `npm start` runs it in
- * (services/supervisor/roles.ts takes the groups from here, in this order). Read by the supervisor and
- * by the workers' entry point (which kinds a process was asked for). The kinds' code is loaded by
- * workers/registry.ts; an event consumer's kind is its entry in workers/pipeline/consumers.ts.
- * test/unit/worker-kinds.test.ts checks the registry, the consumers and docker-compose.yml against it.
+ * The process groups, in the order `npm start` starts their processes (they stop in the reverse order,
+ * after the API). Each is one role of services/supervisor/roles.ts, derived from here: a new group is a
+ * name here, and its settings there only if it needs other than one process.
+ */
+export const PROCESS_GROUPS = ['pipeline', 'sorting'] as const;
+export type ProcessGroup = (typeof PROCESS_GROUPS)[number];
+
+/**
+ * The worker kinds, one line each: its name and the process group `npm start` runs it in. Read by the
+ * supervisor (its roles) and by the workers' entry point (which kinds a process was asked for). The
+ * kinds' code is loaded by workers/registry.ts; an event consumer's kind is its entry in
+ * workers/pipeline/consumers.ts. test/unit/worker-kinds.test.ts checks the registry, the consumers and
+ * docker-compose.yml against it.
  */
 export const WORKER_KIND_GROUPS = {
   sorting: 'sorting',
@@ -14,10 +22,9 @@ export const WORKER_KIND_GROUPS = {
   lights: 'pipeline',
   webhooks: 'pipeline',
   sweeper: 'pipeline',
-} as const satisfies Record<string, 'sorting' | 'pipeline'>;
+} as const satisfies Record<string, ProcessGroup>;
 
 export type WorkerKind = keyof typeof WORKER_KIND_GROUPS;
-export type ProcessGroup = (typeof WORKER_KIND_GROUPS)[WorkerKind];
 
 export const WORKER_KIND_NAMES = Object.keys(WORKER_KIND_GROUPS) as WorkerKind[];
 

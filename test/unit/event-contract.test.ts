@@ -93,6 +93,13 @@ describe('the event contract', () => {
     expect(sorted(counted).filter((t) => !isKnownEventType(t))).toEqual([]);
   });
 
+  it('docs/api.md §8 has a row of every type, and of no other', () => {
+    const api = read('docs/api.md');
+    const section = api.slice(api.indexOf('## §8 '), api.indexOf('\n## ', api.indexOf('## §8 ') + 1));
+    const firstCells = matches(section, /^\| ([^|]+) \|/gm);
+    expect(sorted(firstCells.flatMap((cell) => matches(cell, /`([a-z-]+\.[a-z.-]+)`/g)))).toEqual(ALL);
+  });
+
   it("the hub and sorter pages: their module is generated from the contract, and they handle no type nobody writes", () => {
     expect(read('services/hub/events.js')).toBe(hubEventsModule());
     for (const page of ['services/hub/hub.js', 'services/hub/sorter.js']) {

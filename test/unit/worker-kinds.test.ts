@@ -2,7 +2,7 @@ import { ROLES, roleArgs, sortingWorkerCount } from '../../services/supervisor/r
 import { loadConfig } from '../../shared/config/config';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseWorkerKinds, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
+import { kindsOfGroup, parseWorkerKinds, PROCESS_GROUPS, resolveWorkerKind, WORKER_KIND_GROUPS, WORKER_KIND_NAMES } from '../../shared/runtime/worker-kinds';
 import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
 import { CONSUMER_ONLY_KINDS, WORKER_KINDS } from '../../workers/registry';
 
@@ -37,6 +37,20 @@ describe("the supervisor's role table", () => {
     expect(ROLES[ROLES.length - 1]!.role).toBe('api');
   });
 
+  it('is one worker role per process group, in their start order, each with a kind, then the API', () => {
+    expect(ROLES.map((r) => r.role)).toEqual([...PROCESS_GROUPS, 'api']);
+    for (const group of PROCESS_GROUPS) expect([group, kindsOfGroup(group).length > 0]).toEqual([group, true]);
+    // A group's own settings: the sorting workers' count, the pipeline's young generation; any other group one process.
+    const config = loadConfig({ SORTING_WORKERS: '3' });
+    const settings = Object.fromEntries(ROLES.map((r) => [r.role, [r.count(config), r.nodeFlags ?? []]]));
+    expect(settings).toEqual({
+      ...Object.fromEntries(PROCESS_GROUPS.map((g) => [g, [1, []]])),
+      pipeline: [1, ['--max-semi-space-size=4']],
+      sorting: [3, []],
+      api: [1, []],
+    });
+  });
+
   it('gives a grouped role one argument that workers/main.ts reads back as its kinds', () => {
     for (const role of ROLES.filter((r) => r.kinds?.length)) {
       expect(parseWorkerKinds(roleArgs(role))).toEqual({ kinds: role.kinds, deprecated: [], unknown: [] });
@@ -59,6 +73,13 @@ describe('the consumer table and the kinds it is checked against', () => {
     // A kind without a worker of its own runs its consumers: it has at least one.
     for (const kind of CONSUMER_ONLY_KINDS) expect([kind, Object.values(EVENT_CONSUMERS).some((c) => c.kind === kind)]).toEqual([kind, true]);
     for (const role of ROLES.filter((r) => r.kinds?.length)) for (const k of role.kinds!) expect([k, WORKER_KIND_GROUPS[k]]).toEqual([k, role.role]);
+  });
+
+  it("docs/architecture.md's table of consumers has a row of each, with its kind, and no other", () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| consumer | worker kind |'));
+    const rows = [...table.slice(0, table.search(/\n(?!\|)/)).matchAll(/^\| `([a-z-]+)` \| `([a-z-]+)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows.sort()).toEqual(Object.values(EVENT_CONSUMERS).map((c) => [c.name, c.kind]).sort());
   });
 
   it('docker-compose.yml runs every worker kind as its own service, and no other', () => {

@@ -28,9 +28,9 @@ function need<T>(value: T | undefined, what: string): T {
  * handler, the event types it reads, and the worker kind that runs it. Each reads the outbox from its
  * own position in outbox_consumer; the retention keeps every event until each consumer here has passed
  * it. A consumer whose kind does nothing else is started from here (startConsumerKind, workers/registry.ts).
- * Adding one: an entry here and its kind's line in shared/runtime/worker-kinds.ts (and its service in
- * docker-compose.yml; test/unit/worker-kinds.test.ts says what is missing). A new consumer starts at
- * the end of the relayed events.
+ * Adding one: an entry here and its row in docs/architecture.md's table; a new kind also its line in
+ * shared/runtime/worker-kinds.ts and its service in docker-compose.yml (test/unit/worker-kinds.test.ts
+ * says what is missing). A new consumer starts at the end of the relayed events.
  */
 const consumers = {
   /** The audit log: each batch's records (their messages naming employees and walls) in one insert. */
