@@ -185,5 +185,13 @@ describe('a write by hand to a row a wall actor holds', () => {
     await byHand([['update sort_box set assigned_at = assigned_at where client_id = $1', [floor.clientId]]]);
     expect(await versions()).toEqual({ wall: before.wall + 1, other: before.other + 1 });
     expect(await walls.rows('select * from wall_version_move')).toEqual([]);
+
+    // A transaction that moved the wall's version itself (as the actor's fence does) moves it no further:
+    // an actor's write on a connection without its name still leaves its wall one version on.
+    await byHand([
+      [`update sorter_session set last_activity_at = now() where token = $1`, [token]],
+      ['update wall set version = version + 1 where id = $1', [floor.wallId]],
+    ]);
+    expect(await versions()).toEqual({ wall: before.wall + 2, other: before.other + 1 });
   });
 });
