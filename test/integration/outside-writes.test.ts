@@ -19,7 +19,7 @@ describe('a write by hand to a row a wall actor holds', () => {
   let floor: InProcessFloor;
   let sorter: FloorPerson;
   let token: string;
-  /** Another wall of the same client, with a slot of its own. */
+  /** Another wall of the same client, with two slots of its own. */
   let otherWall: number;
 
   /** One statement (or several, in one transaction) on a new plain connection, as psql would send them. */
@@ -55,7 +55,7 @@ describe('a write by hand to a row a wall actor holds', () => {
       ],
     });
     const other = await addWall(walls.em(), floor.clientId, { name: 'Other wall', warehouseId: floor.warehouseId, maxSorters: 6 });
-    await addSlots(walls.em(), floor.clientId, other.id, 1);
+    await addSlots(walls.em(), floor.clientId, other.id, 2);
     otherWall = other.id;
     sorter = await floor.sorter(1);
     token = applied(await send('session.start', { ...sorter.on, picklistId: null })).token;
@@ -193,5 +193,27 @@ describe('a write by hand to a row a wall actor holds', () => {
       ['update wall set version = version + 1 where id = $1', [floor.wallId]],
     ]);
     expect(await versions()).toEqual({ wall: before.wall + 2, other: before.other + 1 });
+  });
+
+  it('two transactions writing the rows of two walls in opposite orders both commit: the walls move at commit, in id order', async () => {
+    await start();
+    const slotOf = async (wallId: number, position: number) =>
+      (await walls.rows<{ id: number }>('select id from sort_box where wall_id = ? and position = ?', [wallId, position]))[0]!.id;
+    const [a1, a2, b1, b2] = [await slotOf(floor.wallId, 3), await slotOf(floor.wallId, 4), await slotOf(otherWall, 1), await slotOf(otherWall, 2)];
+    const before = await versions();
+    const [t1, t2] = [new Client({ connectionString: walls.config.DATABASE_URL }), new Client({ connectionString: walls.config.DATABASE_URL })];
+    await Promise.all([t1.connect(), t2.connect()]);
+    try {
+      const touch = (c: Client, slot: number) => c.query('update sort_box set assigned_at = assigned_at where id = $1', [slot]);
+      await Promise.all([t1.query('begin'), t2.query('begin')]);
+      await touch(t1, b1);
+      await touch(t2, a1);
+      // Had each statement locked its wall, each transaction would now wait for the other's wall: a deadlock.
+      await Promise.all([touch(t1, a2), touch(t2, b2)]);
+      await Promise.all([t1.query('commit'), t2.query('commit')]);
+    } finally {
+      await Promise.all([t1.end(), t2.end()]);
+    }
+    expect(await versions()).toEqual({ wall: before.wall + 2, other: before.other + 2 });
   });
 });
