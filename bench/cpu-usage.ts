@@ -34,11 +34,12 @@ export type CpuSnapshot = Map<string, Map<number, number>>;
 /**
  * The service's roles from a backend's application_name (`sorting:<role>`, set per process by
  * shared/runtime/runtime.ts; `sorting:api:readiness` is the API's probe, `sorting:listen` the pipeline's
- * LISTEN connection). Anything else (the bench's own statements) is `other`.
+ * LISTEN connection, `sorting:wall-actor` the sorting worker's command pool). Anything else (the
+ * bench's own statements) is `other`.
  */
 export function serviceRoleOfBackend(applicationName: string): 'api' | 'sorting' | 'pipeline' | 'other' {
   if (applicationName === 'sorting:api' || applicationName.startsWith('sorting:api:')) return 'api';
-  if (applicationName === 'sorting:worker:sorting') return 'sorting';
+  if (applicationName === 'sorting:worker:sorting' || applicationName === 'sorting:wall-actor') return 'sorting';
   if (applicationName.startsWith('sorting:worker:') || applicationName === 'sorting:listen') return 'pipeline';
   return 'other';
 }

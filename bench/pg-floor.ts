@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import { SqlClient } from '../shared/db/sql-pool';
+import { SqlClient, WALL_ACTOR_APPLICATION_NAME } from '../shared/db/sql-pool';
 import { applyWallChanges, reserveIds } from '../workers/sorting/queries/wall-write.queries';
 import { productByCode, scanCandidates, scanCandidatesAnyWarehouse } from '../workers/sorting/queries/wall-reads.queries';
 import type { FloorFixture } from './bench-seed';
@@ -22,7 +22,8 @@ export async function measurePgFloor(
   // Named (prepared) statements, as the worker runs them by default: parsed and planned once per connection.
   opts: { prepared?: boolean } = {},
 ): Promise<{ samples: number[]; cpuPerTxMs: { postgres: number; client: number } }> {
-  const pg = new PgClient({ connectionString: databaseUrl });
+  // As the actor's connections: the triggers that move a wall's version for other writers leave it out.
+  const pg = new PgClient({ connectionString: databaseUrl, application_name: WALL_ACTOR_APPLICATION_NAME });
   await pg.connect();
   const db = new SqlClient(pg, opts.prepared ?? false);
   const samples: number[] = [];

@@ -2,12 +2,21 @@ import { Pool, type PoolClient } from 'pg';
 import { foldedWarning, type Logger } from '../logging/logger';
 import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
 
+/**
+ * The application_name of the wall actors' connections (the commands' pool, shared/runtime/runtime.ts).
+ * Every other write to a row a wall's actor holds moves the wall's version (the triggers of migration
+ * 20261127200500, docs/architecture.md "Changes from outside"); the actor's own write moves it with its
+ * fence, so the triggers leave these connections out. No other connection may carry it: its writes
+ * would reach no actor. A name, not a setting passed at connect: every pooler passes application_name on.
+ */
+export const WALL_ACTOR_APPLICATION_NAME = 'sorting:wall-actor';
+
 export interface SqlPoolOptions {
   /** Connections at most (a share of DATABASE_POOL_MAX: shared/runtime/runtime.ts). */
   max: number;
   /** DATABASE_ACQUIRE_TIMEOUT_MS: how long a transaction waits for a free connection before it fails (an outage, 503). */
   acquireTimeoutMs: number;
-  /** PostgreSQL application_name, e.g. `sorting:worker:sorting`. */
+  /** PostgreSQL application_name: WALL_ACTOR_APPLICATION_NAME for the wall actors' pool. */
   applicationName: string;
   /**
    * DATABASE_PREPARED_STATEMENTS. On (the default): named prepared statements, parsed and planned once

@@ -4,7 +4,7 @@ import { ensureDatabase, initOrm, migrate, type Orm } from '../db/orm';
 import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../redis/redis';
 import { checkConnectionBudget } from '../db/connection-budget';
 import { resolveJwtSecret } from '../auth/jwt-secret';
-import { SqlPool } from '../db/sql-pool';
+import { SqlPool, WALL_ACTOR_APPLICATION_NAME } from '../db/sql-pool';
 import { OrmSql } from '../db/orm-sql';
 import type { QueueSettings } from '../queue/queue-module';
 
@@ -70,7 +70,8 @@ export async function createRuntime(
         {
           max: shares.sql,
           acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
-          applicationName,
+          // The wall actors' connections: their writes move their walls' versions themselves (the fence).
+          applicationName: WALL_ACTOR_APPLICATION_NAME,
           prepared: config.DATABASE_PREPARED_STATEMENTS,
           queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
         },

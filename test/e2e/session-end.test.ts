@@ -1,6 +1,5 @@
 import request from 'supertest';
 import { SorterSession } from '../../shared/db/entities';
-import { bumpWallVersion } from '../support/fixtures';
 import { useTestApi, waitFor } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 
@@ -81,7 +80,6 @@ describe('pending scans when a session ends', () => {
   it('Expired: the idle sweep ends the session; its pending scans are cancelled', async () => {
     const { floor, pending } = await twoSlots();
     await db().nativeUpdate(SorterSession, { wallId: floor.wallId }, { expiresAt: new Date(Date.now() - 1000) });
-    await bumpWallVersion(db(), floor.wallId);
     await waitFor(async () => (await events(floor, 'sort-box-item.cancelled')).length === 2, { what: 'the expiry to cancel the pending scans' });
     expect((await db().findOneOrFail(SorterSession, { wallId: floor.wallId })).endReason).toBe('Expired');
     await expectCancelled(floor, pending);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { OutboxEvent, SorterSession, type Role } from '../../shared/db/entities';
-import { addOrders, addSlots, addWarehouse, bumpWallVersion, putOrderInSlot } from '../support/fixtures';
+import { addOrders, addSlots, addWarehouse, putOrderInSlot } from '../support/fixtures';
 import { newTenant, signedInEmployee, useTestApi, type Tenant } from '../support/test-api';
 
 describe('walls', () => {
@@ -26,7 +26,6 @@ describe('walls', () => {
       expiresAt: new Date(Date.now() + 8 * 3600_000),
     });
     await fork.flush();
-    await bumpWallVersion(fork, wallId);
     return s;
   }
 

@@ -4,6 +4,8 @@ import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan } from '../support/sorting-floor';
 import { closedPort } from '../support/api-process';
 import { pgbouncerVersion, startPgBouncer, type LocalPgBouncer } from '../support/pgbouncer';
+import { query } from '../../shared/db/named-sql';
+import { WALL_ACTOR_APPLICATION_NAME } from '../../shared/db/sql-pool';
 
 /*
  * The service behind PgBouncer (docs/scaling.md): the API, the sorting worker and the outbox relay
@@ -18,6 +20,9 @@ process.env.COMMAND_TIMEOUT_MS = '30000';
 const version = pgbouncerVersion();
 const describeIfBouncer = version ? describe : describe.skip;
 if (!version) console.warn('pgbouncer.test.ts skipped: the pgbouncer binary is not installed (apt-get install pgbouncer).');
+
+/** The application_name a connection has on the server, past the pooler. */
+const serverApplicationName = query<Record<string, never>, { name: string }>('test-server-application-name', "select current_setting('application_name') as name");
 
 const CASES = [
   { mode: 'session' as const, prepared: true, poolSize: 10 },
@@ -94,6 +99,10 @@ describeIfBouncer.each(CASES)('behind PgBouncer in $mode mode (DATABASE_PREPARED
     } finally {
       await pg.end();
     }
+
+    // The actors' connections keep their name on the server connections they get: the triggers that move
+    // wall versions for every other writer leave their writes out (docs/architecture.md "Changes from outside").
+    for (let i = 0; i < 3; i++) expect(await serverApplicationName(api.runtime.sqlPool(), {})).toEqual([{ name: WALL_ACTOR_APPLICATION_NAME }]);
 
     const stats = await bouncer.admin<{ database: string; total_xact_count: string }>('SHOW STATS');
     const ours = stats.find((s) => s.database === dbName);

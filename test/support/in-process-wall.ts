@@ -6,7 +6,7 @@ import { createInProcessCommandClient, type InProcessCommandClient } from '../..
 import { loadConfig, type AppConfig } from '../../shared/config/config';
 import type { Role } from '../../shared/db/entities';
 import { initOrm, type Orm } from '../../shared/db/orm';
-import { SqlPool } from '../../shared/db/sql-pool';
+import { SqlPool, WALL_ACTOR_APPLICATION_NAME } from '../../shared/db/sql-pool';
 import { createLogger, type Logger } from '../../shared/logging/logger';
 import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
@@ -56,7 +56,7 @@ export async function startInProcessWalls(): Promise<InProcessWalls> {
   const orm = await initOrm(config.DATABASE_URL, 2, { acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName: 'sorting:test:in-process', log });
   const sql = new SqlPool(
     config.DATABASE_URL,
-    { max: 2, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName: 'sorting:test:in-process', prepared: config.DATABASE_PREPARED_STATEMENTS },
+    { max: 2, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName: WALL_ACTOR_APPLICATION_NAME, prepared: config.DATABASE_PREPARED_STATEMENTS },
     log,
   );
   // As the sorting worker builds them (workers/sorting/sorting.worker.ts), minus the partition host.

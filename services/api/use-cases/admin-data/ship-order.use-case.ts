@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Order, OrderItem } from '../../../../shared/db/entities';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { AdminOrderDto } from './admin-data.dto';
-import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * POST /admin/orders/{id}/ship: the order leaves the unshipped listings and no scan matches it any more.
@@ -22,8 +21,6 @@ export async function shipOrder(em: EntityManager, clientId: number, orderId: nu
       await tx.flush();
     }
     const lines = await tx.find(OrderItem, { clientId, orderId }, { orderBy: { id: 'asc' } });
-    // A wall holding the order in a slot no longer gives it scans.
-    if (shipping) await moveWallVersions(tx, clientId, { orderIds: [orderId] });
     return toAdminOrderDto(order, lines);
   });
 }

@@ -17,7 +17,6 @@ import {
   type StoredLine,
 } from './admin-data.queries';
 import { count } from '../../../../shared/text/wording';
-import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * PUT /admin/orders: creates or replaces orders by id, all-or-nothing.
@@ -180,8 +179,6 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
       await insertOrderLines(tx, { clientId, rows: json(toInsert) });
     }
 
-    // The walls holding one of these orders in a slot decide from the new figures on.
-    await moveWallVersions(txEm, clientId, { orderIds: [...inSlot] });
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: answers };
   });

@@ -3,7 +3,6 @@ import type { PicklistDto, PicklistRow } from './admin-data.dto';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { RowErrors, flagDuplicates, json, type BulkResult } from './bulk';
 import { deletePicklistOrders, insertPicklistOrders, knownOrders, upsertPicklistRows } from './admin-data.queries';
-import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * PUT /admin/picklists: creates or replaces picklists by id, all-or-nothing. orderIds replaces the
@@ -33,8 +32,6 @@ export async function upsertPicklists(em: EntityManager, clientId: number, rows:
     if (members.length) {
       await insertPicklistOrders(tx, { clientId, rows: json(members) });
     }
-    // A wall's orders and its sessions' picklists decide which orders a scan may take.
-    await moveWallVersions(txEm, clientId, 'every-wall');
     const created = written.filter((w) => w.inserted).length;
     return { upserted: rows.length, created, updated: rows.length - created, items: lists };
   });

@@ -4,7 +4,6 @@ import type { ProductDto, ProductRow } from './admin-data.dto';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
 import { deleteProductCodes, insertProductCodes, productSkusByCode, upsertProductRows } from './admin-data.queries';
-import { moveWallVersions } from '../walls/wall-versions';
 
 /**
  * PUT /admin/products: creates or replaces products by SKU, all-or-nothing, and rewrites their rows
@@ -85,8 +84,6 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
     await deleteProductCodes(tx, { clientId, productIds: json(written.map((w) => w.id)) });
     await insertProductCodes(tx, { clientId, rows: json(codes) });
 
-    // Every wall of the client may hold a barcode of these products in its cache.
-    await moveWallVersions(txEm, clientId, 'every-wall');
     const created = written.filter((w) => w.inserted).length;
     return {
       upserted: rows.length,

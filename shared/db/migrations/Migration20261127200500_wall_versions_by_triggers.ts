@@ -1,0 +1,191 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Every write to a row a wall's actor holds in memory moves the wall's version, whoever makes it
+ * (docs/architecture.md "Changes from outside"): an upload, a ship, a statement typed by hand. The
+ * actor's own write moves the version itself (its fence), so its connections (application_name
+ * `sorting:wall-actor`, shared/db/sql-pool.ts) are left out by each trigger's WHEN clause: on the
+ * actor's hot path a trigger is a condition that is false, never a call.
+ *
+ * - Statement-level AFTER triggers with transition tables on each table whose rows the actor holds
+ *   (queries/wall-load.queries.ts and the barcode cache): slots, sessions, items (by their wall_id),
+ *   orders, order lines and picklist memberships (the walls holding the order in a slot), product
+ *   codes and a product's sku (every wall of the client). A 10,000-row upload is one call per
+ *   statement, grouped by wall, never a call per row. A deleted item no wall holds (retention of old
+ *   confirmed and cancelled items) moves nothing.
+ * - The walls are not moved there: they are recorded for the transaction (`wall_version_move`, one row
+ *   per transaction) and moved at its commit by a deferred trigger, in id order, each wall once: the
+ *   wall rows are the last locks a writer takes (after its order lines, as the actor's fence), held
+ *   only for the commit, and two writers never deadlock on them. A wall this transaction already
+ *   updated (its version moved by hand, or the actor's fence) is not moved again.
+ */
+export class Migration20261127200500_wall_versions_by_triggers extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+create table wall_version_move (
+  xact xid8 primary key default pg_current_xact_id(),
+  walls int[] not null
+);
+
+-- The walls to move when the transaction commits (one row per transaction, the walls merged).
+create function wall_versions_move_at_commit(moved int[]) returns void language sql as $$
+  insert into wall_version_move (walls) select moved where cardinality(moved) > 0
+  on conflict (xact) do update set walls = array(select distinct unnest(wall_version_move.walls || excluded.walls))
+$$;
+
+create function wall_version_move_commit() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  delete from wall_version_move where xact = pg_current_xact_id() returning walls into moved;
+  if moved is not null then
+    with locked as (
+      select id from wall where id = any(moved) and xmin <> pg_current_xact_id()::xid order by id for update
+    )
+    update wall w set version = w.version + 1 from locked where w.id = locked.id;
+  end if;
+  return null;
+end $$;
+create constraint trigger wall_version_move_commit after insert on wall_version_move
+  deferrable initially deferred for each row execute function wall_version_move_commit();
+
+-- Slots and sessions: their walls.
+create function wall_rows_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(distinct wall_id) into moved from new_rows;
+  elsif tg_op = 'DELETE' then
+    select array_agg(distinct wall_id) into moved from old_rows;
+  else
+    select array_agg(distinct wall_id) into moved from (select wall_id from new_rows union select wall_id from old_rows) r;
+  end if;
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+
+-- Items: their walls; a deleted item only when a wall holds it (pending, or confirmed into the slot
+-- that still holds its order): retention's deletes of old items move nothing.
+create function wall_items_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(distinct wall_id) into moved from new_rows;
+  elsif tg_op = 'DELETE' then
+    select array_agg(distinct o.wall_id) into moved from old_rows o
+     where o.status = 'PendingConfirmation'
+        or (o.status = 'Confirmed' and exists (select 1 from sort_box sb where sb.id = o.sort_box_id and sb.order_id = o.order_id));
+  else
+    select array_agg(distinct wall_id) into moved from (select wall_id from new_rows union select wall_id from old_rows) r;
+  end if;
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+
+-- Orders: the walls holding them in a slot.
+create function wall_orders_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(distinct sb.wall_id) into moved from new_rows r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
+  elsif tg_op = 'DELETE' then
+    select array_agg(distinct sb.wall_id) into moved from old_rows r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
+  else
+    select array_agg(distinct sb.wall_id) into moved from (select client_id, id from new_rows union select client_id, id from old_rows) r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
+  end if;
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+
+-- Order lines and picklist memberships: the walls holding their order in a slot.
+create function wall_order_rows_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(distinct sb.wall_id) into moved from (select distinct client_id, order_id from new_rows) r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
+  elsif tg_op = 'DELETE' then
+    select array_agg(distinct sb.wall_id) into moved from (select distinct client_id, order_id from old_rows) r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
+  else
+    select array_agg(distinct sb.wall_id) into moved from (select client_id, order_id from new_rows union select client_id, order_id from old_rows) r
+      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
+  end if;
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+
+-- Product codes (the barcode cache of every wall of the client).
+create function wall_codes_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from new_rows);
+  elsif tg_op = 'DELETE' then
+    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from old_rows);
+  else
+    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from new_rows union select client_id from old_rows);
+  end if;
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+
+-- A product's sku (the barcode cache answers it): every wall of the client.
+create function wall_product_skus_written() returns trigger language plpgsql as $$
+declare
+  moved int[];
+begin
+  select array_agg(w.id) into moved from wall w
+   where w.client_id in (select n.client_id from new_rows n join old_rows o on o.id = n.id where o.sku is distinct from n.sku);
+  perform wall_versions_move_at_commit(moved);
+  return null;
+end $$;
+`);
+    const outside = `when (current_setting('application_name') <> 'sorting:wall-actor')`;
+    const triggers: [table: string, fn: string, events: ('insert' | 'update' | 'delete')[]][] = [
+      ['sort_box', 'wall_rows_written', ['insert', 'update', 'delete']],
+      ['sorter_session', 'wall_rows_written', ['insert', 'update', 'delete']],
+      ['sort_box_item', 'wall_items_written', ['insert', 'update', 'delete']],
+      ['orders', 'wall_orders_written', ['insert', 'update', 'delete']],
+      ['order_item', 'wall_order_rows_written', ['insert', 'update', 'delete']],
+      ['picklist_order', 'wall_order_rows_written', ['insert', 'update', 'delete']],
+      ['product_code', 'wall_codes_written', ['insert', 'update', 'delete']],
+      ['product', 'wall_product_skus_written', ['update']],
+    ];
+    for (const [table, fn, events] of triggers) {
+      for (const event of events) {
+        // A transition table serves one event: one trigger per event.
+        const tables = { insert: 'new table as new_rows', update: 'old table as old_rows new table as new_rows', delete: 'old table as old_rows' }[event];
+        this.addSql(`create trigger ${table}_${event}_moves_walls after ${event} on ${table} referencing ${tables}
+  for each statement ${outside} execute function ${fn}();`);
+      }
+    }
+  }
+
+  override async down(): Promise<void> {
+    for (const table of ['sort_box', 'sorter_session', 'sort_box_item', 'orders', 'order_item', 'picklist_order', 'product_code']) {
+      for (const event of ['insert', 'update', 'delete']) this.addSql(`drop trigger ${table}_${event}_moves_walls on ${table};`);
+    }
+    this.addSql(`
+drop trigger product_update_moves_walls on product;
+drop function wall_product_skus_written();
+drop function wall_codes_written();
+drop function wall_order_rows_written();
+drop function wall_orders_written();
+drop function wall_items_written();
+drop function wall_rows_written();
+drop trigger wall_version_move_commit on wall_version_move;
+drop function wall_version_move_commit();
+drop function wall_versions_move_at_commit(int[]);
+drop table wall_version_move;
+`);
+  }
+}
