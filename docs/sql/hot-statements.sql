@@ -281,22 +281,20 @@ select coalesce((select json_agg(json_build_object('serialNumber', b.serial_numb
 with inserted as (
 insert into audit_log (event_id, client_id, occurred_at, type, kind, wall_id, warehouse_id, user_id, order_id, picklist_id,
                        crc, barcode, sort_box_item_id, session_id, is_error, is_license_plate, message, data)
-select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, w.warehouse_id, r.user_id, r.order_id, r.picklist_id,
+select r.event_id, r.client_id, r.occurred_at, r.type, r.kind, r.wall_id, r.warehouse_id, r.user_id, r.order_id, r.picklist_id,
        r.crc, r.barcode, r.sort_box_item_id, r.session_id, r.is_error, r.is_license_plate, r.message, coalesce(r.data, '{}'::jsonb)
   from jsonb_to_recordset(:records::jsonb) as r(event_id uuid, client_id int, occurred_at timestamptz, type text, kind text, wall_id int,
-       user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
+       warehouse_id int, user_id int, order_id int, picklist_id int, crc text, barcode text, sort_box_item_id int, session_id int,
        is_error boolean, is_license_plate boolean, message text, data jsonb)
-  join client c on c.id = r.client_id
-  left join wall w on w.id = r.wall_id and w.client_id = r.client_id
-on conflict (event_id) do nothing
 returning 1
 )
 select count(*)::int as inserted from inserted;
 
 -- name: audit-names
-select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name from employee e where e.id = any(:employeeIds::int[])
+select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as name, null::int as client_id, null::int as warehouse_id
+  from employee e where e.id = any(:employeeIds::int[])
 union all
-select 'wall' as kind, w.id, w.name from wall w where w.id = any(:wallIds::int[]);
+select 'wall' as kind, w.id, w.name, w.client_id, w.warehouse_id from wall w where w.id = any(:wallIds::int[]);
 
 -- name: earlier-answer
 select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
@@ -607,7 +605,7 @@ select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_i
 -- name: stats-apply-batch
 with src as (select distinct on (e.event_id) e.*
     from jsonb_to_recordset(:events::jsonb) as e(event_id uuid, client_id int, wall_id int, type text, occurred_at timestamptz, data jsonb)), facts as (
-  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+  select e.client_id, w.id as wall_id, w.warehouse_id,
          case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
@@ -628,36 +626,45 @@ with src as (select distinct on (e.event_id) e.*
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
               else 0 end as confirm_ms,
          (e.type = 'command.refused')::int as refusals,
-         case when e.type = 'command.refused' then e.data->>'code' end as reason
+         case when e.type = 'command.refused' then e.data->>'code' end as reason,
+         date_trunc('hour', e.occurred_at, 'UTC') as utc_hour, (e.occurred_at at time zone 'UTC')::date as utc_day,
+         date_trunc('hour', e.occurred_at, z.tz) as local_hour, (e.occurred_at at time zone z.tz)::date as local_day
     from src e
+    left join wall w on w.id = e.wall_id and w.client_id = e.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
    where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
+grouped as (
+  select client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day,
+         max(position) as position, sum(scans)::int as scans, sum(failed_scans)::int as failed_scans, sum(confirmed_items)::int as confirmed_items, sum(confirmed_units)::int as confirmed_units, sum(cancelled_items)::int as cancelled_items, sum(sorted_orders)::int as sorted_orders, sum(confirm_ms)::bigint as confirm_ms, sum(refusals)::int as refusals
+    from facts
+   group by client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day
+),
 expanded as (
-  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
-         case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
-    from facts f
-    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
-    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
-   cross join lateral (values (0::smallint, 0, 'UTC'::text),
-                              (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
-                              (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
-   cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
+  select g.client_id, s.scope, s.scope_id, d.dim, d.dim_key, s.bucket_hour, s.bucket_day,
+         case when d.dim = 4 then g.position end as position,
+         g.scans, g.failed_scans, g.confirmed_items, g.confirmed_units, g.cancelled_items, g.sorted_orders, g.confirm_ms, g.refusals
+    from grouped g
+   cross join lateral (values (0::smallint, 0, g.utc_hour, g.utc_day),
+                              (1::smallint, g.warehouse_id, g.local_hour, g.local_day),
+                              (2::smallint, g.wall_id, g.local_hour, g.local_day)) s(scope, scope_id, bucket_hour, bucket_day)
+   cross join lateral (values (0::smallint, ''::text), (1::smallint, g.user_id::text), (2::smallint, g.sku),
+                              (3::smallint, g.method), (4::smallint, g.crc), (5::smallint, g.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
 hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
+  select client_id, scope, scope_id, dim, dim_key, bucket_hour, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
-   group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
+   group by client_id, scope, scope_id, dim, dim_key, bucket_hour
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
      set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
 days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
+  select client_id, scope, scope_id, dim, dim_key, bucket_day, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
-   group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
+   group by client_id, scope, scope_id, dim, dim_key, bucket_day
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
      set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;
@@ -665,7 +672,7 @@ select (select count(*) from facts)::int as counted, (select count(*) from hours
 -- name: stats-apply-range
 with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
    where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
-  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+  select e.client_id, w.id as wall_id, w.warehouse_id,
          case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
@@ -686,36 +693,45 @@ with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
               else 0 end as confirm_ms,
          (e.type = 'command.refused')::int as refusals,
-         case when e.type = 'command.refused' then e.data->>'code' end as reason
+         case when e.type = 'command.refused' then e.data->>'code' end as reason,
+         date_trunc('hour', e.occurred_at, 'UTC') as utc_hour, (e.occurred_at at time zone 'UTC')::date as utc_day,
+         date_trunc('hour', e.occurred_at, z.tz) as local_hour, (e.occurred_at at time zone z.tz)::date as local_day
     from src e
+    left join wall w on w.id = e.wall_id and w.client_id = e.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
    where e.type in ('sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box.completed', 'command.refused')
 ),
+grouped as (
+  select client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day,
+         max(position) as position, sum(scans)::int as scans, sum(failed_scans)::int as failed_scans, sum(confirmed_items)::int as confirmed_items, sum(confirmed_units)::int as confirmed_units, sum(cancelled_items)::int as cancelled_items, sum(sorted_orders)::int as sorted_orders, sum(confirm_ms)::bigint as confirm_ms, sum(refusals)::int as refusals
+    from facts
+   group by client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day
+),
 expanded as (
-  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
-         case when d.dim = 4 then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
-    from facts f
-    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
-    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
-   cross join lateral (values (0::smallint, 0, 'UTC'::text),
-                              (1::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
-                              (2::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
-   cross join lateral (values (0::smallint, ''::text), (1::smallint, f.user_id::text), (2::smallint, f.sku),
-                              (3::smallint, f.method), (4::smallint, f.crc), (5::smallint, f.reason)) d(dim, dim_key)
+  select g.client_id, s.scope, s.scope_id, d.dim, d.dim_key, s.bucket_hour, s.bucket_day,
+         case when d.dim = 4 then g.position end as position,
+         g.scans, g.failed_scans, g.confirmed_items, g.confirmed_units, g.cancelled_items, g.sorted_orders, g.confirm_ms, g.refusals
+    from grouped g
+   cross join lateral (values (0::smallint, 0, g.utc_hour, g.utc_day),
+                              (1::smallint, g.warehouse_id, g.local_hour, g.local_day),
+                              (2::smallint, g.wall_id, g.local_hour, g.local_day)) s(scope, scope_id, bucket_hour, bucket_day)
+   cross join lateral (values (0::smallint, ''::text), (1::smallint, g.user_id::text), (2::smallint, g.sku),
+                              (3::smallint, g.method), (4::smallint, g.crc), (5::smallint, g.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> 3 or s.scope = 2)
      and (d.dim <> 4 or s.scope <> 1)
 ),
 hours as (insert into stats_hour (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
-  select client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz), sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
+  select client_id, scope, scope_id, dim, dim_key, bucket_hour, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where not (dim = 4 and scope = 0)
-   group by client_id, scope, scope_id, dim, dim_key, date_trunc('hour', at, tz)
+   group by client_id, scope, scope_id, dim, dim_key, bucket_hour
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
      set scans = stats_hour.scans + excluded.scans, failed_scans = stats_hour.failed_scans + excluded.failed_scans, confirmed_items = stats_hour.confirmed_items + excluded.confirmed_items, confirmed_units = stats_hour.confirmed_units + excluded.confirmed_units, cancelled_items = stats_hour.cancelled_items + excluded.cancelled_items, sorted_orders = stats_hour.sorted_orders + excluded.sorted_orders, confirm_ms = stats_hour.confirm_ms + excluded.confirm_ms, refusals = stats_hour.refusals + excluded.refusals, position = greatest(stats_hour.position, excluded.position) returning 1),
 days as (insert into stats_day (client_id, scope, scope_id, dim, dim_key, bucket, scans, failed_scans, confirmed_items, confirmed_units, cancelled_items, sorted_orders, confirm_ms, refusals, position)
-  select client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
+  select client_id, scope, scope_id, dim, dim_key, bucket_day, sum(scans), sum(failed_scans), sum(confirmed_items), sum(confirmed_units), sum(cancelled_items), sum(sorted_orders), sum(confirm_ms), sum(refusals), max(position)
     from expanded where true
-   group by client_id, scope, scope_id, dim, dim_key, (at at time zone tz)::date
+   group by client_id, scope, scope_id, dim, dim_key, bucket_day
   on conflict (client_id, scope, scope_id, dim, bucket, dim_key) do update
      set scans = stats_day.scans + excluded.scans, failed_scans = stats_day.failed_scans + excluded.failed_scans, confirmed_items = stats_day.confirmed_items + excluded.confirmed_items, confirmed_units = stats_day.confirmed_units + excluded.confirmed_units, cancelled_items = stats_day.cancelled_items + excluded.cancelled_items, sorted_orders = stats_day.sorted_orders + excluded.sorted_orders, confirm_ms = stats_day.confirm_ms + excluded.confirm_ms, refusals = stats_day.refusals + excluded.refusals, position = greatest(stats_day.position, excluded.position) returning 1)
 select (select count(*) from facts)::int as counted, (select count(*) from hours)::int as hour_rows, (select count(*) from days)::int as day_rows;

@@ -27,8 +27,10 @@ export const COUNTED_EVENT_SQL = `e.type in (${COUNTED_TYPES.map((t) => `'${t}'`
 const REFUSED_SCAN = `(e.type = 'command.refused' and coalesce(e.data->>'command', '') = '${SCAN_COMMAND}')`;
 
 /**
- * CTEs `facts` (one row per counted event: its instant, user, sku, method, slot and counter values)
- * and `expanded` (one row per event, scope and dimension, with the scope's time zone), reading `src`.
+ * CTEs `facts` (one row per counted event: its wall's warehouse, user, sku, method, slot, counter
+ * values and its buckets), `grouped` (the facts summed per wall, user, sku, method, slot, refusal code
+ * and local and UTC hour: the events a batch has in common, added up once) and `expanded` (one row per
+ * group, scope and dimension, with the scope's hour and day bucket), reading `src`.
  * - a scan counts at its item's creation, a confirmation its item's confirmedUnits (units, or 1, on an
  *   older event) at the confirmation, with confirmedAt − createdAt in milliseconds;
  * - a refused scan counts as a failed scan of its user and input method (no sku, no slot);
@@ -37,10 +39,13 @@ const REFUSED_SCAN = `(e.type = 'command.refused' and coalesce(e.data->>'command
  *   user or method (the per-user and per-method figures are of scans);
  * - a slot's completion is its order sorted (no user, sku or method).
  * Input methods are kept per wall; slots per wall and per client (the billing figure, in UTC, by day).
+ * Each event's buckets are computed once, in UTC and in its wall's zone (a local hour lies within one
+ * local date, so the hour decides the day), and the expansion into scopes and dimensions follows the
+ * grouping: a batch multiplies its groups, not its events, by the 3 scopes and 6 dimensions.
  */
 export const EXPAND_CTES = `
 facts as (
-  select e.event_id, e.client_id, e.wall_id, e.occurred_at as at,
+  select e.client_id, w.id as wall_id, w.warehouse_id,
          case when ${REFUSED_SCAN} then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
          case when e.type = 'command.refused' then null else e.data->'item'->>'sku' end as sku,
@@ -61,22 +66,31 @@ facts as (
                                              - (e.data->'item'->>'createdAt')::timestamptz)) * 1000)::bigint
               else 0 end as confirm_ms,
          (e.type = 'command.refused')::int as refusals,
-         case when e.type = 'command.refused' then e.data->>'code' end as reason
+         case when e.type = 'command.refused' then e.data->>'code' end as reason,
+         date_trunc('hour', e.occurred_at, 'UTC') as utc_hour, (e.occurred_at at time zone 'UTC')::date as utc_day,
+         date_trunc('hour', e.occurred_at, z.tz) as local_hour, (e.occurred_at at time zone z.tz)::date as local_day
     from src e
+    left join wall w on w.id = e.wall_id and w.client_id = e.client_id
+    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
+   cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
    where ${COUNTED_EVENT_SQL}
 ),
+grouped as (
+  select client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day,
+         max(position) as position, ${COUNTERS.map((c) => `sum(${c})::${c === 'confirm_ms' ? 'bigint' : 'int'} as ${c}`).join(', ')}
+    from facts
+   group by client_id, wall_id, warehouse_id, user_id, sku, method, crc, reason, utc_hour, utc_day, local_hour, local_day
+),
 expanded as (
-  select f.event_id, f.client_id, s.scope, s.scope_id, d.dim, d.dim_key, f.at, s.tz,
-         case when d.dim = ${DIM.slot} then f.position end as position,
-         f.scans, f.failed_scans, f.confirmed_items, f.confirmed_units, f.cancelled_items, f.sorted_orders, f.confirm_ms, f.refusals
-    from facts f
-    left join wall w on w.id = f.wall_id and w.client_id = f.client_id
-    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
-   cross join lateral (values (${SCOPE.client}::smallint, 0, 'UTC'::text),
-                              (${SCOPE.warehouse}::smallint, w.warehouse_id, coalesce(wh.time_zone, 'UTC')),
-                              (${SCOPE.wall}::smallint, w.id, coalesce(wh.time_zone, 'UTC'))) s(scope, scope_id, tz)
-   cross join lateral (values (${DIM.total}::smallint, ''::text), (${DIM.user}::smallint, f.user_id::text), (${DIM.sku}::smallint, f.sku),
-                              (${DIM.method}::smallint, f.method), (${DIM.slot}::smallint, f.crc), (${DIM.reason}::smallint, f.reason)) d(dim, dim_key)
+  select g.client_id, s.scope, s.scope_id, d.dim, d.dim_key, s.bucket_hour, s.bucket_day,
+         case when d.dim = ${DIM.slot} then g.position end as position,
+         ${COUNTERS.map((c) => `g.${c}`).join(', ')}
+    from grouped g
+   cross join lateral (values (${SCOPE.client}::smallint, 0, g.utc_hour, g.utc_day),
+                              (${SCOPE.warehouse}::smallint, g.warehouse_id, g.local_hour, g.local_day),
+                              (${SCOPE.wall}::smallint, g.wall_id, g.local_hour, g.local_day)) s(scope, scope_id, bucket_hour, bucket_day)
+   cross join lateral (values (${DIM.total}::smallint, ''::text), (${DIM.user}::smallint, g.user_id::text), (${DIM.sku}::smallint, g.sku),
+                              (${DIM.method}::smallint, g.method), (${DIM.slot}::smallint, g.crc), (${DIM.reason}::smallint, g.reason)) d(dim, dim_key)
    where s.scope_id is not null and d.dim_key is not null
      and (d.dim <> ${DIM.method} or s.scope = ${SCOPE.wall})
      and (d.dim <> ${DIM.slot} or s.scope <> ${SCOPE.warehouse})
@@ -85,9 +99,9 @@ expanded as (
 /** The client's slots are kept by day only: they answer the billing figure, a count per month. */
 export const HOUR_ROWS_SQL = `not (dim = ${DIM.slot} and scope = ${SCOPE.client})`;
 
-/** The local hour's first instant and the local date of `at` in `tz`. */
-export const HOUR_BUCKET_SQL = `date_trunc('hour', at, tz)`;
-export const DAY_BUCKET_SQL = `(at at time zone tz)::date`;
+/** A row of `expanded`'s buckets: the local hour's first instant and the local date, in the scope's zone. */
+export const HOUR_BUCKET_SQL = `bucket_hour`;
+export const DAY_BUCKET_SQL = `bucket_day`;
 
 const sums = COUNTERS.map((c) => `sum(${c})`).join(', ');
 const cols = COUNTERS.join(', ');

@@ -6,7 +6,11 @@ import { EVENT_SAMPLES, sampleData } from '../support/event-samples';
 // An event of the type: its sample data (test/support/event-samples.ts) with `data` laid on it.
 const event = (type: string, data: unknown) =>
   decodeEvent({ id: '7b0e4c52-9a3e-4b0a-8f43-2f5c2b1d9e10', type, occurredAt: '2026-11-23T08:00:00.000Z', clientId: 4, wallId: 9, data: isKnownEventType(type) ? sampleData(type, data) : data });
-const names: AuditNames = { employees: new Map([[5, 'Ana Ruiz'], [6, 'Max Manager']]), walls: new Map([[9, 'Jackson St']]) };
+const names: AuditNames = {
+  employees: new Map([[5, 'Ana Ruiz'], [6, 'Max Manager']]),
+  walls: new Map([[9, 'Jackson St']]),
+  warehouses: new Map([[9, { clientId: 4, warehouseId: 2 }]]),
+};
 const item = { id: 31, userId: 5, orderId: 77, crc: '583032E0', position: 4, sku: 'MUG-CERAMIC-12OZ', barcode: 'MUG12', units: 1, confirmedUnits: 0 };
 const sortBox = { ...EVENT_SAMPLES['sort-box-item.confirmed'].sortBox, crc: '583032E0', position: 4 };
 const message = (type: string, data: unknown, n = names) => toAuditRecord(event(type, data), n).message;
@@ -18,6 +22,13 @@ describe('audit records from events', () => {
     expect(toAuditRecord(event('sort-box.released', {}), names).kind).toBe('sort-box');
     expect(toAuditRecord(event('wall.updated', {}), names).kind).toBe('wall');
     expect(toAuditRecord(event('lights.button', {}), names)).toMatchObject({ kind: 'sort-box', is_error: true });
+  });
+
+  it("takes the warehouse of the record's wall when the wall is of the event's client", () => {
+    expect(toAuditRecord(event('sort-box.released', {}), names).warehouse_id).toBe(2);
+    expect(toAuditRecord(event('sort-box.released', {}), NO_AUDIT_NAMES).warehouse_id).toBeNull();
+    const otherClients = { ...names, warehouses: new Map([[9, { clientId: 5, warehouseId: 2 }]]) };
+    expect(toAuditRecord(event('sort-box.released', {}), otherClients).warehouse_id).toBeNull();
   });
 
   it('an event of no known type, or whose data fails its schema, is refused with MalformedEventError (the consumer records it as failed)', () => {

@@ -30,8 +30,15 @@ export async function auditNamesFor(db: SqlRunner, events: readonly WallEvent[])
   if (!ids.employeeIds.length && !ids.wallIds.length) return NO_AUDIT_NAMES;
   const employees = new Map<number, string>();
   const walls = new Map<number, string>();
-  for (const r of await selectAuditNames(db, ids)) (r.kind === 'employee' ? employees : walls).set(r.id, r.name);
-  return { employees, walls };
+  const warehouses = new Map<number, { clientId: number; warehouseId: number | null }>();
+  for (const r of await selectAuditNames(db, ids)) {
+    if (r.kind === 'employee') employees.set(r.id, r.name);
+    else {
+      walls.set(r.id, r.name);
+      warehouses.set(r.id, { clientId: Number(r.client_id), warehouseId: r.warehouse_id });
+    }
+  }
+  return { employees, walls, warehouses };
 }
 
 /** A batch's audit records, their messages naming employees and walls (docs/api.md §9, Audit logs). */

@@ -4,10 +4,12 @@ import type { AuditKind, AuditLogColumns } from '../../shared/db/entities/audit-
 import type { AnyEventType, EventDataOf, TypedWallEvent } from '../../shared/events/event-schemas';
 import type { CommandName } from '../../shared/commands/commands';
 
-/** One audit_log row as the audit worker writes it (warehouse_id is filled from the wall in SQL). */
+/** One audit_log row as the audit worker writes it. */
 export interface AuditRecord extends AuditLogColumns {
   event_id: string;
   client_id: number;
+  /** The warehouse of the record's wall (ListAuditLogs filters by it), as the wall stands when the record is written. */
+  warehouse_id: number | null;
   occurred_at: string;
   kind: AuditKind;
   is_license_plate: boolean;
@@ -81,9 +83,11 @@ function withoutTokens(data: unknown): unknown {
 export interface AuditNames {
   employees: ReadonlyMap<number, string>;
   walls: ReadonlyMap<number, string>;
+  /** Each wall's client and warehouse (a record takes the warehouse of its wall when the wall is of its client). */
+  warehouses: ReadonlyMap<number, { clientId: number; warehouseId: number | null }>;
 }
 
-export const NO_AUDIT_NAMES: AuditNames = { employees: new Map(), walls: new Map() };
+export const NO_AUDIT_NAMES: AuditNames = { employees: new Map(), walls: new Map(), warehouses: new Map() };
 
 type MessageFields = Pick<AuditRecord, 'wall_id' | 'user_id' | 'order_id' | 'picklist_id' | 'crc' | 'barcode' | 'sort_box_item_id'>;
 
@@ -213,9 +217,11 @@ function fieldsOf(e: TypedWallEvent): MessageFields & { session_id: number | nul
 export function toAuditRecord(e: TypedWallEvent, names: AuditNames): AuditRecord {
   const fields = fieldsOf(e);
   const kind = auditKind(e);
+  const wall = fields.wall_id === null ? undefined : names.warehouses.get(fields.wall_id);
   return {
     event_id: e.id,
     client_id: e.clientId,
+    warehouse_id: wall && wall.clientId === e.clientId ? wall.warehouseId : null,
     occurred_at: e.occurredAt,
     type: e.type,
     ...fields,

@@ -7,7 +7,7 @@ import { scheduleDeliveries } from '../webhooks/delivery.queries';
 import { handleLightsEvents } from '../lights/lights-events.use-case';
 import type { Runtime } from '../../shared/runtime/runtime';
 import type { WorkerKind } from '../../shared/runtime/worker-kinds';
-import { eventConsumer, startEventConsumer, type ConsumerSettings, type EventConsumer } from './consumer-runner';
+import { consumerSettings, eventConsumer, startEventConsumer, type ConsumerSettings, type EventConsumer } from './consumer-runner';
 
 /** The events that change a light (the light gateway's consumer, workers/lights). */
 const LIGHT_EVENT_TYPES = [
@@ -15,8 +15,13 @@ const LIGHT_EVENT_TYPES = [
   'sort-box.completed', 'sort-box.released', 'wall.updated', 'command.refused', 'lights.mode',
 ] as const;
 
-/** A consumer of the table: what it reads and does, the worker kind that runs it (its process group: shared/runtime/worker-kinds.ts). */
-type ConsumerEntry = EventConsumer & { kind: WorkerKind; settings?: Partial<ConsumerSettings> };
+/**
+ * A consumer of the table: what it reads and does, the worker kind that runs it (its process group:
+ * shared/runtime/worker-kinds.ts), and its settings where they differ from the process's OUTBOX_*
+ * ones: fixed values (`settings`), or `gather`: it looks that many times less often and takes batches
+ * that many times larger, for a consumer whose cost is per batch rather than per event.
+ */
+type ConsumerEntry = EventConsumer & { kind: WorkerKind; settings?: Partial<ConsumerSettings>; gather?: number };
 
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`${what} is not running in this process`);
@@ -35,8 +40,13 @@ function need<T>(value: T | undefined, what: string): T {
 const consumers = {
   /** The audit log: each batch's records (their messages naming employees and walls) in one insert. */
   audit: { kind: 'audit', ...eventConsumer('audit', async (events, tx) => void (await writeAuditRecords(tx, await auditRecordsOf(tx, events)))) },
-  /** The statistics roll-ups for /insights: one statement per batch, reading the outbox rows in the database. */
-  stats: { kind: 'stats', name: 'stats', readsEvents: false, handle: async (batch, tx) => void (await applyStatsEventRange(tx, batch)) },
+  /**
+   * The statistics roll-ups for /insights: one statement per batch, reading the outbox rows in the
+   * database. A batch costs about one write per bucket it touches, and a floor's events share their
+   * buckets (the hour of a wall, a user, a sku), so it gathers 4 times longer than the others: the
+   * roll-ups follow the floor by about 2 s (OUTBOX_CONSUMER_INTERVAL_MS × 4).
+   */
+  stats: { kind: 'stats', name: 'stats', readsEvents: false, gather: 4, handle: async (batch, tx) => void (await applyStatsEventRange(tx, batch)) },
   /** License plates rendered ahead when a slot completes, in the formats the client prints. */
   labels: {
     kind: 'labels',
@@ -69,5 +79,11 @@ export const EVENT_CONSUMERS: Record<EventConsumerName, ConsumerEntry> = consume
 export async function startConsumerKind(runtime: Runtime, kind: WorkerKind): Promise<void> {
   const mine = Object.values(EVENT_CONSUMERS).filter((c) => c.kind === kind);
   if (!mine.length) throw new Error(`worker kind '${kind}' has neither a worker nor a consumer`);
-  for (const c of mine) await startEventConsumer(runtime, c, { name: `${c.name} consumer`, settings: c.settings });
+  for (const c of mine) await startEventConsumer(runtime, c, { name: `${c.name} consumer`, settings: settingsOf(c, consumerSettings(runtime.config)) });
+}
+
+/** A consumer's own settings over the process's `base` ones. */
+export function settingsOf(c: ConsumerEntry, base: ConsumerSettings): Partial<ConsumerSettings> {
+  const gather = c.gather ?? 1;
+  return { ...(gather === 1 ? {} : { intervalMs: base.intervalMs * gather, batchSize: base.batchSize * gather }), ...c.settings };
 }
