@@ -5,7 +5,7 @@
 // long the oldest Complete slot has waited for the shipper (GET /walls/{id}/progress). Restored on
 // every load: the lit slots from GET /walls/{id} (pendingItems), the feed from the wall's last events
 // (GET /events/recent); then kept live over the WebSocket event stream, which goes on from the last of them.
-import { $, api, el, show, signInForm, textOn, token } from './common.js';
+import { $, api, claims, el, selectWall, show, signedInWalls, signInForm, textOn, token } from './common.js';
 import { isWrongSlotRefusal } from './events.js';
 
 const FEED_MAX = 60;
@@ -37,15 +37,8 @@ const state = {
 };
 
 async function start() {
-  $('#sign-out').hidden = !token.get();
-  if (!token.get()) return show('sign-in');
-  let walls;
-  try {
-    walls = await api('GET', '/api/v1/walls');
-  } catch (err) {
-    if (err.status === 401) return signOut();
-    throw err;
-  }
+  const walls = await signedInWalls(signOut);
+  if (!walls) return;
   const roles = claims().roles || [];
   const manager = roles.includes('Manager') || roles.includes('Admin');
   $('#light-test').hidden = !manager;
@@ -53,10 +46,7 @@ async function start() {
   // Only the operators named in QUEUE_DASHBOARD_ADMINS: the service says who.
   api('GET', '/admin/queues/session').then((r) => ($('#queues').hidden = !r.allowed), () => ($('#queues').hidden = true));
   if (walls.length === 0) return show('no-walls');
-  const select = $('#wall-select');
-  select.replaceChildren(...walls.map((w) => el('option', { value: w.id, textContent: `${w.name} (${w.slotCount} slots)` })));
-  const wanted = Number(new URLSearchParams(location.search).get('wall'));
-  select.value = walls.some((w) => w.id === wanted) ? wanted : walls[0].id;
+  const select = selectWall(walls, (w) => `${w.name} (${w.slotCount} slots)`);
   select.hidden = false;
   await openWall(Number(select.value));
 }
@@ -493,15 +483,6 @@ function signOut() {
   token.clear();
   for (const id of ['#wall-select', '#live', '#queues', '#devices', '#light-test', '#show-address', '#left', '#waiting']) $(id).hidden = true;
   begin();
-}
-
-/** What the token says about its holder (to offer the Manager buttons; the service decides). */
-function claims() {
-  try {
-    return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-  } catch {
-    return {};
-  }
 }
 
 async function openQueues() {

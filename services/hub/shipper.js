@@ -4,7 +4,7 @@
 // license plate on the wall's printer (or offers the PDF where the wall has none) and releases the
 // slot. A wall that prints by itself (autoPrint) printed the plate when the order completed: the scan
 // releases. Tapping a slot in the list is the same as scanning it.
-import { $, api, el, show, signInForm, token } from './common.js';
+import { $, api, el, scanField, selectWall, show, signedInWalls, signInForm, token } from './common.js';
 
 const WALL_KEY = 'sortingWall.shipperWall';
 /** A slot waiting longer than this is shown in amber: someone should take it. */
@@ -28,21 +28,11 @@ const state = {
 };
 
 async function start() {
-  $('#sign-out').hidden = !token.get();
-  if (!token.get()) return show('sign-in');
-  let walls;
-  try {
-    walls = await api('GET', '/api/v1/walls');
-  } catch (err) {
-    if (err.status === 401) return signOut();
-    throw err;
-  }
+  const walls = await signedInWalls(signOut);
+  if (!walls) return;
   if (walls.length === 0) return show('no-walls');
-  const select = $('#wall-select');
-  select.replaceChildren(...walls.map((w) => el('option', { value: w.id, textContent: w.name })));
   // A tablet mounted on a wall keeps its wall: the address (?wall=) first, then what it showed last.
-  const wanted = Number(new URLSearchParams(location.search).get('wall')) || Number(localStorage.getItem(WALL_KEY));
-  select.value = walls.some((w) => w.id === wanted) ? wanted : walls[0].id;
+  const select = selectWall(walls, (w) => w.name, Number(localStorage.getItem(WALL_KEY)));
   select.hidden = walls.length < 2;
   await openWall(Number(select.value));
 }
@@ -130,19 +120,6 @@ function renderSlots() {
       );
     }),
   );
-}
-
-function focusScan() {
-  const input = $('#scan');
-  if (document.activeElement !== input) input.focus({ preventScroll: true });
-}
-
-async function onScan(e) {
-  e.preventDefault();
-  const input = $('#scan');
-  const code = input.value.trim();
-  input.value = '';
-  if (code) await ship(code);
 }
 
 /** A scan (or a tap): checks the code, prints the plate (or makes the PDF), releases the slot. */
@@ -336,12 +313,8 @@ function signOut() {
   start();
 }
 
+const focusScan = scanField(ship);
 signInForm($('#sign-in form'), start);
-$('#scan-form').addEventListener('submit', onScan);
-$('#scan').addEventListener('blur', () => setTimeout(() => !document.activeElement?.closest?.('select') && focusScan(), 0));
-document.addEventListener('click', (e) => {
-  if (!e.target.closest('button, input, select, a')) focusScan();
-});
 $('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(refuse));
 $('#sign-out').addEventListener('click', signOut);
 // The waiting times move on between reads.

@@ -5,7 +5,7 @@
 // follows the wall's events (the hub's WebSocket): what happens to the scan on screen elsewhere (the
 // slot's confirm or short button, a swap or a scan on another device, a Manager's release) and the end
 // of the session (replaced by another device, disconnected, expired) show as they happen.
-import { $, api, el, randomId, show, signInForm, textOn, token } from './common.js';
+import { $, api, el, randomId, scanField, show, signInForm, textOn, token } from './common.js';
 
 const SESSION_KEY = 'sortingWall.session';
 const state = {
@@ -93,19 +93,9 @@ async function restorePending() {
   }
 }
 
-/** Everything the scanner types lands here: the field takes the focus back whenever it loses it. */
-function focusScan() {
-  if (!$('#pin-form').hidden) return;
-  const input = $('#scan');
-  if (document.activeElement !== input) input.focus({ preventScroll: true });
-}
-
-async function onScan(e) {
-  e.preventDefault();
-  const input = $('#scan');
-  const code = input.value.trim();
-  input.value = '';
-  if (!code || state.busy) return;
+/** Everything the scanner types lands here. */
+async function onScan(code) {
+  if (state.busy) return;
   state.busy = true;
   clearRefusal();
   try {
@@ -492,12 +482,9 @@ async function signOut() {
   start();
 }
 
+// The PIN form, while open, keeps the focus.
+const focusScan = scanField(onScan, () => $('#pin-form').hidden);
 signInForm($('#sign-in form'), start);
-$('#scan-form').addEventListener('submit', onScan);
-$('#scan').addEventListener('blur', () => setTimeout(focusScan, 0));
-document.addEventListener('click', (e) => {
-  if (!e.target.closest('button, input, select')) focusScan();
-});
 $('#cancel').addEventListener('click', onCancel);
 $('#swap').addEventListener('click', onSwap);
 $('#leave').addEventListener('click', onLeave);
