@@ -1,9 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addWarehouse } from '../fixtures/floor-data';
+import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
 import { withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
@@ -74,17 +75,11 @@ async function main(): Promise<void> {
     const auth = `Bearer ${(token.body as { access_token: string }).access_token}`;
     say(`[labels] ${opts.concurrency} clients, ${opts.seconds} s per format, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)}`);
     const figures = await runLabelBench(http, auth, orderIds, { ...opts, apiPid: api.nodePid() }, say);
-    writeFileSync(path.join(resultsDir, 'labels-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), cpus: os.cpus().length, figures }, null, 2)}\n`);
+    writeLatest(resultsDir, 'labels-latest.json', { figures });
   } finally {
     http.close();
     await api.stop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(`\nlabel bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
+runBench('label bench', main);

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
@@ -6,6 +6,7 @@ import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
 import { startOwnMosquitto } from '../fixtures/local-servers';
+import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
 import { withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
         `from the scan sent: p50 ${figures.fromSend.p50} ms, p99 ${figures.fromSend.p99} ms; ` +
         `${figures.pairsPerSecond} pairs/s, ${missed} lights not seen within ${WAIT_LIGHT_MS} ms, ${failed} refused requests`,
     );
-    writeFileSync(path.join(resultsDir, 'lights-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), cpus: os.cpus().length, rate, seconds, figures }, null, 2)}\n`);
+    writeLatest(resultsDir, 'lights-latest.json', { rate, seconds, figures });
   } finally {
     await sub.endAsync().catch(() => undefined);
     http.close();
@@ -182,10 +183,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(`\nlights bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
+runBench('lights bench', main);
