@@ -159,3 +159,53 @@ export function scanField(onCode, wanted = () => true) {
   });
   return focus;
 }
+
+/** The #live pill: whether the page's event stream is connected. */
+export function showLive(s) {
+  const node = $('#live');
+  node.hidden = false;
+  node.dataset.state = s;
+  node.textContent = { on: 'live', off: 'offline: reconnecting', connecting: 'connecting…' }[s];
+}
+
+/**
+ * A wall's event stream (/api/v1/events/ws), shown in the #live pill: one socket at a time, so a
+ * socket (or a reconnect) left from before is closed first, and a socket no longer the stream's is
+ * ignored. On a drop it comes back by itself, after 0.5 s doubling up to 10 s. `query()` names the
+ * wall (and the last event seen, for what was missed); `onMessage(data, ws)` takes each message, and
+ * `isCurrent(ws)` tells a handler still at work whether its socket is still the stream's.
+ */
+export function eventStream({ query, onMessage, onOpen = () => undefined }) {
+  let ws = null;
+  let timer = null;
+  let retry = 0;
+  function close() {
+    clearTimeout(timer);
+    timer = null;
+    const old = ws;
+    ws = null;
+    if (old) old.close();
+  }
+  function connect() {
+    close();
+    const q = new URLSearchParams({ ...query(), access_token: token.get() });
+    const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
+    ws = socket;
+    showLive('connecting');
+    socket.onopen = () => {
+      if (ws !== socket) return;
+      retry = 0;
+      showLive('on');
+      onOpen();
+    };
+    socket.onmessage = (m) => {
+      if (ws === socket) onMessage(m.data, socket);
+    };
+    socket.onclose = () => {
+      if (ws !== socket) return;
+      showLive('off');
+      timer = setTimeout(connect, Math.min(10_000, 500 * 2 ** retry++));
+    };
+  }
+  return { connect, close, isCurrent: (socket) => ws === socket };
+}
