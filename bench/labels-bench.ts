@@ -6,7 +6,7 @@ import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addWarehouse } from '../fixtures/floor-data';
 import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
-import { withDatabase } from './bench-settings';
+import { benchServiceEnv, withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { labelBenchSettings, runLabelBench } from './label-load';
 import { ServiceProcess, pollUntil } from './service-processes';
@@ -51,18 +51,7 @@ async function main(): Promise<void> {
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    QUEUE_PREFIX: `${database}-prefix`,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'false',
-    JWT_SECRET: 'bench-only-secret-not-for-production',
-  };
-  delete env.CATALOG_PORT;
+  const env = benchServiceEnv(port, dbUrl, `${database}-prefix`);
   const api = new ServiceProcess('api', root, { command: path.join(root, 'node_modules/.bin/tsx'), args: [...(process.env.BENCH_LABELS_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_LABELS_CPU_PROF] : []), 'services/api/main.ts'], wrapped: true }, env, path.join(resultsDir, 'labels-api.log'));
   const http = new BenchHttp('127.0.0.1', port);
   try {

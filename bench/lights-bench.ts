@@ -8,7 +8,7 @@ import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } 
 import { startOwnMosquitto } from '../fixtures/local-servers';
 import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
-import { withDatabase } from './bench-settings';
+import { benchServiceEnv, withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { summarize } from './stats';
@@ -69,20 +69,7 @@ async function main(): Promise<void> {
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    QUEUE_PREFIX: 'sorting-bench-lights',
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'false',
-    JWT_SECRET: 'bench-only-secret-not-for-production',
-    MQTT_URL: brokerUrl,
-    COMMAND_MAX_WAIT_MS: '10000',
-  };
-  delete env.CATALOG_PORT;
+  const env = benchServiceEnv(port, dbUrl, 'sorting-bench-lights', { MQTT_URL: brokerUrl, COMMAND_MAX_WAIT_MS: '10000' });
   const tsx = path.join(root, 'node_modules/.bin/tsx');
   const start = (name: string, args: string[]) => new ServiceProcess(name, root, { command: tsx, args, wrapped: true }, env, path.join(resultsDir, `lights-${name}.log`));
   const services = [start('api', ['services/api/main.ts']), start('sorting', ['workers/main.ts', 'sorting']), start('outbox', ['workers/main.ts', 'outbox']), start('lights', ['workers/main.ts', 'lights'])];
