@@ -169,13 +169,15 @@ export function showLive(s) {
 }
 
 /**
- * A wall's event stream (/api/v1/events/ws), shown in the #live pill: one socket at a time, so a
- * socket (or a reconnect) left from before is closed first, and a socket no longer the stream's is
- * ignored. On a drop it comes back by itself, after 0.5 s doubling up to 10 s. `query()` names the
- * wall (and the last event seen, for what was missed); `onMessage(data, ws)` takes each message, and
- * `isCurrent(ws)` tells a handler still at work whether its socket is still the stream's.
+ * A wall's event stream (/api/v1/events/ws): one socket at a time, so a socket (or a reconnect) left
+ * from before is closed first, and a socket no longer the stream's is ignored. On a drop it comes back
+ * by itself, after 0.5 s doubling up to 10 s. `query()` names the wall (and the last event seen, for
+ * what was missed), or is null when there is nothing to follow; `onState` hears 'connecting', 'on' and
+ * 'off' (by default the #live pill shows them); `onOpen(again)` is told whether the socket replaces a
+ * dropped one; `onMessage(data, ws)` takes each message, and `isCurrent(ws)` tells a handler still at
+ * work whether its socket is still the stream's.
  */
-export function eventStream({ query, onMessage, onOpen = () => undefined }) {
+export function eventStream({ query, onMessage, onOpen = () => undefined, onState = showLive }) {
   let ws = null;
   let timer = null;
   let retry = 0;
@@ -188,22 +190,25 @@ export function eventStream({ query, onMessage, onOpen = () => undefined }) {
   }
   function connect() {
     close();
-    const q = new URLSearchParams({ ...query(), access_token: token.get() });
+    const params = query();
+    if (!params) return;
+    const q = new URLSearchParams({ ...params, access_token: token.get() });
     const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
     ws = socket;
-    showLive('connecting');
+    const again = retry > 0;
+    onState('connecting');
     socket.onopen = () => {
       if (ws !== socket) return;
       retry = 0;
-      showLive('on');
-      onOpen();
+      onState('on');
+      onOpen(again);
     };
     socket.onmessage = (m) => {
       if (ws === socket) onMessage(m.data, socket);
     };
     socket.onclose = () => {
       if (ws !== socket) return;
-      showLive('off');
+      onState('off');
       timer = setTimeout(connect, Math.min(10_000, 500 * 2 ** retry++));
     };
   }
