@@ -160,26 +160,34 @@ export function loadBenchSettings(): BenchSettings {
   return settings;
 }
 
-/** The environment of the API and worker processes: the bench database and prefix, quiet logs. */
-export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
+/** What every bench gives the service processes it starts: its database, port and prefix, production mode, quiet logs. */
+export function benchServiceEnv(port: number, databaseUrl: string, queuePrefix: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
-    PORT: String(s.port),
+    PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: s.databaseUrl,
-    REDIS_URL: s.redisUrl,
-    QUEUE_PREFIX: s.queuePrefix,
-    // The light gateway's topics apart from any other deployment's on the same broker (its start sweeps the retained ones).
-    MQTT_TOPIC_PREFIX: s.queuePrefix,
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX: queuePrefix,
     LOG_LEVEL: 'warn',
     SEED_DEMO: 'false',
     JWT_SECRET: 'bench-only-secret-not-for-production',
+    ...more,
   };
-  // What the supervisor and the image give every service process (the per-role runs start them directly).
-  Object.assign(env, missingServiceEnv(env));
   // One port for everything: a CATALOG_PORT from the caller's shell would start a second server.
   delete env.CATALOG_PORT;
+  return env;
+}
+
+/** The environment of the API and worker processes of the scenario benches. */
+export function serviceEnv(s: BenchSettings): NodeJS.ProcessEnv {
+  const env = benchServiceEnv(s.port, s.databaseUrl, s.queuePrefix, {
+    REDIS_URL: s.redisUrl,
+    // The light gateway's topics apart from any other deployment's on the same broker (its start sweeps the retained ones).
+    MQTT_TOPIC_PREFIX: s.queuePrefix,
+  });
+  // What the supervisor and the image give every service process (the per-role runs start them directly).
+  Object.assign(env, missingServiceEnv(env));
   // Node flags for the services only (e.g. heap limits), not for the bench process.
   if (process.env.BENCH_SERVICE_NODE_OPTIONS !== undefined) env.NODE_OPTIONS = process.env.BENCH_SERVICE_NODE_OPTIONS;
   return env;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runBench } from './run-bench';
 import { BENCH_DATABASE, loadBenchSettings, serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { SORTER_PASSWORD, recreateDatabase, resetRedis, seed, type Seeded } from './bench-seed';
 import { CpuMeter, cpuMs, type CpuSnapshot } from './cpu-usage';
@@ -241,10 +242,4 @@ async function main(): Promise<void> {
   say(`results written to ${path.relative(process.cwd(), out)}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(`\nfootprint failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
+runBench('footprint', main);

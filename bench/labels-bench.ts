@@ -1,11 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addWarehouse } from '../fixtures/floor-data';
+import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
-import { withDatabase } from './bench-settings';
+import { benchServiceEnv, withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { labelBenchSettings, runLabelBench } from './label-load';
 import { ServiceProcess, pollUntil } from './service-processes';
@@ -50,18 +51,7 @@ async function main(): Promise<void> {
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    QUEUE_PREFIX: `${database}-prefix`,
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'false',
-    JWT_SECRET: 'bench-only-secret-not-for-production',
-  };
-  delete env.CATALOG_PORT;
+  const env = benchServiceEnv(port, dbUrl, `${database}-prefix`);
   const api = new ServiceProcess('api', root, { command: path.join(root, 'node_modules/.bin/tsx'), args: [...(process.env.BENCH_LABELS_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_LABELS_CPU_PROF] : []), 'services/api/main.ts'], wrapped: true }, env, path.join(resultsDir, 'labels-api.log'));
   const http = new BenchHttp('127.0.0.1', port);
   try {
@@ -74,17 +64,11 @@ async function main(): Promise<void> {
     const auth = `Bearer ${(token.body as { access_token: string }).access_token}`;
     say(`[labels] ${opts.concurrency} clients, ${opts.seconds} s per format, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)}`);
     const figures = await runLabelBench(http, auth, orderIds, { ...opts, apiPid: api.nodePid() }, say);
-    writeFileSync(path.join(resultsDir, 'labels-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), cpus: os.cpus().length, figures }, null, 2)}\n`);
+    writeLatest(resultsDir, 'labels-latest.json', { figures });
   } finally {
     http.close();
     await api.stop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(`\nlabel bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
+runBench('label bench', main);

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
@@ -6,8 +6,9 @@ import { initOrm } from '../shared/db/orm';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../fixtures/floor-data';
 import { startOwnMosquitto } from '../fixtures/local-servers';
+import { runBench, writeLatest } from './run-bench';
 import { recreateDatabase } from './bench-seed';
-import { withDatabase } from './bench-settings';
+import { benchServiceEnv, withDatabase } from './bench-settings';
 import { BenchHttp } from './http-client';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { summarize } from './stats';
@@ -68,20 +69,7 @@ async function main(): Promise<void> {
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    QUEUE_PREFIX: 'sorting-bench-lights',
-    LOG_LEVEL: 'warn',
-    SEED_DEMO: 'false',
-    JWT_SECRET: 'bench-only-secret-not-for-production',
-    MQTT_URL: brokerUrl,
-    COMMAND_MAX_WAIT_MS: '10000',
-  };
-  delete env.CATALOG_PORT;
+  const env = benchServiceEnv(port, dbUrl, 'sorting-bench-lights', { MQTT_URL: brokerUrl, COMMAND_MAX_WAIT_MS: '10000' });
   const tsx = path.join(root, 'node_modules/.bin/tsx');
   const start = (name: string, args: string[]) => new ServiceProcess(name, root, { command: tsx, args, wrapped: true }, env, path.join(resultsDir, `lights-${name}.log`));
   const services = [start('api', ['services/api/main.ts']), start('sorting', ['workers/main.ts', 'sorting']), start('outbox', ['workers/main.ts', 'outbox']), start('lights', ['workers/main.ts', 'lights'])];
@@ -173,7 +161,7 @@ async function main(): Promise<void> {
         `from the scan sent: p50 ${figures.fromSend.p50} ms, p99 ${figures.fromSend.p99} ms; ` +
         `${figures.pairsPerSecond} pairs/s, ${missed} lights not seen within ${WAIT_LIGHT_MS} ms, ${failed} refused requests`,
     );
-    writeFileSync(path.join(resultsDir, 'lights-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), cpus: os.cpus().length, rate, seconds, figures }, null, 2)}\n`);
+    writeLatest(resultsDir, 'lights-latest.json', { rate, seconds, figures });
   } finally {
     await sub.endAsync().catch(() => undefined);
     http.close();
@@ -182,10 +170,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(`\nlights bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  },
-);
+runBench('lights bench', main);

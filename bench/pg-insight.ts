@@ -100,28 +100,24 @@ export class StatementStats {
 
   /** Every statement's calls, time and shared buffers since the reset, the most time first (the bench's own, marked `bench_probe`, left out). */
   async totals(pg: PgClient, top = 40): Promise<StatementTotals[]> {
-    if (!this.loaded) return [];
-    const { rows } = await pg.query<{ query: string; calls: string; total: number; buffers: string }>(
-      `select query, calls, total_exec_time as total, shared_blks_hit + shared_blks_read as buffers
-         from pg_stat_statements
-        where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%' and query not like '%bench_probe%'
-        order by total_exec_time desc limit $1`,
-      [top],
-    );
-    return rows.map((r) => {
-      const text = collapse(r.query);
-      return { statement: this.nameOf(text), calls: Number(r.calls), totalMs: r.total, buffers: Number(r.buffers) };
-    });
-  }
-
-  /** A statement's name: the named statement of that text, else the name its leading SQL comment starts with, else the start of its text. */
-  private nameOf(text: string): string {
-    const named = this.names.get(text) ?? /^\/\*\s*([a-z][a-z0-9-]*)[\s:*]/.exec(text)?.[1];
-    return named ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text);
+    return (await this.statements(pg, top)).map((r) => ({ statement: r.statement, calls: r.calls, totalMs: r.total, buffers: r.hit + r.read }));
   }
 
   /** The statements that took the most time since the reset, with their cost per call and calls per pair. */
   async read(pg: PgClient, pairs: number, top = 12): Promise<StatementFigure[]> {
+    return (await this.statements(pg, top)).map((r) => ({
+      statement: r.statement,
+      calls: r.calls,
+      callsPerPair: pairs ? Math.round((r.calls / pairs) * 100) / 100 : NaN,
+      meanMs: Math.round(r.mean * 1000) / 1000,
+      buffersPerCall: Math.round(((r.hit + r.read) / r.calls) * 10) / 10,
+      readPerCall: Math.round((r.read / r.calls) * 10) / 10,
+      rowsPerCall: Math.round((r.rows / r.calls) * 10) / 10,
+    }));
+  }
+
+  /** The `top` statements of this database by time since the reset, named; the bench's own (marked `bench_probe`) left out. */
+  private async statements(pg: PgClient, top: number) {
     if (!this.loaded) return [];
     const { rows } = await pg.query<{ query: string; calls: string; total: number; mean: number; hit: string; read: string; rows: string }>(
       `select query, calls, total_exec_time as total, mean_exec_time as mean, shared_blks_hit as hit, shared_blks_read as read, rows
@@ -130,19 +126,13 @@ export class StatementStats {
         order by total_exec_time desc limit $1`,
       [top],
     );
-    return rows.map((r) => {
-      const calls = Number(r.calls);
-      const text = collapse(r.query);
-      return {
-        statement: this.nameOf(text),
-        calls,
-        callsPerPair: pairs ? Math.round((calls / pairs) * 100) / 100 : NaN,
-        meanMs: Math.round(r.mean * 1000) / 1000,
-        buffersPerCall: Math.round(((Number(r.hit) + Number(r.read)) / calls) * 10) / 10,
-        readPerCall: Math.round((Number(r.read) / calls) * 10) / 10,
-        rowsPerCall: Math.round((Number(r.rows) / calls) * 10) / 10,
-      };
-    });
+    return rows.map((r) => ({ statement: this.nameOf(collapse(r.query)), calls: Number(r.calls), total: r.total, mean: r.mean, hit: Number(r.hit), read: Number(r.read), rows: Number(r.rows) }));
+  }
+
+  /** A statement's name: the named statement of that text, else the name its leading SQL comment starts with, else the start of its text. */
+  private nameOf(text: string): string {
+    const named = this.names.get(text) ?? /^\/\*\s*([a-z][a-z0-9-]*)[\s:*]/.exec(text)?.[1];
+    return named ?? (text.length > 70 ? `${text.slice(0, 70)}…` : text);
   }
 }
 

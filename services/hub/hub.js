@@ -5,7 +5,7 @@
 // long the oldest Complete slot has waited for the shipper (GET /walls/{id}/progress). Restored on
 // every load: the lit slots from GET /walls/{id} (pendingItems), the feed from the wall's last events
 // (GET /events/recent); then kept live over the WebSocket event stream, which goes on from the last of them.
-import { $, api, el, show, signInForm, textOn, token } from './common.js';
+import { $, api, claims, el, eventStream, selectWall, show, signedInWalls, signInForm, textOn, token } from './common.js';
 import { isWrongSlotRefusal } from './events.js';
 
 const FEED_MAX = 60;
@@ -24,9 +24,6 @@ const state = {
   names: new Map(),
   lights: null,
   lastEventId: null,
-  ws: null,
-  retry: 0,
-  timer: null,
   modeTimer: null,
   /** GET /walls/{id}/progress, kept up by the events between reads. */
   progress: null,
@@ -37,15 +34,8 @@ const state = {
 };
 
 async function start() {
-  $('#sign-out').hidden = !token.get();
-  if (!token.get()) return show('sign-in');
-  let walls;
-  try {
-    walls = await api('GET', '/api/v1/walls');
-  } catch (err) {
-    if (err.status === 401) return signOut();
-    throw err;
-  }
+  const walls = await signedInWalls(signOut);
+  if (!walls) return;
   const roles = claims().roles || [];
   const manager = roles.includes('Manager') || roles.includes('Admin');
   $('#light-test').hidden = !manager;
@@ -53,10 +43,7 @@ async function start() {
   // Only the operators named in QUEUE_DASHBOARD_ADMINS: the service says who.
   api('GET', '/admin/queues/session').then((r) => ($('#queues').hidden = !r.allowed), () => ($('#queues').hidden = true));
   if (walls.length === 0) return show('no-walls');
-  const select = $('#wall-select');
-  select.replaceChildren(...walls.map((w) => el('option', { value: w.id, textContent: `${w.name} (${w.slotCount} slots)` })));
-  const wanted = Number(new URLSearchParams(location.search).get('wall'));
-  select.value = walls.some((w) => w.id === wanted) ? wanted : walls[0].id;
+  const select = selectWall(walls, (w) => `${w.name} (${w.slotCount} slots)`);
   select.hidden = false;
   await openWall(Number(select.value));
 }
@@ -334,7 +321,7 @@ async function apply(event, ws) {
     case 'session.started':
       state.sorters.set(d.session.userId, d.session);
       await learnName(d.session.userId);
-      if (state.ws !== ws) return; // another wall (or the same one read again) meanwhile
+      if (!stream.isCurrent(ws)) return; // another wall (or the same one read again) meanwhile
       renderSorters();
       break;
     case 'session.ended': {
@@ -382,7 +369,7 @@ async function apply(event, ws) {
     case 'lights.mode':
     case 'lights.controller': {
       const lights = await api('GET', `/api/v1/walls/${state.wall.id}/lights`).catch(() => state.lights);
-      if (state.ws !== ws) return;
+      if (!stream.isCurrent(ws)) return;
       state.lights = lights;
       renderDevices();
       break;
@@ -438,53 +425,17 @@ function addToFeed(e) {
   while (feed.children.length > FEED_MAX) feed.lastChild.remove();
 }
 
-/**
- * Opens the WebSocket: one stream at a time, so a socket (or a reconnect) left from before is closed
- * first, and a socket no longer the page's is ignored. On a drop it comes back by itself, asking for
- * what it missed (lastEventId).
- */
-function connect() {
-  closeStream();
-  const wallId = state.wall.id;
-  const q = new URLSearchParams({ wallId, access_token: token.get() });
-  if (state.lastEventId) q.set('lastEventId', state.lastEventId);
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
-  state.ws = ws;
-  live('connecting');
-  ws.onopen = () => {
-    if (state.ws !== ws) return;
-    state.retry = 0;
-    live('on');
-  };
-  // Events are applied one after another, in the order they came; those queued when the stream was
-  // replaced are dropped.
-  let chain = Promise.resolve();
-  ws.onmessage = (m) => {
-    if (state.ws !== ws) return;
-    chain = chain.then(() => (state.ws === ws ? apply(JSON.parse(m.data), ws) : undefined)).catch((err) => console.error('bad event', err));
-  };
-  ws.onclose = () => {
-    if (state.ws !== ws) return;
-    live('off');
-    const wait = Math.min(10_000, 500 * 2 ** state.retry++);
-    state.timer = setTimeout(connect, wait);
-  };
-}
-
-function closeStream() {
-  clearTimeout(state.timer);
-  state.timer = null;
-  const ws = state.ws;
-  state.ws = null;
-  if (ws) ws.close();
-}
-
-function live(s) {
-  const node = $('#live');
-  node.hidden = false;
-  node.dataset.state = s;
-  node.textContent = { on: 'live', off: 'offline: reconnecting', connecting: 'connecting…' }[s];
-}
+// Events are applied one after another, in the order they came; those queued when the stream was
+// replaced are dropped. A reconnect asks for what it missed (lastEventId).
+let chain = Promise.resolve();
+const stream = eventStream({
+  query: () => ({ wallId: state.wall.id, ...(state.lastEventId ? { lastEventId: state.lastEventId } : {}) }),
+  onMessage: (data, ws) => {
+    chain = chain.then(() => (stream.isCurrent(ws) ? apply(JSON.parse(data), ws) : undefined)).catch((err) => console.error('bad event', err));
+  },
+});
+const connect = stream.connect;
+const closeStream = stream.close;
 
 function signOut() {
   state.run++; // a wall still opening stops there
@@ -493,15 +444,6 @@ function signOut() {
   token.clear();
   for (const id of ['#wall-select', '#live', '#queues', '#devices', '#light-test', '#show-address', '#left', '#waiting']) $(id).hidden = true;
   begin();
-}
-
-/** What the token says about its holder (to offer the Manager buttons; the service decides). */
-function claims() {
-  try {
-    return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-  } catch {
-    return {};
-  }
 }
 
 async function openQueues() {

@@ -2,7 +2,7 @@
 // a scope (the whole company, a warehouse or a wall, whose time zone the days and hours are), as charts
 // drawn by Chart.js (served by the service itself, /hub/vendor), each with a table view and a CSV
 // download of the very rows the chart draws. Nothing is computed here: every number is an answer's.
-import { $, api, el, show, signInForm, token } from './common.js';
+import { $, api, claims, el, show, signedInWalls, signInForm, token } from './common.js';
 
 const Chart = window.Chart;
 const COLORS = { units: '#2f5bd3', scans: '#8a94a6', refused: '#b3261e', orders: '#1f8a4c' };
@@ -73,14 +73,9 @@ const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 // ---- Start, sign-in, refusal
 
 async function start() {
-  $('#sign-out').hidden = !token.get();
-  if (!token.get()) return show('sign-in');
-  try {
-    state.walls = await api('GET', '/api/v1/walls');
-  } catch (err) {
-    if (err.status === 401) return signOut();
-    throw err;
-  }
+  const walls = await signedInWalls(signOut);
+  if (!walls) return;
+  state.walls = walls;
   $('#to-hub').hidden = false;
   fillFilters();
   await load();
@@ -118,15 +113,6 @@ function signOut() {
   for (const c of state.charts.values()) c.destroy();
   state.charts.clear();
   begin();
-}
-
-/** What the token says about its holder (words for the refusal; the service decides). */
-function claims() {
-  try {
-    return JSON.parse(atob(token.get().split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-  } catch {
-    return {};
-  }
 }
 
 // ---- Loading the figures

@@ -4,7 +4,7 @@
 // license plate on the wall's printer (or offers the PDF where the wall has none) and releases the
 // slot. A wall that prints by itself (autoPrint) printed the plate when the order completed: the scan
 // releases. Tapping a slot in the list is the same as scanning it.
-import { $, api, el, show, signInForm, token } from './common.js';
+import { $, api, el, eventStream, scanField, selectWall, show, signedInWalls, signInForm, token } from './common.js';
 
 const WALL_KEY = 'sortingWall.shipperWall';
 /** A slot waiting longer than this is shown in amber: someone should take it. */
@@ -17,9 +17,6 @@ const state = {
   slots: [],
   fetchedAt: 0,
   busy: false,
-  ws: null,
-  retry: 0,
-  timer: null,
   reload: null,
   watch: null,
   pdfUrl: null,
@@ -28,21 +25,11 @@ const state = {
 };
 
 async function start() {
-  $('#sign-out').hidden = !token.get();
-  if (!token.get()) return show('sign-in');
-  let walls;
-  try {
-    walls = await api('GET', '/api/v1/walls');
-  } catch (err) {
-    if (err.status === 401) return signOut();
-    throw err;
-  }
+  const walls = await signedInWalls(signOut);
+  if (!walls) return;
   if (walls.length === 0) return show('no-walls');
-  const select = $('#wall-select');
-  select.replaceChildren(...walls.map((w) => el('option', { value: w.id, textContent: w.name })));
   // A tablet mounted on a wall keeps its wall: the address (?wall=) first, then what it showed last.
-  const wanted = Number(new URLSearchParams(location.search).get('wall')) || Number(localStorage.getItem(WALL_KEY));
-  select.value = walls.some((w) => w.id === wanted) ? wanted : walls[0].id;
+  const select = selectWall(walls, (w) => w.name, Number(localStorage.getItem(WALL_KEY)));
   select.hidden = walls.length < 2;
   await openWall(Number(select.value));
 }
@@ -130,19 +117,6 @@ function renderSlots() {
       );
     }),
   );
-}
-
-function focusScan() {
-  const input = $('#scan');
-  if (document.activeElement !== input) input.focus({ preventScroll: true });
-}
-
-async function onScan(e) {
-  e.preventDefault();
-  const input = $('#scan');
-  const code = input.value.trim();
-  input.value = '';
-  if (code) await ship(code);
 }
 
 /** A scan (or a tap): checks the code, prints the plate (or makes the PDF), releases the slot. */
@@ -286,48 +260,21 @@ function clearMessages() {
 /** The wall's events: a slot completed, released, swapped or the wall changed: the list is read again. */
 const RELEVANT = new Set(['sort-box.completed', 'sort-box.released', 'sort-box-item.swapped', 'sort-box-item.confirmed', 'wall.updated']);
 
-/** Follows the wall's events: one stream at a time (a socket or reconnect left from before is closed first). */
-function connect() {
-  closeStream();
-  const q = new URLSearchParams({ wallId: state.wallId, access_token: token.get() });
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
-  state.ws = ws;
-  ws.onopen = () => {
-    if (state.ws !== ws) return;
-    state.retry = 0;
-    live('on');
-    // Whatever happened while the stream was away.
-    scheduleRefresh();
-  };
-  ws.onmessage = (m) => {
-    if (state.ws !== ws) return;
+/** Follows the wall's events. */
+const stream = eventStream({
+  query: () => ({ wallId: state.wallId }),
+  // Whatever happened while the stream was away.
+  onOpen: () => scheduleRefresh(),
+  onMessage: (data) => {
     try {
-      if (RELEVANT.has(JSON.parse(m.data).type)) scheduleRefresh();
+      if (RELEVANT.has(JSON.parse(data).type)) scheduleRefresh();
     } catch {
       // not an event
     }
-  };
-  ws.onclose = () => {
-    if (state.ws !== ws) return;
-    live('off');
-    state.timer = setTimeout(connect, Math.min(10_000, 500 * 2 ** state.retry++));
-  };
-}
-
-function closeStream() {
-  clearTimeout(state.timer);
-  state.timer = null;
-  const ws = state.ws;
-  state.ws = null;
-  if (ws) ws.close();
-}
-
-function live(s) {
-  const node = $('#live');
-  node.hidden = false;
-  node.dataset.state = s;
-  node.textContent = s === 'on' ? 'live' : 'offline';
-}
+  },
+});
+const connect = stream.connect;
+const closeStream = stream.close;
 
 function signOut() {
   state.run++; // a wall still opening stops there
@@ -336,12 +283,8 @@ function signOut() {
   start();
 }
 
+const focusScan = scanField(ship);
 signInForm($('#sign-in form'), start);
-$('#scan-form').addEventListener('submit', onScan);
-$('#scan').addEventListener('blur', () => setTimeout(() => !document.activeElement?.closest?.('select') && focusScan(), 0));
-document.addEventListener('click', (e) => {
-  if (!e.target.closest('button, input, select, a')) focusScan();
-});
 $('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(refuse));
 $('#sign-out').addEventListener('click', signOut);
 // The waiting times move on between reads.

@@ -5,7 +5,7 @@
 // follows the wall's events (the hub's WebSocket): what happens to the scan on screen elsewhere (the
 // slot's confirm or short button, a swap or a scan on another device, a Manager's release) and the end
 // of the session (replaced by another device, disconnected, expired) show as they happen.
-import { $, api, el, randomId, show, signInForm, textOn, token } from './common.js';
+import { $, api, el, eventStream, randomId, scanField, show, signInForm, textOn, token } from './common.js';
 
 const SESSION_KEY = 'sortingWall.session';
 const state = {
@@ -20,8 +20,8 @@ const state = {
   joining: false,
 };
 
-/** The wall's event stream: the socket, its reconnect, and the last event seen (a reconnect replays after it). */
-const live = { ws: null, timer: null, retry: 0, lastEventId: null, opened: false, justConfirmed: null, lastComplete: null };
+/** What the page keeps of the wall's events: the last one seen (a reconnect replays after it), the sorter's confirm and the slot completion they told last. */
+const live = { lastEventId: null, justConfirmed: null, lastComplete: null };
 
 async function start() {
   $('#sign-out').hidden = !token.get();
@@ -93,19 +93,9 @@ async function restorePending() {
   }
 }
 
-/** Everything the scanner types lands here: the field takes the focus back whenever it loses it. */
-function focusScan() {
-  if (!$('#pin-form').hidden) return;
-  const input = $('#scan');
-  if (document.activeElement !== input) input.focus({ preventScroll: true });
-}
-
-async function onScan(e) {
-  e.preventDefault();
-  const input = $('#scan');
-  const code = input.value.trim();
-  input.value = '';
-  if (!code || state.busy) return;
+/** Everything the scanner types lands here. */
+async function onScan(code) {
+  if (state.busy) return;
   state.busy = true;
   clearRefusal();
   try {
@@ -348,49 +338,25 @@ async function leave(message) {
   if (message) refuse({ title: 'Disconnected', detail: message }, '#walls-error');
 }
 
-/** Follows the wall's events over the WebSocket; on a drop it comes back by itself and catches up (lastEventId). */
-function follow() {
-  // One stream at a time: a socket (or a reconnect) left from before is closed first.
-  clearTimeout(live.timer);
-  live.timer = null;
-  if (live.ws) {
-    const old = live.ws;
-    live.ws = null;
-    old.close();
-  }
-  const s = state.session;
-  if (!s || !token.get()) return;
-  const q = new URLSearchParams({ wallId: s.wallId, access_token: token.get() });
-  if (live.lastEventId) q.set('lastEventId', live.lastEventId);
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/events/ws?${q}`);
-  live.ws = ws;
-  const again = live.retry > 0;
-  ws.onopen = () => {
-    if (live.ws !== ws) return;
-    live.retry = 0;
-    live.opened = true;
-    document.body.dataset.live = 'on';
-    // Back after a drop before any event came (nothing to replay from): ask what became of the scan on screen.
-    if (again && !q.has('lastEventId')) resync();
-  };
-  ws.onmessage = (m) => {
-    if (live.ws !== ws) return;
+/** Follows the wall's events; on a drop it comes back by itself and catches up (lastEventId). */
+const stream = eventStream({
+  query: () => (state.session && token.get() ? { wallId: state.session.wallId, ...(live.lastEventId ? { lastEventId: live.lastEventId } : {}) } : null),
+  onState: (s) => {
+    if (s !== 'connecting') document.body.dataset.live = s;
+  },
+  // Back after a drop before any event came (nothing to replay from): ask what became of the scan on screen.
+  onOpen: (again) => again && !live.lastEventId && resync(),
+  onMessage: (data) => {
     try {
-      const event = JSON.parse(m.data);
+      const event = JSON.parse(data);
       live.lastEventId = event.id;
       onWallEvent(event);
     } catch (err) {
       console.error('bad event', err);
     }
-  };
-  ws.onclose = () => {
-    if (live.ws !== ws) return;
-    live.ws = null;
-    live.opened = false;
-    document.body.dataset.live = 'off';
-    live.timer = setTimeout(follow, Math.min(10_000, 500 * 2 ** live.retry++));
-  };
-}
+  },
+});
+const follow = stream.connect;
 
 async function resync() {
   const shown = state.item;
@@ -405,11 +371,9 @@ async function resync() {
 }
 
 function unfollow() {
-  clearTimeout(live.timer);
-  const ws = live.ws;
-  Object.assign(live, { ws: null, opened: false, lastEventId: null, justConfirmed: null, lastComplete: null });
+  stream.close();
+  Object.assign(live, { lastEventId: null, justConfirmed: null, lastComplete: null });
   delete document.body.dataset.live;
-  if (ws) ws.close();
 }
 
 /** Why the session ended, said to the sorter on the device it ended on. */
@@ -492,12 +456,9 @@ async function signOut() {
   start();
 }
 
+// The PIN form, while open, keeps the focus.
+const focusScan = scanField(onScan, () => $('#pin-form').hidden);
 signInForm($('#sign-in form'), start);
-$('#scan-form').addEventListener('submit', onScan);
-$('#scan').addEventListener('blur', () => setTimeout(focusScan, 0));
-document.addEventListener('click', (e) => {
-  if (!e.target.closest('button, input, select')) focusScan();
-});
 $('#cancel').addEventListener('click', onCancel);
 $('#swap').addEventListener('click', onSwap);
 $('#leave').addEventListener('click', onLeave);

@@ -42,6 +42,14 @@ export interface SortBoxDisplay {
   y: number;
 }
 
+/** How each direction fills a segment: row by row (else column by column), and from the far end (the right, the bottom). */
+const FLOWS: Record<FlowDirection, { byRow: boolean; fromEnd: boolean }> = {
+  LeftToRight: { byRow: true, fromEnd: false },
+  RightToLeft: { byRow: true, fromEnd: true },
+  TopToBottom: { byRow: false, fromEnd: false },
+  BottomToTop: { byRow: false, fromEnd: true },
+};
+
 function assertCount(name: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) {
     throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
@@ -54,7 +62,9 @@ export function listSortBoxDisplays(layout: SortBoxDisplayLayout): SortBoxDispla
   assertCount('sortBoxes', sortBoxes, 0);
   assertCount('segmentRows', R, 1);
   assertCount('segmentColumns', C, 1);
+  if (!FLOW_DIRECTIONS.includes(flowDirection)) throw new RangeError(`unknown flowDirection ${String(flowDirection)}`);
 
+  const { byRow, fromEnd } = FLOWS[flowDirection];
   const perSegment = R * C;
   const segments = Math.ceil(sortBoxes / perSegment);
   const displays: SortBoxDisplay[] = [];
@@ -62,30 +72,10 @@ export function listSortBoxDisplays(layout: SortBoxDisplayLayout): SortBoxDispla
   for (let index = 1; index <= sortBoxes; index++) {
     const segment = Math.floor((index - 1) / perSegment) + 1;
     const k = (index - 1) % perSegment;
-    let row: number;
-    let col: number;
-    switch (flowDirection) {
-      case 'LeftToRight':
-        row = Math.floor(k / C);
-        col = k % C;
-        break;
-      case 'RightToLeft':
-        row = Math.floor(k / C);
-        col = C - 1 - (k % C);
-        break;
-      case 'TopToBottom':
-        col = Math.floor(k / R);
-        row = k % R;
-        break;
-      case 'BottomToTop':
-        col = Math.floor(k / R);
-        row = R - 1 - (k % R);
-        break;
-      default: {
-        const unknown: never = flowDirection;
-        throw new RangeError(`unknown flowDirection ${String(unknown)}`);
-      }
-    }
+    const line = byRow ? C : R; // cells in a row (row by row) or in a column
+    const across = Math.floor(k / line);
+    const along = fromEnd ? line - 1 - (k % line) : k % line;
+    const [row, col] = byRow ? [across, along] : [along, across];
     const segmentOffset = flowDirection === 'RightToLeft' ? segments - segment : segment - 1;
     displays.push({ index, segment, row: row + 1, column: col + 1, x: segmentOffset * C + col, y: row });
   }

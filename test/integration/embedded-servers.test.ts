@@ -7,6 +7,7 @@ import mqtt from 'mqtt';
 import { Client as PgClient } from 'pg';
 import { closedPort } from '../support/api-process';
 import { waitFor } from '../support/wait-for';
+import { alive, followLogRecords } from '../support/child-process';
 import { portAnswers } from '../../services/supervisor/embedded/port-probe';
 
 /*
@@ -79,22 +80,9 @@ function start(): Run {
   delete env.MQTT_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const run: Run = { child, output: '', lines: [], exit: new Promise((r) => child.once('exit', (code) => r(code))) };
-  let partial = '';
-  const onData = (chunk: Buffer) => {
+  followLogRecords<Record<string, unknown>>(child, (l) => run.lines.push(l), (chunk) => {
     run.output = (run.output + chunk.toString()).slice(-300_000);
-    const parts = (partial + chunk.toString()).split('\n');
-    partial = parts.pop() ?? '';
-    for (const line of parts) {
-      if (!line.startsWith('{')) continue;
-      try {
-        run.lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // not a log record
-      }
-    }
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  });
   runs.push(run);
   return run;
 }
@@ -151,15 +139,6 @@ async function messages(filter: string, expected: (topics: Map<string, string>) 
     return await waitFor(() => (expected(topics) ? topics : undefined), { timeoutMs: 30_000, what: `retained messages on ${filter}` });
   } finally {
     await client.endAsync();
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

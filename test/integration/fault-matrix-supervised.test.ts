@@ -11,6 +11,7 @@ import { freePort } from '../../fixtures/local-servers';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../support/fixtures';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres';
 import { waitFor } from '../support/wait-for';
+import { followLogRecords } from '../support/child-process';
 import { ensureDatabase, migrate } from '../../shared/db/orm';
 
 /*
@@ -109,24 +110,11 @@ describe('the supervised faults: a dead sorting process, a Ctrl-C', () => {
     supervisor.once('exit', () => {
       exited = true;
     });
-    let partial = '';
     let bytes = 0;
-    const onData = (chunk: Buffer) => {
+    followLogRecords<LogLine>(supervisor, (l) => lines.push(l), (chunk) => {
       bytes += chunk.length;
       raw = (raw + chunk.toString()).slice(-200_000);
-      const parts = (partial + chunk.toString()).split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        if (!line.startsWith('{')) continue;
-        try {
-          lines.push(JSON.parse(line) as LogLine);
-        } catch {
-          // a line cut short
-        }
-      }
-    };
-    supervisor.stdout!.on('data', onData);
-    supervisor.stderr!.on('data', onData);
+    });
     const failure = (err: unknown) => {
       (err as Error).message += `\n----- supervisor and its processes -----\n${raw.slice(-12_000)}`;
       return err;

@@ -13,6 +13,7 @@ import { freePort } from '../../fixtures/local-servers';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../support/fixtures';
 import { refSortingStats } from '../support/insights-reference';
 import { waitFor } from '../support/wait-for';
+import { childrenOf, followLogRecords } from '../support/child-process';
 
 /*
  * Every role of the supervised service (the supervisor of `npm start` with its roles: the API, the
@@ -35,14 +36,6 @@ interface LogLine {
   child?: string;
   msg?: string;
   pid?: number;
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 function cmdline(pid: number): string {
@@ -129,23 +122,9 @@ describe('every role killed with SIGKILL under load, under the supervisor', () =
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let partial = '';
-    const onData = (chunk: Buffer) => {
-      const text = partial + chunk.toString();
+    followLogRecords<LogLine>(supervisor, (l) => lines.push(l), (chunk) => {
       output = (output + chunk.toString()).slice(-300_000);
-      const parts = text.split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        if (!line.startsWith('{')) continue;
-        try {
-          lines.push(JSON.parse(line) as LogLine);
-        } catch {
-          // not a log record
-        }
-      }
-    };
-    supervisor.stdout!.on('data', onData);
-    supervisor.stderr!.on('data', onData);
+    });
     await waitFor(() => lines.some((l) => l.msg === 'every role started'), { timeoutMs: 120_000, intervalMs: 100, what: 'the supervisor to start its roles' });
     await waitFor(() => PIPELINE_KINDS.every((k) => lines.some((l) => l.msg === `worker '${k}' started`)), { timeoutMs: 120_000, intervalMs: 100, what: 'every pipeline kind to start' });
     await waitFor(() => lines.some((l) => l.msg === 'command workers started'), { timeoutMs: 120_000, intervalMs: 100, what: 'the sorting worker to start' });

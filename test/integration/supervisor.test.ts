@@ -8,6 +8,7 @@ import { waitFor } from '../support/test-api';
 import { SERVICE_ENV_DEFAULTS } from '../../services/supervisor/child-env';
 import { connectionFlood, portSockets } from '../support/sockets';
 import { closedPort } from '../support/api-process';
+import { alive, childrenOf, followLogRecords } from '../support/child-process';
 
 const ROOT = path.resolve(__dirname, '../..');
 // Named after this run, so another run's global setup does not take it for a stale one and drop it.
@@ -30,24 +31,6 @@ interface LogLine {
   pid?: number;
   kind?: string;
   healthPort?: number;
-}
-
-/** The direct children of a process (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A process's scheduling niceness (/proc/<pid>/stat, field 19). */
@@ -87,7 +70,6 @@ afterAll(async () => {
 function npmStart(env: Record<string, string>): NpmStart {
   const lines: LogLine[] = [];
   let output = '';
-  let partial = '';
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
     env: {
@@ -103,22 +85,9 @@ function npmStart(env: Record<string, string>): NpmStart {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const onData = (chunk: Buffer) => {
-    const text = partial + chunk.toString();
+  followLogRecords<LogLine>(npm, (l) => lines.push(l), (chunk) => {
     output = (output + chunk.toString()).slice(-200_000);
-    const parts = text.split('\n');
-    partial = parts.pop() ?? '';
-    for (const line of parts) {
-      if (!line.startsWith('{')) continue;
-      try {
-        lines.push(JSON.parse(line) as LogLine);
-      } catch {
-        // not a log record
-      }
-    }
-  };
-  npm.stdout!.on('data', onData);
-  npm.stderr!.on('data', onData);
+  });
   const run: NpmStart = { npm, lines, why: () => `\n--- output ---\n${output.slice(-4000)}`, started: [] };
   runs.push(run);
   return run;

@@ -76,6 +76,10 @@ describe('listSortBoxDisplays examples', () => {
   ])('throws RangeError on %j', (sizes) => {
     expect(() => listSortBoxDisplays({ ...sizes, flowDirection: 'LeftToRight' })).toThrow(RangeError);
   });
+
+  it.each(['Diagonal', 'constructor'])('throws RangeError on the flow direction %j', (flowDirection) => {
+    expect(() => listSortBoxDisplays({ sortBoxes: 4, segmentRows: 2, segmentColumns: 2, flowDirection: flowDirection as FlowDirection })).toThrow(RangeError);
+  });
 });
 
 describe('listSortBoxDisplays properties', () => {

@@ -18,21 +18,11 @@ export const SMALL_BODY_LIMIT = 8 * 1024;
 /** The bulk loads (/admin/warehouses, products, orders, picklists): 10,000 rows fit. */
 export const BULK_BODY_LIMIT = 10 * 1024 * 1024;
 
-/** Whether the request carries a body at all (a length, or chunks), as body-parser decides it. */
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(parseInt(req.headers['content-length'] ?? '', 10));
+/** The charset of the Content-Type header, lower case (UTF-8 when it names none). */
+function charsetOf(req: Request): string {
+  const [, ...params] = (req.headers['content-type'] ?? '').split(';');
+  return (params.map((p) => /^\s*charset\s*=\s*"?([^";]*)"?\s*$/i.exec(p)?.[1]).find(Boolean) ?? 'utf-8').toLowerCase();
 }
-
-/** The media type and charset of the Content-Type header, lower case. */
-function contentType(req: Request): { type: string; charset: string } {
-  const header = req.headers['content-type'] ?? '';
-  const [type = '', ...params] = header.split(';');
-  const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";]*)"?\s*$/i.exec(p)?.[1]).find(Boolean);
-  return { type: type.trim().toLowerCase(), charset: (charset ?? 'utf-8').toLowerCase() };
-}
-
-/** application/json, text/json or application/<anything>+json. */
-const isJsonType = (type: string) => type === 'application/json' || type === 'text/json' || /^application\/[^/\s]+\+json$/.test(type);
 
 /** How long a connection whose body was refused unread stays open after the answer, unread. */
 const LINGER_MS = 1_000;
@@ -129,9 +119,9 @@ function fallbackParser(limit: number): RequestHandler {
  * `limit` bytes. Express 5 leaves req.body undefined when no body, or no JSON content type, was sent.
  */
 export function readJsonBody(req: Request, res: Response, limit: number): Promise<void> {
-  if (req.body !== undefined || !hasBody(req)) return Promise.resolve();
-  const { type, charset } = contentType(req);
-  if (!isJsonType(type)) return Promise.resolve();
+  // req.is: null without a body (no length, no chunks), false for another type.
+  if (req.body !== undefined || !req.is(JSON_TYPES)) return Promise.resolve();
+  const charset = charsetOf(req);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();

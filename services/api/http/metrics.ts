@@ -133,17 +133,21 @@ new client.Gauge({
   },
 });
 
-// One query feeds both outbox gauges: the first of the two collectors of a scrape starts it, the
-// second takes the same answer.
-type OutboxReading = { lagSeconds: number; unpublished: number };
-const OUTBOX_GAUGES = 2;
-let outboxRead: { reading: Promise<OutboxReading>; left: number } | null = null;
-function readOutbox(): Promise<OutboxReading> {
-  outboxRead ??= { reading: bounded(sources!.outbox()), left: OUTBOX_GAUGES };
-  const { reading } = outboxRead;
-  if (--outboxRead.left === 0) outboxRead = null;
-  return reading;
+/**
+ * One reading that several gauges take their figures from, so a scrape runs its query once. A scrape
+ * starts every collector in the same tick (prom-client's registry.metrics()), so they all find the
+ * reading in flight and share it; the next scrape, the reading settled, starts a new one.
+ */
+function sharedReading<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | null = null;
+  return () =>
+    (inFlight ??= bounded(read()).finally(() => {
+      inFlight = null;
+    }));
 }
+
+type OutboxReading = { lagSeconds: number; unpublished: number };
+const readOutbox = sharedReading(() => sources!.outbox());
 
 /** One outbox gauge: unknown (NaN, not 0, which would read as "caught up") when the read fails; only one of the two counts the failure. */
 function outboxGauge(name: string, help: string, value: (o: OutboxReading) => number, countsFailure: boolean): void {
@@ -222,13 +226,7 @@ new client.Gauge({
   },
 });
 
-// One query feeds the printer gauges: each collector of a scrape reads the same answer.
-type PrinterReading = { ok: number; failing: number; queuedJobs: number; oldestQueuedSeconds: number };
-let printerRead: { reading: Promise<PrinterReading>; at: number } | null = null;
-function readPrinters(): Promise<PrinterReading> {
-  if (!printerRead || Date.now() - printerRead.at > 1000) printerRead = { reading: bounded(sources!.printers!()), at: Date.now() };
-  return printerRead.reading;
-}
+const readPrinters = sharedReading(() => sources!.printers!());
 
 new client.Gauge({
   name: 'printers',

@@ -4,9 +4,10 @@ import { dirname, join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 
 /**
- * services/hub: the hub and sorter pages, plain files (no build step). `layout.html` is the one head and
- * body frame; `hub.html` and `sorter.html` are the inside of each page's body, and `{{sign-in}}` in them
- * stands for the sign-in form both share (`sign-in.html`). Beside this file's folder when
+ * services/hub: the hub, sorter, shipper and insights pages, plain files (no build step). `layout.html` is
+ * the one head and body frame; `<page>.html` is the inside of each page's body, and `{{sign-in}}` in
+ * them stands for the sign-in form they share (`sign-in.html`). Each page's script (`<page>.js`, an ES
+ * module) imports what the pages share from `common.js`, served beside it under /hub/assets. Beside this file's folder when
  * run from source (tsx); from the working directory when run compiled from dist/ (tsc copies no .js).
  */
 export const PAGES_DIR = [join(__dirname, '..', '..', 'hub'), join(process.cwd(), 'services', 'hub')].find((d) => existsSync(join(d, 'hub.html'))) ?? join(__dirname, '..', '..', 'hub');

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
 import type { AuthClaims } from '../../../shared/auth/jwt';
-import { hasAnyRole } from '../../../shared/auth/roles';
+import { hasAnyRole, leastOf, rolesFrom } from '../../../shared/auth/roles';
 import { checkToken, requestToken } from './authenticate';
 import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
@@ -29,10 +29,7 @@ export async function authenticate(req: Request, deps: ApiDeps, allowQueryToken 
   return check.claims;
 }
 
-// Roles nest (Admin ⊇ Manager ⊇ Sorter), so "Manager" means a Manager or an Admin.
-const WHO: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager or an Admin', Sorter: 'a Sorter, a Manager or an Admin' };
 const ARTICLE: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager', Sorter: 'a Sorter' };
-const NESTING: readonly Role[] = ['Sorter', 'Manager', 'Admin'];
 
 /**
  * The verbs an operation's words may start with. A summary that starts otherwise names what it
@@ -60,9 +57,9 @@ export function actionOf(route: RouteDef): string {
 export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string {
   // The least role the route lets in names everyone it lets in (roles nest).
   const needed = route.access as readonly Role[];
-  const least = NESTING.find((r) => needed.includes(r)) ?? needed[0]!;
+  const who = rolesFrom(leastOf(needed)!).map((r) => ARTICLE[r]);
   const you = roles.length ? roles.map((r) => ARTICLE[r]).join(' and ') : 'an employee without a role';
-  return `Only ${WHO[least]} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
+  return `Only ${who.length > 1 ? `${who.slice(0, -1).join(', ')} or ${who.at(-1)}` : who[0]} may ${actionOf(route)}; you are signed in as ${you}. Ask an Admin for the role if you need it.`;
 }
 
 /**

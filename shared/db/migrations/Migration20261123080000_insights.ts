@@ -10,6 +10,26 @@ import { Migration } from '@mikro-orm/migrations';
  *   the local date). The key leads with the bucket after the scope and dimension, so a range of one
  *   scope and dimension is one index range.
  */
+/** stats_hour and stats_day are the same table but for the bucket's type. */
+const statsTable = (name: string, bucket: 'timestamptz' | 'date') => `create table ${name} (
+  client_id int not null,
+  scope smallint not null check (scope between 0 and 2),
+  scope_id int not null,
+  dim smallint not null check (dim between 0 and 4),
+  dim_key text not null,
+  bucket ${bucket} not null,
+  scans int not null default 0,
+  failed_scans int not null default 0,
+  confirmed_items int not null default 0,
+  confirmed_units int not null default 0,
+  cancelled_items int not null default 0,
+  sorted_orders int not null default 0,
+  confirm_ms bigint not null default 0,
+  position int null,
+  primary key (client_id, scope, scope_id, dim, bucket, dim_key)
+) with (fillfactor = 80);
+`;
+
 export class Migration20261123080000_insights extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
@@ -20,42 +40,8 @@ create table stats_counted_event (
   counted_at timestamptz not null default now()
 );
 
-create table stats_hour (
-  client_id int not null,
-  scope smallint not null check (scope between 0 and 2),
-  scope_id int not null,
-  dim smallint not null check (dim between 0 and 4),
-  dim_key text not null,
-  bucket timestamptz not null,
-  scans int not null default 0,
-  failed_scans int not null default 0,
-  confirmed_items int not null default 0,
-  confirmed_units int not null default 0,
-  cancelled_items int not null default 0,
-  sorted_orders int not null default 0,
-  confirm_ms bigint not null default 0,
-  position int null,
-  primary key (client_id, scope, scope_id, dim, bucket, dim_key)
-) with (fillfactor = 80);
-
-create table stats_day (
-  client_id int not null,
-  scope smallint not null check (scope between 0 and 2),
-  scope_id int not null,
-  dim smallint not null check (dim between 0 and 4),
-  dim_key text not null,
-  bucket date not null,
-  scans int not null default 0,
-  failed_scans int not null default 0,
-  confirmed_items int not null default 0,
-  confirmed_units int not null default 0,
-  cancelled_items int not null default 0,
-  sorted_orders int not null default 0,
-  confirm_ms bigint not null default 0,
-  position int null,
-  primary key (client_id, scope, scope_id, dim, bucket, dim_key)
-) with (fillfactor = 80);
-
+${statsTable('stats_hour', 'timestamptz')}
+${statsTable('stats_day', 'date')}
 -- The rebuild reads the events of a time range and replaces the buckets of a time range. Buckets and
 -- events arrive roughly in time order, so block-range indexes serve it at almost no write cost.
 create index outbox_event_occurred_idx on outbox_event using brin (occurred_at);

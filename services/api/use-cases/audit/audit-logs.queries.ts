@@ -40,6 +40,7 @@ export interface AuditListParams {
   picklistId?: number;
   crc?: string;
   barcode?: string;
+  /** One order's stay in a slot: from this instant up to the slot's next release. */
   orderSortId?: Date;
 }
 

@@ -2,27 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditKind } from '../../../../shared/db/entities/audit-log.entity';
 import { emSql } from '../../../../shared/db/orm-sql';
 import type { AuditLogDto } from './audit-log.dto';
-import { auditLogList, firstAuditTime, type AuditListShape } from './audit-logs.queries';
+import { auditLogList, firstAuditTime, type AuditListParams, type AuditListShape } from './audit-logs.queries';
 
-/** Which records a listing shows; every field is optional except the client and count. */
-export interface AuditFilter {
+/** Which records a listing shows: the values of its conditions, and which kinds; every field is optional except the count. */
+export interface AuditFilter extends Omit<AuditListParams, 'clientId'> {
   /** The record kinds of the listing (absent: every kind). */
   kinds?: readonly AuditKind[];
-  from?: Date;
-  to?: Date;
-  since?: Date;
-  count: number;
-  wallId?: number;
-  warehouseId?: number;
-  userId?: number;
-  orderId?: number;
-  picklistId?: number;
-  crc?: string;
-  barcode?: string;
   errors?: boolean;
   licensePlates?: boolean;
-  /** One order's stay in a slot: from this instant up to the slot's next release. */
-  orderSortId?: Date;
 }
 
 /**
