@@ -132,17 +132,28 @@ export class Admission {
     if (this.inFlight >= this.opts.maxInFlight) return this.refused(this.inFlight);
     const share = Admission.share(name);
     if (partition === undefined) {
+      // Refused here only if every partition would refuse it: the process's commands beyond the sum of
+      // the partitions' limits, or every partition's oldest command waiting too long.
       let limit = 0;
-      for (let p = 0; p < this.opts.partitions; p++) limit += this.limit(this.lanes.get(p)?.rate ?? this.opts.initialRatePerSecond, share);
-      return this.inFlight >= limit ? this.refused(this.inFlight) : null;
+      let late = 0;
+      const now = this.now();
+      for (let p = 0; p < this.opts.partitions; p++) {
+        const lane = this.lanes.get(p);
+        limit += this.limit(lane?.rate ?? this.opts.initialRatePerSecond, share);
+        if (lane && this.tooOld(lane, share, now)) late++;
+      }
+      return this.inFlight >= limit || late === this.opts.partitions ? this.refused(this.inFlight) : null;
     }
     const lane = this.lanes.get(partition);
     if (!lane) return null;
-    if (lane.inFlight >= this.limit(lane.rate, share)) return this.refused(lane.inFlight);
-    // A backlog the rate has not caught up with yet (the partition slowed down): its oldest says so.
-    const oldest = lane.oldestAt();
-    if (oldest !== undefined && this.now() - oldest >= this.opts.maxWaitMs * share) return this.refused(lane.inFlight);
+    if (lane.inFlight >= this.limit(lane.rate, share) || this.tooOld(lane, share, this.now())) return this.refused(lane.inFlight);
     return null;
+  }
+
+  /** A backlog the rate has not caught up with yet (the partition slowed down): its oldest command says so. */
+  private tooOld(lane: Lane, share: number, now: number): boolean {
+    const oldest = lane.oldestAt();
+    return oldest !== undefined && now - oldest >= this.opts.maxWaitMs * share;
   }
 
   /**

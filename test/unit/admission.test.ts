@@ -103,6 +103,20 @@ describe('the command admission policy', () => {
     expect(a.refusal('item.scan', 0)).toBeNull();
   });
 
+  it('refuses before the wall is known when every partition\'s oldest command has waited too long', () => {
+    let t = 0;
+    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 1000, minInFlight: 2, initialRatePerSecond: 200, partitions: 2, now: () => t });
+    floor(a, 0).admit('item.scan');
+    t += 600;
+    expect(a.refusal('item.scan', 0)?.code).toBe('service-unavailable');
+    // Partition 1 has nothing waiting: a scan may be for one of its walls.
+    expect(a.refusal('item.scan')).toBeNull();
+    floor(a, 1).admit('item.confirm');
+    t += 500;
+    expect(a.refusal('item.scan')?.code).toBe('service-unavailable');
+    expect(a.refusal('item.confirm')).toBeNull();
+  });
+
   it('never admits more than COMMAND_MAX_IN_FLIGHT in the process, whatever the rate, the kind or the partition', () => {
     const a = new Admission({ maxWaitMs: 1000, maxInFlight: 3, minInFlight: 16, initialRatePerSecond: 1000, partitions: 8, now: () => 0 });
     floor(a, 0).admit('item.confirm');
