@@ -19,8 +19,8 @@ import { EmployeeAccess } from './http/employee-access';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  // Until answers are measured, 100 per second stands in; 16 commands waiting are always admitted.
-  const admission = new Admission({ maxWaitMs: config.COMMAND_MAX_WAIT_MS, maxInFlight: config.COMMAND_MAX_IN_FLIGHT, minInFlight: 16, initialRatePerSecond: 100 });
+  // Per partition: until its answers are measured, 100 per second stands in; 4 commands waiting are always admitted.
+  const admission = new Admission({ maxWaitMs: config.COMMAND_MAX_WAIT_MS, maxInFlight: config.COMMAND_MAX_IN_FLIGHT, minInFlight: 4, initialRatePerSecond: 100, partitions: config.QUEUE_PARTITIONS });
   const commands = createCommandClient(runtime.queueSettings, log, admission);
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../errors/outage';
+import { OUTAGE_RETRY_AFTER_SECONDS, isCommandTimeout } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import { foldedWarning } from '../logging/logger';
 import { PartitionProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
@@ -19,8 +19,10 @@ import { partitionOf } from './partitioning';
 export interface CommandClient {
   execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]>;
   /**
-   * The 503 `execute(name)` would answer now for want of capacity (the admission policy), or null: lets
-   * the HTTP layer refuse a command's request before its other work. A client without admission: null.
+   * The 503 `execute(name)` would answer now for want of capacity whatever the command's wall (the
+   * admission policy's bound on the whole process), or null: lets the HTTP layer refuse a command's
+   * request before its other work. `execute` then asks the policy of the wall's partition. A client
+   * without admission: null.
    */
   refusal?(name: CommandName): AppError | null;
   close(): Promise<void>;
@@ -137,10 +139,11 @@ class RedisCommandClient implements CommandClient {
   }
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
-    const done = this.admission?.admit(name);
+    const partition = partitionOf(data.wallId, this.settings.partitions);
+    const done = this.admission?.admit(name, partition);
     const end = commandDuration.startTimer({ command: name });
     try {
-      const value = await this.run(name, data);
+      const value = await this.run(name, data, partition);
       end({ outcome: 'ok' });
       return value;
     } catch (err) {
@@ -151,7 +154,7 @@ class RedisCommandClient implements CommandClient {
     }
   }
 
-  private async run<N extends CommandName>(name: N, payload: CommandPayloads[N]): Promise<CommandResults[N]> {
+  private async run<N extends CommandName>(name: N, payload: CommandPayloads[N], partition: number): Promise<CommandResults[N]> {
     // Fail fast: with Redis known to be away, waiting for a reconnect helps nobody.
     if (this.producer.unreachable()) throw unreachable();
     try {
@@ -160,7 +163,6 @@ class RedisCommandClient implements CommandClient {
       this.subscribeFailures(err as Error);
       throw unreachable();
     }
-    const partition = partitionOf(payload.wallId, this.settings.partitions);
     const commandId = randomUUID();
     const jobData: CommandJobData<N> = { commandId, name, payload, replyTo: this.producer.replyChannel, enqueuedAt: Date.now() };
     let waiter!: Waiter;
@@ -177,7 +179,7 @@ class RedisCommandClient implements CommandClient {
     } catch (err) {
       clearTimeout(waiter.timer);
       this.waiters.delete(commandId);
-      if (/timed out/i.test((err as Error).message)) {
+      if (isCommandTimeout(err)) {
         // Sent, but Redis did not answer within a second (it hangs): the job may still be added and run
         // once Redis answers again, so the outcome is unknown. Its Idempotency-Key settles it.
         this.notSent(name, err, 'command-timeout');

@@ -58,27 +58,33 @@ export class OutageGate {
     private readonly retryEveryMs = 250,
   ) {}
 
-  /** Whether this command may try now; a command that may not answers `unavailable`. */
-  enter(): 'try' | 'refuse' {
-    if (!this.down) return 'try';
-    if (this.trying || Date.now() - this.lastTry < this.retryEveryMs) {
+  /**
+   * Whether this command may run now: `pass` while nothing is down (nothing to record afterwards),
+   * `try` for the one command that tries whether the dependency is back (it must call leave()),
+   * `refuse` for the others, which answer `unavailable`.
+   */
+  enter(): 'pass' | 'try' | 'refuse' {
+    if (!this.down) return 'pass';
+    const now = Date.now();
+    if (this.trying || now - this.lastTry < this.retryEveryMs) {
       this.refused++;
       return 'refuse';
     }
     this.trying = true;
-    this.lastTry = Date.now();
+    this.lastTry = now;
     return 'try';
   }
 
-  /** What the command that tried found: an outage (`true`) or an answer of the database. */
-  leave(outage: boolean): void {
-    this.trying = false;
+  /** What a command found: an outage (`true`) or an answer of the database. Called by the command that tried, and by any that met an outage. */
+  leave(outage: boolean, tried: boolean): void {
+    if (tried) this.trying = false;
     if (outage) {
       if (!this.down) this.log.warn('commands: a dependency is unavailable; the next commands are answered 503 at once while one at a time tries');
       this.down = true;
       this.lastTry = Date.now();
       return;
     }
+    if (!tried) return;
     if (this.down) this.log.info({ refused: this.refused }, 'commands: the dependency answers again');
     this.down = false;
     this.refused = 0;
@@ -114,7 +120,8 @@ export async function dispatchCommand(
   if (!schema || !parsed?.success) {
     return { ok: false, problem: { code: 'validation-failed', detail: `Malformed command '${String(cmd)}'.` } };
   }
-  if (opts.gate?.enter() === 'refuse') return refusedAtOnce;
+  const entry = opts.gate?.enter();
+  if (entry === 'refuse') return refusedAtOnce;
   let outage = false;
   try {
     const handler = handlers[cmd] as (p: unknown, info: CommandJobInfo) => Promise<CommandOutcome>;
@@ -134,6 +141,7 @@ export async function dispatchCommand(
       .catch((e) => log.error({ err: e, jobId: job.jobId }, 'could not record a failed job in PostgreSQL'));
     return { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
   } finally {
-    opts.gate?.leave(outage);
+    // The common path (nothing down, no outage met) records nothing.
+    if (outage || entry === 'try') opts.gate!.leave(outage, entry === 'try');
   }
 }

@@ -53,5 +53,14 @@ export function isDependencyOutage(err: unknown): boolean {
   return false;
 }
 
+/**
+ * True when a Redis command was sent and not answered within its command timeout (ioredis: `Command
+ * timed out`, REQUEST_PATH_REDIS): Redis hangs, or this process did not run for that long. Unlike a
+ * refused or lost connection, the command may still be carried out once Redis answers again.
+ */
+export function isCommandTimeout(err: unknown): boolean {
+  return err instanceof Error && /timed out/i.test(err.message);
+}
+
 /** Seconds a client should wait before retrying during an outage (a restart usually takes a few). */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;

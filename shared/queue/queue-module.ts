@@ -6,6 +6,7 @@ import type { Logger } from '../logging/logger';
 import { PARTITION_JOB_OPTIONS, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
 import { queueConnection } from './job-queue';
 import { foldedWarning } from '../logging/logger';
+import { isCommandTimeout } from '../errors/outage';
 
 /**
  * The partition transport, generic over what its jobs carry: how a job is added to its partition's
@@ -145,7 +146,7 @@ export class PartitionProducer<Data extends PartitionJobData, Reply, Outcome> {
     } catch (err) {
       // A process that did not run for a second (a long pause, a starved core) times its PING out too:
       // one more PING, answered within HANG_CONFIRM_MS, says Redis answers and the pause was ours.
-      if (this.producer.status === 'ready' && /timed out/i.test((err as Error).message) && !(await this.answersWithin(HANG_CONFIRM_MS))) {
+      if (this.producer.status === 'ready' && isCommandTimeout(err) && !(await this.answersWithin(HANG_CONFIRM_MS))) {
         if (this.producerLink.state() === 'ready') this.producerLink.set('hung');
         if (this.replyLink.state() === 'ready') this.replyLink.set('hung');
       }

@@ -3,6 +3,8 @@ import { createLogger } from '../../shared/logging/logger';
 import { createCommandClient } from '../../shared/commands/command-client';
 import { Admission } from '../../shared/commands/admission';
 import { COMMAND_NAMES } from '../../shared/commands/commands';
+import { partitionOf } from '../../shared/commands/partitioning';
+import { partitionQueueName } from '../../shared/queue/jobs';
 import { startPartitionHost, type PartitionHost } from '../../shared/commands/partition-host';
 import IORedis from 'ioredis';
 import { AppError } from '../../shared/errors/app-error';
@@ -14,7 +16,7 @@ describe('command client without workers', () => {
   const config = loadConfig();
   const log = createLogger('silent', 'test');
   const settings = { redisUrl: config.REDIS_URL, prefix: `${config.QUEUE_PREFIX}-client`, partitions: 2, commandTimeoutMs: 300 };
-  const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 1, minInFlight: 1, initialRatePerSecond: 0 });
+  const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 1, minInFlight: 1, initialRatePerSecond: 0, partitions: settings.partitions });
   const client = createCommandClient(settings, log, admission);
   afterAll(() => client.close());
 
@@ -29,6 +31,51 @@ describe('command client without workers', () => {
     const outcome = await first;
     expect(outcome).toMatchObject({ code: 'service-unavailable' });
     expect((outcome as AppError).message).toMatch(/withdrawn and nothing was changed/);
+  });
+});
+
+// Over its partition's limit a command is refused before it is enqueued (docs/api.md §1, Admission):
+// 503 with Retry-After at once, no job in Redis, while a wall of another partition is still admitted.
+describe('command client at a partition\'s capacity', () => {
+  const config = loadConfig();
+  const log = createLogger('silent', 'test');
+  const settings = { redisUrl: config.REDIS_URL, prefix: `${config.QUEUE_PREFIX}-admission`, partitions: 2, commandTimeoutMs: 1500 };
+  // Room for 2 commands per partition, 1 of them new work (a renew), by the least capacity.
+  const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 2, initialRatePerSecond: 0, partitions: settings.partitions });
+  let client: ReturnType<typeof createCommandClient>;
+  let redis: IORedis;
+  beforeAll(() => {
+    client = createCommandClient(settings, log, admission);
+    redis = new IORedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    await client?.close();
+    redis?.disconnect();
+  });
+
+  const renew = (wallId: number) => client.execute('session.renew', { clientId: 1, wallId, employeeId: 1, sessionId: 1, token: 't' } as never).catch((e: unknown) => e as AppError);
+  const waiting = (partition: number) => redis.llen(`${settings.prefix}:${partitionQueueName(partition)}:wait`);
+
+  it('answers 503 with Retry-After without enqueuing a job, and still admits a wall of another partition', async () => {
+    const wallA = 1;
+    const wallB = [2, 3, 4, 5, 6].find((w) => partitionOf(w, 2) !== partitionOf(wallA, 2))!;
+    const [pA, pB] = [partitionOf(wallA, 2), partitionOf(wallB, 2)];
+    await redis.del(`${settings.prefix}:${partitionQueueName(pA)}:wait`, `${settings.prefix}:${partitionQueueName(pB)}:wait`);
+    const first = renew(wallA);
+    await waitFor(async () => (await waiting(pA)) === 1, { what: 'the first command to wait in its partition' });
+
+    const refused = await renew(wallA);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'service-unavailable', status: 503 });
+    expect((refused as AppError).headers).toEqual({ 'Retry-After': '1' });
+    expect((refused as AppError).message).toMatch(/at capacity.*nothing was changed/);
+    expect(await waiting(pA)).toBe(1);
+
+    const other = renew(wallB);
+    await waitFor(async () => (await waiting(pB)) === 1, { what: 'the other partition\'s command to be enqueued' });
+    // No worker: both are withdrawn when their time is up, nothing changed.
+    for (const outcome of await Promise.all([first, other])) expect(outcome).toMatchObject({ code: 'service-unavailable' });
+    expect(admission.waiting()).toBe(0);
   });
 });
 

@@ -244,7 +244,7 @@ describe('the fault matrix: every request answered in time through each fault of
     const during = answers.filter((a) => a.at >= downAt && a.at < backAt);
     for (const k of kinds) expect(during.some((a) => a.name === k.name)).toBe(true);
     // Answered before the fault could be noticed: a probe's cached answer, a request under way.
-    const settling = (a: Answer) => a.at < downAt + READINESS.cacheMs + READINESS.timeoutMs + 500;
+    const settling = (a: Answer) => a.at < downAt + READINESS.maxAgeMs + READINESS.timeoutMs + 500;
     const outageAnswer = (a: Answer) =>
       ((a.status === 503 && a.code === 'service-unavailable') || (a.status === 504 && a.code === 'command-timeout')) && /^\d+$/.test(a.retryAfter ?? '');
     const wrong = during.filter((a) => {

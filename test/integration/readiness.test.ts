@@ -30,6 +30,15 @@ async function silentServer(): Promise<{ port: number; close(): Promise<void> }>
   };
 }
 
+/** Polls `ok` (microtask turns and short timers) until it holds, at most 2 s. */
+async function waitUntil(ok: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + 2000;
+  while (!(await ok())) {
+    if (Date.now() > until) throw new Error('condition not met within 2 s');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 function counted(probe: ReadinessProbe): { probe: ReadinessProbe; calls: () => number } {
   let n = 0;
   return {
@@ -47,7 +56,7 @@ describe('Readiness', () => {
     const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REQUEST_PATH_REDIS);
     const pgCount = counted(pg.probe);
     const redisCount = counted(redisProbe(redis));
-    const readiness = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 60_000 });
+    const readiness = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 60_000, maxAgeMs: 60_000 });
     try {
       const answers = await Promise.all(Array.from({ length: 500 }, () => readiness.check()));
       expect(answers.every((a) => a.postgres && a.redis)).toBe(true);
@@ -55,7 +64,7 @@ describe('Readiness', () => {
       expect([pgCount.calls(), redisCount.calls()]).toEqual([1, 1]);
 
       // Once the answer is older than the interval, the next probe checks again, once.
-      const fresh = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 0 });
+      const fresh = new Readiness({ postgres: pgCount.probe, redis: redisCount.probe }, { timeoutMs: 1000, cacheMs: 0, maxAgeMs: 0 });
       await Promise.all(Array.from({ length: 100 }, () => fresh.check()));
       expect([pgCount.calls(), redisCount.calls()]).toEqual([2, 2]);
     } finally {
@@ -64,12 +73,47 @@ describe('Readiness', () => {
     }
   });
 
+  it('answers a probe from the last check while the next one runs, and waits only when that answer is too old', async () => {
+    const pending: { resolve(): void; reject(err: Error): void }[] = [];
+    const probe: ReadinessProbe = () => new Promise<void>((resolve, reject) => void pending.push({ resolve, reject }));
+    let t = 0;
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => t);
+    try {
+      const readiness = new Readiness({ redis: probe }, { timeoutMs: 60_000, cacheMs: 1000, maxAgeMs: 5000 });
+      // The first probe has nothing to answer from: it waits for the check.
+      const first = readiness.check();
+      expect(pending).toHaveLength(1);
+      pending[0]!.resolve();
+      expect(await first).toEqual({ redis: true });
+      // Older than cacheMs: answered at once from the last check, while one new check starts behind it.
+      t = 1500;
+      expect(await readiness.check()).toEqual({ redis: true });
+      expect(await readiness.check()).toEqual({ redis: true });
+      expect(pending).toHaveLength(2);
+      // That check finds Redis gone: the probes after it say so.
+      pending[1]!.reject(new Error('Connection is closed.'));
+      await waitUntil(async () => (await readiness.check()).redis === false);
+      expect(pending).toHaveLength(2);
+      // Nobody asked for longer than maxAgeMs: the probe waits for a new check rather than answer an old one.
+      t = 10_000;
+      let answered = false;
+      const late = readiness.check().then((c) => ((answered = true), c));
+      await Promise.resolve();
+      expect(answered).toBe(false);
+      expect(pending).toHaveLength(3);
+      pending[2]!.resolve();
+      expect(await late).toEqual({ redis: true });
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('says not ready within its timeout when PostgreSQL or Redis accepts connections but never answers', async () => {
     const stalledPg = await silentServer();
     const stalledRedis = await silentServer();
     const pg = postgresProbe(`postgres://postgres@127.0.0.1:${stalledPg.port}/nothing`, 'sorting:test:readiness', 500);
     const redis = createRedis(`redis://127.0.0.1:${stalledRedis.port}`, REQUEST_PATH_REDIS);
-    const readiness = new Readiness({ postgres: pg.probe, redis: redisProbe(redis) }, { timeoutMs: 500, cacheMs: 0 });
+    const readiness = new Readiness({ postgres: pg.probe, redis: redisProbe(redis) }, { timeoutMs: 500, cacheMs: 0, maxAgeMs: 0 });
     try {
       const t0 = performance.now();
       expect(await readiness.check()).toEqual({ postgres: false, redis: false });

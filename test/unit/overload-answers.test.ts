@@ -22,7 +22,7 @@ function capturedLog() {
 
 describe('answers under overload', () => {
   it('refuses a command route 503 before authenticating it while its command would be refused, and authenticates it otherwise', async () => {
-    const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 10, minInFlight: 1, initialRatePerSecond: 0, now: () => 0 });
+    const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 10, minInFlight: 2, initialRatePerSecond: 0, partitions: 1, now: () => 0 });
     const commands = { refusal: (name) => admission.refusal(name) } as Pick<CommandClient, 'refusal'> as CommandClient;
     let handled = 0;
     const { log } = capturedLog();
@@ -46,8 +46,9 @@ describe('answers under overload', () => {
 
     // Room for the command: the request is authenticated (and, without a token, refused 401).
     expect((await request(app).post('/scan').send({ barcode: 'X' })).status).toBe(401);
-    // At capacity: 503 with Retry-After at once, before the token (none here) or the body are looked at.
-    const done = admission.admit('item.scan');
+    // At capacity (the one partition waited for is full of new work): 503 with Retry-After at once,
+    // before the token (none here) or the body are looked at.
+    const done = admission.admit('item.scan', 0);
     const refused = await request(app).post('/scan').send({ nothing: true });
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');

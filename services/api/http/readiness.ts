@@ -12,8 +12,15 @@ export type ReadinessProbe = () => Promise<unknown>;
 export interface ReadinessOptions {
   /** A check that has not answered by then counts as failed. */
   timeoutMs: number;
-  /** How long an answer is reused: a flood of probes is one check per interval, not one per probe. */
+  /** How long an answer is reused as it is: a flood of probes is one check per interval, not one per probe. */
   cacheMs: number;
+  /**
+   * Up to this age an answer is still given at once while the next check runs behind it, so probes
+   * that come often (a load balancer's, every second or faster) never wait for PostgreSQL and Redis to
+   * answer on a busy host; an older one (nobody asked for a while) is checked again before the probe
+   * is answered. A fault therefore shows within `maxAgeMs` + `timeoutMs`.
+   */
+  maxAgeMs: number;
 }
 
 /**
@@ -21,13 +28,15 @@ export interface ReadinessOptions {
  * outage: a check answers within 800 ms, so /readyz answers within a second whatever PostgreSQL and
  * Redis do (refuse, or hang: a frozen server, a network black hole).
  */
-export const READINESS: ReadinessOptions = { timeoutMs: 800, cacheMs: 1000 };
+export const READINESS: ReadinessOptions = { timeoutMs: 800, cacheMs: 1000, maxAgeMs: 2000 };
 
 /**
  * `GET /readyz` (docs/operations.md, "Health"): whether PostgreSQL and Redis answer, checked at most
  * once per `cacheMs` whatever the number of probes (concurrent probes share the check in flight), each
- * check bounded by `timeoutMs`. It never waits behind the request path: PostgreSQL is asked on a
- * connection of its own, not through the pool that reads and commands queue for.
+ * check bounded by `timeoutMs`. Probes are answered from the last check while the next one runs, so
+ * a probe costs no round trip (only the first one, or one after `maxAgeMs` without probes, waits). It
+ * never waits behind the request path: PostgreSQL is asked on a connection of its own, not through
+ * the pool that reads and commands queue for.
  */
 export class Readiness {
   private last: { at: number; checks: Record<string, boolean> } | undefined;
@@ -40,11 +49,12 @@ export class Readiness {
 
   /** Each dependency's answer (true: it answered within the timeout). */
   check(): Promise<Record<string, boolean>> {
-    if (this.last && performance.now() - this.last.at < this.opts.cacheMs) return Promise.resolve(this.last.checks);
+    const age = this.last ? performance.now() - this.last.at : Infinity;
+    if (age < this.opts.cacheMs) return Promise.resolve(this.last!.checks);
     this.inFlight ??= this.run().finally(() => {
       this.inFlight = undefined;
     });
-    return this.inFlight;
+    return age < this.opts.maxAgeMs ? Promise.resolve(this.last!.checks) : this.inFlight;
   }
 
   private async run(): Promise<Record<string, boolean>> {
