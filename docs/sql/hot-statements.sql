@@ -384,7 +384,12 @@ select w.id as "wallId", w.client_id as "clientId",
                   where i.wall_id = w.id and i.status = 'PendingConfirmation' and i.sort_box_id is not null), '[]') as pending,
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
-          from wall_light_mode m where m.wall_id = w.id) as mode
+          from wall_light_mode m where m.wall_id = w.id) as mode,
+       coalesce(greatest(
+         (select max(o.id) from outbox_event o
+           where o.client_id = w.client_id and o.wall_id = w.id and o.relay_seq is not null and o.type not in ('lights.mode', 'lights.controller', 'lights.button')),
+         (select max(o.id) from outbox_event o
+           where o.published_at is null and o.wall_id = w.id and o.type not in ('lights.mode', 'lights.controller', 'lights.button'))), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[]);
 
@@ -809,7 +814,8 @@ select coalesce((select sum(greatest(l.qty - l.confirmed_qty, 0))
  where w.id = :wallId and w.client_id = :clientId;
 
 -- name: wall-view
-select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
+select p.printer_id as "printerId", coalesce(p.auto_print, false) as "autoPrint",
+       json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
          'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,
          'segmentRows', w.segment_rows, 'segmentColumns', w.segment_columns, 'createdAt', w.created_at) as wall,
        coalesce((select json_agg(json_build_object('id', b.id, 'wallId', b.wall_id, 'serialNumber', b.serial_number, 'crc', b.crc,
@@ -837,6 +843,7 @@ coalesce((
     left join sort_box b on b.id = i.sort_box_id
    where i.wall_id = w.id and i.status = 'PendingConfirmation'), '[]') as pending
   from wall w
+  left join wall_printer p on p.wall_id = w.id
  where w.id = :wallId and w.client_id = :clientId;
 
 -- name: warehouse-exists

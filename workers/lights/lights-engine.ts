@@ -1,7 +1,12 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { Logger } from '../../shared/logging/logger';
 import { FLASH_MS, nextChangeAt, renderWall, type Flash, type LightColor, type SlotLights, type WallState } from '../../shared/lights/light-model';
-import { wallLightStates, wallsWithSlots } from './lights.queries';
+import type { RelayedTypedEvent } from '../pipeline/consumer-runner';
+import { wallLightStates, wallsWithSlots, type WallStateRow } from './lights.queries';
+import { applyLightEvent, READ_AGAIN_TYPES } from './wall-light-state';
+
+/** A short cue on a slot's front light: a wrong slot, the right one, a refused button. */
+export type Cue = { crc: string; color: LightColor; itemId?: number };
 
 /** A wall as drivers address it. */
 export interface WallKey {
@@ -29,18 +34,33 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** A wall's light state and the last event of its command order it holds (an outbox id). */
+interface Held {
+  state: WallState;
+  through: bigint;
+}
+
 /**
- * The gateway's core (docs/lights.md "How the gateway works"): it reads walls' state from PostgreSQL,
- * renders every light with the light model and hands each wall's picture to the drivers. Every picture
- * comes from a fresh read, so a light is never set from an event alone: events, timers and reconnects
- * only say which walls to read again. Refreshes are coalesced (walls asked for while a read runs go
- * into the next one) and run one at a time, so pictures reach the drivers in the order they were read.
+ * The gateway's core (docs/lights.md "How the gateway works"): it holds each wall's light state, read
+ * from PostgreSQL at start, at every resync and whenever an event cannot be applied, and moved by the
+ * events of the wall's command order in between; it renders every light with the light model and hands
+ * each wall's picture to the drivers. A read returns the outbox id of the last event of the wall's
+ * command order it holds (per wall that order is the outbox id order), so an event is applied only
+ * when it comes after the state: a batch delivered again, or events a read already holds, change
+ * nothing, and events that arrive while the wall is read are applied after the read. Reads are
+ * coalesced (walls asked for while a read runs go into the next one) and run one at a time.
  */
 export class LightsEngine {
   private readonly drivers: LightsDriver[] = [];
   private readonly flashes = new Map<number, Flash[]>();
   private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly held = new Map<number, Held>();
+  /** Events of walls with a read due or running, in outbox id order: applied after the read. */
+  private readonly waiting = new Map<number, RelayedTypedEvent[]>();
   private dirty = new Map<number, Waiter[]>();
+  private reading = new Set<number>();
+  /** The read that runs now: settles once its walls are shown (a failure is the next read's to report). */
+  private currentRead: Promise<void> = Promise.resolve();
   private running: Promise<void> | null = null;
   private closed = false;
 
@@ -70,13 +90,31 @@ export class LightsEngine {
     return Promise.all(waits).then(() => undefined);
   }
 
+  /**
+   * Applies a batch of relayed events (in relay order) to the walls they name and shows those walls,
+   * with the flashes given per wall; a wall not held, or an event its state cannot take, is read
+   * again. Resolves once every wall is shown.
+   */
+  apply(events: readonly RelayedTypedEvent[], cues: ReadonlyMap<number, Cue[]> = new Map()): Promise<void> {
+    const byWall = new Map<number, RelayedTypedEvent[]>();
+    for (const e of events) if (e.wallId !== null) byWall.set(e.wallId, [...(byWall.get(e.wallId) ?? []), e]);
+    for (const wallId of cues.keys()) if (!byWall.has(wallId)) byWall.set(wallId, []);
+    const reads: number[] = [];
+    let afterRead = false;
+    for (const [wallId, list] of byWall) {
+      this.addFlashes(wallId, cues.get(wallId) ?? []);
+      const outcome = this.applyTo(wallId, list);
+      if (outcome === 'applied') this.showHeld(wallId);
+      else if (outcome === 'read') reads.push(wallId);
+      else afterRead = true;
+    }
+    const waits = [reads.length ? this.refresh(reads) : null, afterRead ? this.currentRead : null].filter((w) => w !== null);
+    return Promise.all(waits).then(() => undefined);
+  }
+
   /** Flashes slots' fronts for FLASH_MS (a wrong slot, the right one, a refused button), then shows the wall again. */
-  flash(wallId: number, cues: { crc: string; color: LightColor; itemId?: number }[]): Promise<void> {
-    const until = this.clock() + FLASH_MS;
-    const list = (this.flashes.get(wallId) ?? []).filter((f) => f.until > this.clock());
-    for (const c of cues) list.push({ ...c, until });
-    this.flashes.set(wallId, list);
-    return this.refresh([wallId]);
+  flash(wallId: number, cues: Cue[]): Promise<void> {
+    return this.apply([], new Map([[wallId, cues]]));
   }
 
   /** Every wall with slots, read and shown again; then each driver drops the walls it holds that are gone. */
@@ -85,8 +123,52 @@ export class LightsEngine {
     const shown = new Set(ids);
     // In slices: one statement reads many walls, and the drivers start sending before the last is read.
     for (let i = 0; i < ids.length; i += 100) await this.refresh(ids.slice(i, i + 100));
+    for (const wallId of this.held.keys()) if (!shown.has(wallId)) this.held.delete(wallId);
     for (const d of this.drivers) d.resynced(shown);
     this.log.debug({ walls: ids.length }, 'every light set again from PostgreSQL');
+  }
+
+  /**
+   * The wall's events applied to its held state (`applied`); `read` when the wall is to be read again
+   * (not held, an event the state cannot take or that asks for a read), `after-read` when a read of
+   * the wall is due or running and applies them: events that may come after a read wait for it.
+   */
+  private applyTo(wallId: number, events: readonly RelayedTypedEvent[]): 'applied' | 'read' | 'after-read' {
+    const held = this.held.get(wallId);
+    const pending = this.dirty.has(wallId) || this.reading.has(wallId);
+    let outcome: 'applied' | 'read' | 'after-read' = pending ? 'after-read' : held ? 'applied' : 'read';
+    for (const e of events) {
+      if (READ_AGAIN_TYPES.has(e.type)) {
+        outcome = 'read';
+        continue;
+      }
+      if (outcome !== 'applied') this.wait(wallId, e);
+      else if (BigInt(e.outboxId) > held!.through) {
+        if (applyLightEvent(held!.state, e)) held!.through = BigInt(e.outboxId);
+        else {
+          outcome = 'read';
+          this.wait(wallId, e);
+        }
+      }
+    }
+    // A read due (not yet running) is the read asked for; one running may predate the events (they wait for it).
+    return outcome === 'after-read' && this.dirty.has(wallId) ? 'read' : outcome;
+  }
+
+  /** Keeps an event for after the wall's read; a batch delivered again adds nothing. */
+  private wait(wallId: number, e: RelayedTypedEvent): void {
+    const list = this.waiting.get(wallId) ?? [];
+    const last = list[list.length - 1];
+    if (!last || BigInt(e.outboxId) > BigInt(last.outboxId)) list.push(e);
+    this.waiting.set(wallId, list);
+  }
+
+  private addFlashes(wallId: number, cues: readonly Cue[]): void {
+    if (!cues.length) return;
+    const until = this.clock() + FLASH_MS;
+    const list = (this.flashes.get(wallId) ?? []).filter((f) => f.until > this.clock());
+    for (const c of cues) list.push({ ...c, until });
+    this.flashes.set(wallId, list);
   }
 
   private kick(): void {
@@ -101,15 +183,53 @@ export class LightsEngine {
     while (this.dirty.size && !this.closed) {
       const batch = this.dirty;
       this.dirty = new Map();
+      this.reading = new Set(batch.keys());
+      let settle!: () => void;
+      this.currentRead = new Promise<void>((resolve) => (settle = resolve));
       try {
         const rows = await wallLightStates(this.db, { wallIds: [...batch.keys()] });
         const found = new Map(rows.map((r) => [r.wallId, r]));
-        for (const wallId of batch.keys()) this.show(wallId, found.get(wallId) ?? null);
+        for (const wallId of batch.keys()) this.install(wallId, found.get(wallId) ?? null);
         for (const waiters of batch.values()) for (const w of waiters) w.resolve();
       } catch (err) {
+        // Not read: the walls are not held until a read succeeds (their events keep waiting).
+        for (const wallId of batch.keys()) this.held.delete(wallId);
         for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+      } finally {
+        this.reading = new Set();
+        settle();
       }
     }
+  }
+
+  /** A wall as read, with the events that came after the read applied, shown. */
+  private install(wallId: number, row: WallStateRow | null): void {
+    const waiting = this.waiting.get(wallId) ?? [];
+    this.waiting.delete(wallId);
+    if (!row) {
+      this.held.delete(wallId);
+      this.show(wallId, null);
+      return;
+    }
+    const { through, ...state } = row;
+    const held: Held = { state, through: BigInt(through) };
+    this.held.set(wallId, held);
+    for (const e of waiting) {
+      const id = BigInt(e.outboxId);
+      if (id <= held.through) continue;
+      // After a read that the event follows, only a malformed history fails here: the read stands (the
+      // next resync reads the wall again), and the wall is never read over and over for one event.
+      if (!applyLightEvent(held.state, e)) this.log.warn({ wallId, eventId: e.id, type: e.type }, 'an event the light state of its wall cannot take; passed over');
+      held.through = id;
+    }
+    this.show(wallId, held.state);
+  }
+
+  /** The held wall shown as it is now (a timer, a flash); read when it is not held. */
+  private showHeld(wallId: number): void {
+    const held = this.held.get(wallId);
+    if (held && !this.dirty.has(wallId) && !this.reading.has(wallId)) this.show(wallId, held.state);
+    else this.refresh([wallId]).catch((err: unknown) => this.log.warn({ err, wallId }, 'could not refresh the lights of a wall'));
   }
 
   private show(wallId: number, state: WallState | null): void {
@@ -127,9 +247,10 @@ export class LightsEngine {
     for (const d of this.drivers) this.guard(d, () => d.show({ clientId: state.clientId, wallId }, lights));
     const next = nextChangeAt(state, flashes, now);
     if (next !== null) {
+      // The picture changes with time alone: shown again from the held state, no read.
       const timer = setTimeout(() => {
         this.timers.delete(wallId);
-        this.refresh([wallId]).catch((err: unknown) => this.log.warn({ err, wallId }, 'could not refresh the lights of a wall'));
+        this.showHeld(wallId);
       }, Math.max(0, next - now) + 5);
       timer.unref();
       this.timers.set(wallId, timer);
@@ -152,6 +273,8 @@ export class LightsEngine {
     await this.running?.catch(() => undefined);
     for (const waiters of this.dirty.values()) for (const w of waiters) w.reject(new Error('the light gateway is shutting down'));
     this.dirty.clear();
+    this.waiting.clear();
+    this.held.clear();
     await Promise.all(this.drivers.map((d) => d.close().catch((err: unknown) => this.log.warn({ err, driver: d.name }, 'closing a light driver failed'))));
   }
 }

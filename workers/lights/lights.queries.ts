@@ -10,12 +10,19 @@ export interface WallStateRow {
   slots: SlotState[];
   pending: PendingState[];
   mode: WallMode | null;
+  /** The outbox id of the wall's last event of its command order that the read holds ('0': none). */
+  through: string;
 }
+
+/** The event types written outside a wall's command order (their outbox ids are not in its commit order). */
+const OUTSIDE_TYPES = `('lights.mode', 'lights.controller', 'lights.button')`;
 
 /**
  * The light state of each wall named: its slots by position, its pending scans (through the partial
- * index of pending items) with their slot and color, and its light mode. A wall that no longer
- * exists has no row.
+ * index of pending items) with their slot and color, its light mode, and the outbox id of the last
+ * event of the wall's command order the read holds (relayed: the wall's index of relayed events read
+ * backwards; not relayed yet: the index of unpublished events). The events after that id are the ones
+ * the state does not hold yet. A wall that no longer exists has no row.
  */
 export const wallLightStates = query<{ wallIds: number[] }, WallStateRow>('lights-wall-states', `
 select w.id as "wallId", w.client_id as "clientId",
@@ -29,7 +36,12 @@ select w.id as "wallId", w.client_id as "clientId",
                   where i.wall_id = w.id and i.status = 'PendingConfirmation' and i.sort_box_id is not null), '[]') as pending,
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
-          from wall_light_mode m where m.wall_id = w.id) as mode
+          from wall_light_mode m where m.wall_id = w.id) as mode,
+       coalesce(greatest(
+         (select max(o.id) from outbox_event o
+           where o.client_id = w.client_id and o.wall_id = w.id and o.relay_seq is not null and o.type not in ${OUTSIDE_TYPES}),
+         (select max(o.id) from outbox_event o
+           where o.published_at is null and o.wall_id = w.id and o.type not in ${OUTSIDE_TYPES})), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[])`);
 

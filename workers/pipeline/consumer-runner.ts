@@ -16,12 +16,18 @@ import {
   saveConsumerPosition,
 } from './consumer.queries';
 
+/**
+ * A relayed event with its outbox id: per wall, the outbox id order is the commit order of the wall's
+ * commands (docs/architecture.md "Relay order"), which the light gateway's state goes by.
+ */
+export type RelayedEvent = WallEvent & { outboxId: string };
+
 /** A consumer's batch: the relayed events with relay_seq in (after, through], in relay order. */
 export interface ConsumerBatch {
   after: string;
   through: string;
   /** The batch's events of the consumer's types; empty for a consumer that reads none (`readsEvents: false`). */
-  events: WallEvent[];
+  events: RelayedEvent[];
 }
 
 /**
@@ -51,6 +57,9 @@ export interface EventConsumer extends ConsumerSpec {
  */
 export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: LightsEngine };
 
+/** A relayed event decoded by its type's schema, with its outbox id. */
+export type RelayedTypedEvent = TypedWallEvent & { outboxId: string };
+
 /**
  * A consumer whose effect needs only the events: the interface of every event consumer table entry.
  * The handler gets the batch's events decoded by their types' schemas (shared/events/event-schemas.ts);
@@ -59,7 +68,7 @@ export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: Light
  */
 export function eventConsumer(
   name: string,
-  handler: (events: TypedWallEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
+  handler: (events: RelayedTypedEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
   types?: readonly string[],
   attempts?: number,
 ): EventConsumer {
@@ -68,10 +77,10 @@ export function eventConsumer(
     types,
     attempts,
     handle: async (batch, tx, ctx) => {
-      const events: TypedWallEvent[] = [];
+      const events: RelayedTypedEvent[] = [];
       for (const event of batch.events) {
         const r = safeDecodeEvent(event);
-        if (r.ok) events.push(r.event);
+        if (r.ok) events.push({ ...r.event, outboxId: event.outboxId });
         else {
           await recordFailedJob(tx, { queue: `consumer:${name}`, jobName: event.type, jobId: event.id, data: JSON.stringify({ consumer: name, event }), error: r.error.message.slice(0, 2000), attempts: 1 });
           ctx.log.error({ consumer: name, eventId: event.id, type: event.type, err: r.error.message }, 'event does not match its schema; recorded in failed_job');
@@ -95,7 +104,7 @@ export async function consumeOnce(db: SqlDatabase, consumer: EventConsumer, batc
     if (!row) return { status: 'standby' as const };
     const after = row.position;
     let through: string | null;
-    let events: WallEvent[] = [];
+    let events: RelayedEvent[] = [];
     let full: boolean;
     if (consumer.readsEvents === false) {
       const [range] = await nextRange(tx, { after, batchSize });
@@ -105,7 +114,7 @@ export async function consumeOnce(db: SqlDatabase, consumer: EventConsumer, batc
       const rows = await nextEvents(tx, { after, batchSize, types: consumer.types ? [...consumer.types] : null });
       through = rows[0]?.through ?? null;
       const read = rows.filter((r) => r.id !== null && r.id !== undefined) as RelayedRow[];
-      events = read.map(toWallEvent);
+      events = read.map((r) => ({ ...toWallEvent(r), outboxId: r.id }));
       full = read.length >= batchSize;
     }
     if (through === null || BigInt(through) <= BigInt(after)) return { status: 'idle' as const };

@@ -111,8 +111,8 @@ export const wallsRoutes: RouteDef[] = [
     params: wallParams,
     response: wallDetailRecord,
     errors: ['not-found'],
-    handler: async ({ em, auth, params, deps }) =>
-      withPrinting(em, auth.clientId, await getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS)),
+    handler: ({ em, auth, params, deps }) =>
+      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS),
   }),
   defineRoute({
     method: 'get',

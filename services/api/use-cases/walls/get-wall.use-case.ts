@@ -4,6 +4,7 @@ import type { PendingItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto, toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { notFound } from '../../../../shared/errors/app-error';
 import { toWallDto, type WallDetailDto, type WallProgressDto } from '../../../../shared/dto/wall.dto';
+import type { WallPrinting } from '../printers/printers.use-case';
 import { wallPendingItems, wallProgress, wallView, type PendingItemRow } from './wall-view.queries';
 
 export interface WallViewer {
@@ -20,14 +21,22 @@ function toPendingItemDto(row: PendingItemRow): PendingItemDto {
 }
 
 /**
- * GET /walls/{id}: the wall, its slots by position, its connected sessions and its pending scans
- * (docs/api.md §5), in one statement (wall-view.queries.ts): hubs poll it.
+ * GET /walls/{id}: the wall with its printing fields, its slots by position, its connected sessions
+ * and its pending scans (docs/api.md §5), in one statement (wall-view.queries.ts): hubs poll it.
  */
-export async function getWall(em: EntityManager, clientId: number, wallId: number, viewer: WallViewer, prepared = true): Promise<WallDetailDto> {
+export async function getWall(
+  em: EntityManager,
+  clientId: number,
+  wallId: number,
+  viewer: WallViewer,
+  prepared = true,
+): Promise<WallDetailDto & WallPrinting> {
   const [row] = await wallView(sqlOf(em, prepared), { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   return {
     ...toWallDto(row.wall, { slotCount: row.slots.length, connectedSorters: row.sessions.length }),
+    printerId: row.printerId,
+    autoPrint: row.autoPrint,
     slots: row.slots.map(toSortBoxDto),
     // A session token lets its holder scan as that sorter, so it is not shown to other sorters.
     sessions: row.sessions.map((s) => {

@@ -30,14 +30,21 @@ coalesce((
 
 export interface WallViewRow {
   wall: IWall;
+  /** The wall's printing fields (docs/api.md §12): no row of wall_printer is no printer, autoPrint false. */
+  printerId: number | null;
+  autoPrint: boolean;
   slots: Pick<ISortBox, 'id' | 'wallId' | 'serialNumber' | 'crc' | 'position' | 'status' | 'orderId'>[];
   sessions: (ISorterSession & { userName: string })[];
   pending: PendingItemRow[];
 }
 
-/** The wall of the client with its slots by position, its connected sessions (oldest first) and its pending items. */
+/**
+ * The wall of the client with its printing fields, its slots by position, its connected sessions
+ * (oldest first) and its pending items: the whole answer of GET /walls/{id} in one round trip.
+ */
 export const wallView = query<{ clientId: number; wallId: number }, WallViewRow>('wall-view', `
-select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
+select p.printer_id as "printerId", coalesce(p.auto_print, false) as "autoPrint",
+       json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'isActive', w.is_active, 'maxSorters', w.max_sorters,
          'warehouseId', w.warehouse_id, 'workflow', w.workflow, 'flowDirection', w.flow_direction,
          'segmentRows', w.segment_rows, 'segmentColumns', w.segment_columns, 'createdAt', w.created_at) as wall,
        coalesce((select json_agg(json_build_object('id', b.id, 'wallId', b.wall_id, 'serialNumber', b.serial_number, 'crc', b.crc,
@@ -52,6 +59,7 @@ select json_build_object('id', w.id, 'clientId', w.client_id, 'name', w.name, 'i
                   where s.wall_id = w.id and s.status = 'Connected'), '[]') as sessions,
        ${pendingItemsJson('w.id')} as pending
   from wall w
+  left join wall_printer p on p.wall_id = w.id
  where w.id = :wallId and w.client_id = :clientId`);
 
 /** Only the pending items of the client's wall; no row when the wall is not the client's. */
