@@ -123,9 +123,19 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
       } }, 2, api.runtime),
     ).rejects.toThrow('crash before the commit');
     expect(await effects(name)).toEqual([]);
-    // Two at once: one takes the batch, the other is a stand-by.
-    const both = await Promise.all([consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime), consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)]);
-    expect(both.map((r) => r.status).sort()).toEqual(['done', 'standby']);
+    // While another instance holds the position (its batch under way), this one is a stand-by.
+    const holder = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select position from outbox_consumer where name = $1 for update`, [name]);
+      expect((await consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)).status).toBe('standby');
+      await holder.query('commit');
+    } finally {
+      await holder.end();
+    }
+    expect(await effects(name)).toEqual([]);
+    expect((await consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)).status).toBe('done');
     await consumeAll(api.runtime, recording(name), 2);
     expect(await effects(name)).toEqual(ids);
     expect((await consumeOnce(api.runtime.ormSql, recording(name), 2, api.runtime)).status).toBe('idle');
