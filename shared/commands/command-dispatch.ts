@@ -142,6 +142,6 @@ export async function dispatchCommand(
     return { ok: false, problem: { code: 'internal-error', detail: 'The command failed unexpectedly; nothing was changed. It has been logged.' } };
   } finally {
     // The common path (nothing down, no outage met) records nothing.
-    if (outage || entry === 'try') opts.gate!.leave(outage, entry === 'try');
+    if (opts.gate && (outage || entry === 'try')) opts.gate.leave(outage, entry === 'try');
   }
 }
