@@ -179,6 +179,22 @@ describe('a write by hand to a row a wall actor holds', () => {
     expect(await scan()).toMatchObject({ ok: false, problem: { code: 'wall-inactive' } });
   });
 
+  it('a TRUNCATE of a table the actor holds rows of moves every wall', async () => {
+    await start();
+    // Rolled back: the other tests' rows in this database stay. What would move at commit is recorded.
+    const c = new Client({ connectionString: walls.config.DATABASE_URL, application_name: 'psql' });
+    await c.connect();
+    try {
+      await c.query('begin');
+      await c.query('truncate picklist_order');
+      const { rows } = await c.query<{ walls: number[] }>('select walls from wall_version_move where xact = pg_current_xact_id()');
+      expect(rows[0]!.walls).toEqual(expect.arrayContaining([floor.wallId, otherWall]));
+      await c.query('rollback');
+    } finally {
+      await c.end();
+    }
+  });
+
   it('one statement over many rows of many walls moves each wall once', async () => {
     await start();
     const before = await versions();

@@ -12,7 +12,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   orders, order lines and picklist memberships (the walls holding the order in a slot), product
  *   codes and a product's sku (every wall of the client). A 10,000-row upload is one call per
  *   statement, grouped by wall, never a call per row. A deleted item no wall holds (retention of old
- *   confirmed and cancelled items) moves nothing.
+ *   confirmed and cancelled items) moves nothing. A TRUNCATE of any of them moves every wall.
  * - The walls are not moved there: they are recorded for the transaction (`wall_version_move`, one row
  *   per transaction) and moved at its commit by a deferred trigger, in id order, each wall once: the
  *   wall rows are the last locks a writer takes (after its order lines, as the actor's fence), held
@@ -148,6 +148,13 @@ begin
   perform wall_versions_move_at_commit(moved);
   return null;
 end $$;
+
+-- A TRUNCATE names no rows: every wall moves.
+create function wall_table_truncated() returns trigger language plpgsql as $$
+begin
+  perform wall_versions_move_at_commit(array(select id from wall));
+  return null;
+end $$;
 `);
     const outside = `when (current_setting('application_name') <> 'sorting:wall-actor')`;
     const triggers: [table: string, fn: string, events: ('insert' | 'update' | 'delete')[]][] = [
@@ -167,15 +174,18 @@ end $$;
         this.addSql(`create trigger ${table}_${event}_moves_walls after ${event} on ${table} referencing ${tables}
   for each statement ${outside} execute function ${fn}();`);
       }
+      this.addSql(`create trigger ${table}_truncate_moves_walls after truncate on ${table} for each statement ${outside} execute function wall_table_truncated();`);
     }
   }
 
   override async down(): Promise<void> {
     for (const table of ['sort_box', 'sorter_session', 'sort_box_item', 'orders', 'order_item', 'picklist_order', 'product_code']) {
-      for (const event of ['insert', 'update', 'delete']) this.addSql(`drop trigger ${table}_${event}_moves_walls on ${table};`);
+      for (const event of ['insert', 'update', 'delete', 'truncate']) this.addSql(`drop trigger ${table}_${event}_moves_walls on ${table};`);
     }
     this.addSql(`
 drop trigger product_update_moves_walls on product;
+drop trigger product_truncate_moves_walls on product;
+drop function wall_table_truncated();
 drop function wall_product_skus_written();
 drop function wall_codes_written();
 drop function wall_order_rows_written();
