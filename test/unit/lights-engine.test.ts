@@ -114,6 +114,32 @@ describe('light gateway engine: a wall read once, then moved by its events', () 
     await engine.close();
   });
 
+  it('holds nothing as a stand-by (another gateway consumes): it reads what it shows, and reads again once it consumes', async () => {
+    const { db, engine, slot } = setup();
+    await engine.refresh([9]);
+    expect(slot('583032E0').front).toEqual(OFF);
+    engine.standby();
+    // Meanwhile the active gateway takes a scan in slot 583032E0 (event 50): this one never sees it.
+    db.row = { ...db.row, through: '50', pending: [{ id: 50, crc: '583032E0', color: 'Red', units: 1, createdAt: 1 }] };
+    // A button press reaches the stand-by: its flash shows the wall as it is now, not as first read.
+    await engine.flash(9, [{ crc: '11111111', color: 'Red' }]);
+    expect(db.reads).toBe(2);
+    expect(slot('583032E0').front.colors).toEqual(['Red']);
+    await engine.flash(9, []);
+    expect(db.reads).toBe(3);
+    // Taking the position over after events 51..60 went to the other gateway (the scan cancelled at 55):
+    // the wall is read again before the first batch is applied, and then held.
+    db.row = { ...db.row, through: '60', pending: [] };
+    engine.consuming();
+    await engine.apply([event('sort-box-item.created', 61)]);
+    expect(db.reads).toBe(4);
+    expect(slot('583032E0').front.colors).toEqual(['Red']);
+    await engine.apply([event('sort-box-item.cancelled', 62)]);
+    expect(slot('583032E0').front).toEqual(OFF);
+    expect(db.reads).toBe(4);
+    await engine.close();
+  });
+
   it('reads the wall again for a wall edit, a light mode, or an event naming a slot it does not hold', async () => {
     const { db, engine } = setup();
     await engine.refresh([9]);

@@ -63,6 +63,13 @@ export class LightsEngine {
   private currentRead: Promise<void> = Promise.resolve();
   private running: Promise<void> | null = null;
   private closed = false;
+  /**
+   * Whether this gateway's consumer holds its position, so the events of every wall reach it. A
+   * stand-by (another gateway consumes) holds no state: it reads a wall whenever it shows one.
+   */
+  private following = true;
+  /** Moves when the consumer is taken again: a read begun before cannot be held (events were missed). */
+  private epoch = 0;
 
   constructor(
     private readonly db: SqlRunner,
@@ -110,6 +117,26 @@ export class LightsEngine {
     }
     const waits = [reads.length ? this.refresh(reads) : null, afterRead ? this.currentRead : null].filter((w) => w !== null);
     return Promise.all(waits).then(() => undefined);
+  }
+
+  /**
+   * The consumer found its position held by another gateway: the events no longer reach this one, so it
+   * holds no wall's state (what it shows it reads) until it consumes again.
+   */
+  standby(): void {
+    this.following = false;
+    this.held.clear();
+  }
+
+  /**
+   * The consumer holds its position and hands over a batch: after a stand-by the walls are read again
+   * before they are held (another gateway consumed the events in between).
+   */
+  consuming(): void {
+    if (this.following) return;
+    this.following = true;
+    this.epoch++;
+    this.held.clear();
   }
 
   /** Flashes slots' fronts for FLASH_MS (a wrong slot, the right one, a refused button), then shows the wall again. */
@@ -186,10 +213,12 @@ export class LightsEngine {
       this.reading = new Set(batch.keys());
       let settle!: () => void;
       this.currentRead = new Promise<void>((resolve) => (settle = resolve));
+      const epoch = this.epoch;
       try {
         const rows = await wallLightStates(this.db, { wallIds: [...batch.keys()] });
         const found = new Map(rows.map((r) => [r.wallId, r]));
-        for (const wallId of batch.keys()) this.install(wallId, found.get(wallId) ?? null);
+        const hold = this.following && epoch === this.epoch;
+        for (const wallId of batch.keys()) this.install(wallId, found.get(wallId) ?? null, hold);
         for (const waiters of batch.values()) for (const w of waiters) w.resolve();
       } catch (err) {
         // Not read: the walls are not held until a read succeeds (their events keep waiting).
@@ -202,8 +231,8 @@ export class LightsEngine {
     }
   }
 
-  /** A wall as read, with the events that came after the read applied, shown. */
-  private install(wallId: number, row: WallStateRow | null): void {
+  /** A wall as read, with the events that came after the read applied, shown; held unless `hold` is false (a stand-by's read). */
+  private install(wallId: number, row: WallStateRow | null, hold: boolean): void {
     const waiting = this.waiting.get(wallId) ?? [];
     this.waiting.delete(wallId);
     if (!row) {
@@ -213,7 +242,8 @@ export class LightsEngine {
     }
     const { through, ...state } = row;
     const held: Held = { state, through: BigInt(through) };
-    this.held.set(wallId, held);
+    if (hold) this.held.set(wallId, held);
+    else this.held.delete(wallId);
     for (const e of waiting) {
       const id = BigInt(e.outboxId);
       if (id <= held.through) continue;

@@ -34,5 +34,6 @@ export async function handleLightsEvents(engine: LightsEngine, events: readonly 
     const c = cuesOf(e, now);
     if (c.length) cues.set(e.wallId, [...(cues.get(e.wallId) ?? []), ...c]);
   }
+  engine.consuming();
   await engine.apply(events, cues);
 }

@@ -97,5 +97,5 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
   // The consumer `lights` (workers/pipeline/consumers.ts), one batch at a time: pictures reach the devices
   // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
   const lights = EVENT_CONSUMERS.lights;
-  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: lights.settings, context: { lights: engine } });
+  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: lights.settings, context: { lights: engine }, onStandby: () => engine.standby() });
 }

@@ -171,7 +171,7 @@ export async function runConsumer(
   db: SqlDatabase,
   consumer: EventConsumer,
   settings: ConsumerSettings,
-  deps: { waiter: Waiter; ctx: ConsumerContext; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void },
+  deps: { waiter: Waiter; ctx: ConsumerContext; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void; onStandby?: () => void },
 ): Promise<void> {
   const { waiter, ctx } = deps;
   const { log } = ctx;
@@ -257,6 +257,7 @@ export async function runConsumer(
     }
     if (outage) log.info({ consumer: consumer.name }, 'consumer reaches the database again');
     outage = 0;
+    if (result.status === 'standby') deps.onStandby?.();
     if (result.status === 'done') {
       failures = 0;
       lastAfter = null;
@@ -290,7 +291,14 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
 export async function startEventConsumer(
   runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
   consumer: EventConsumer,
-  opts: { name: string; afterCommit?: (batch: ConsumerBatch) => void; settings?: Partial<ConsumerSettings>; context?: Omit<ConsumerContext, 'config' | 'log'> },
+  opts: {
+    name: string;
+    afterCommit?: (batch: ConsumerBatch) => void;
+    /** Each time another process holds the consumer's position (this one is a stand-by). */
+    onStandby?: () => void;
+    settings?: Partial<ConsumerSettings>;
+    context?: Omit<ConsumerContext, 'config' | 'log'>;
+  },
 ): Promise<void> {
   const { log, ormSql, config } = runtime;
   await registerConsumer(ormSql, { name: consumer.name });
@@ -307,6 +315,7 @@ export async function startEventConsumer(
     ctx: { ...opts.context, config, log },
     stopped: () => stopped,
     afterCommit: opts.afterCommit,
+    onStandby: opts.onStandby,
   }).catch((err) => log.fatal({ err, consumer: consumer.name }, 'consumer loop ended'));
   log.info({ consumer: consumer.name }, `${opts.name} started`);
   runtime.onClose(opts.name, async () => {
