@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
 import { Client as PgClient } from 'pg';
+import request from 'supertest';
 import type { CommandHandlers, CommandJobInfo } from '../../shared/commands/command-job';
 import type { CommandPayloads } from '../../shared/commands/commands';
-import { partitionOf } from '../../shared/commands/partitioning';
+import { startPartitionHost } from '../../shared/commands/partition-host';
+import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
 import { actorDeps } from '../../workers/sorting/sorting.worker';
 import { WallActors } from '../../workers/sorting/actor/wall-actor';
@@ -132,5 +135,47 @@ describe('group commit', () => {
     const infos = Array.from({ length: 3 }, () => job(true));
     const answers = await Promise.all([...infos].reverse().map((i) => scan(i)));
     expect(remaining(answers.reverse())).toEqual([9, 8, 7]);
+  });
+
+  it('through the partition queue: the jobs of a wall its worker holds at once are written in one transaction, in queue order', async () => {
+    const { config } = api.runtime;
+    const actors = new WallActors(actorDeps(api.runtime), config.QUEUE_PARTITIONS);
+    const host = await startPartitionHost(api.runtime.queueSettings, sortingHandlers(actors), { log: api.runtime.log, leaseTtlMs: 5_000, dropped: (p) => actors.dropPartition(p) });
+    const redis = new IORedis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+    const pg = new PgClient({ connectionString: config.DATABASE_URL });
+    await pg.connect();
+    const send = () => request(api.app).post('/api/v1/sort-box-items').set('Authorization', sorter.auth).send({ sessionToken: token, barcode: 'SKU-A' });
+    try {
+      await waitFor(() => host.partitions().length === config.QUEUE_PARTITIONS, { timeoutMs: 20_000, what: 'the partitions held' });
+      const active = `${config.QUEUE_PREFIX}:${commandQueueName(partitionOf(floor.wallId, config.QUEUE_PARTITIONS))}:active`;
+      // The first scan's write waits at the wall's row; five more are taken by the worker meanwhile.
+      await pg.query('begin');
+      await pg.query('select id from wall where id = $1 for update', [floor.wallId]);
+      const first = send().then((r) => r);
+      await waitFor(
+        async () =>
+          (await db().execute<{ query: string }[]>(`select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).some((r) =>
+            r.query.includes('apply-wall-changes'),
+          ),
+        { timeoutMs: 20_000, what: "the first scan's write to wait at the fence" },
+      );
+      const rest = Array.from({ length: 5 }, () => send().then((r) => r));
+      await waitFor(async () => (await redis.llen(active)) === 6, { timeoutMs: 20_000, what: 'six jobs of the wall in hand' });
+      await pg.query('commit');
+      const answers = await Promise.all([first, ...rest]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    } finally {
+      await pg.end();
+      redis.disconnect();
+      await host.close();
+    }
+    const rows = await db().execute<{ job_id: string; tx: string; remaining: number }[]>(
+      `select job_id, xmin::text as tx, (result->>'remainingUnits')::int as remaining from applied_command where wall_id = ? and name = 'item.scan' order by job_id::bigint`,
+      [floor.wallId],
+    );
+    // In queue order (job ids), each scan took the next unit; the five taken while the first waited share one transaction.
+    expect(rows.map((r) => r.remaining)).toEqual([9, 8, 7, 6, 5, 4]);
+    expect(new Set(rows.slice(1).map((r) => r.tx)).size).toBe(1);
+    expect(rows[0]!.tx).not.toBe(rows[1]!.tx);
   });
 });

@@ -134,14 +134,20 @@ export class WallActor {
       while (this.waiting.length > 0) {
         this.redeliveredInQueueOrder();
         const group = this.takeGroup();
-        if (group.length === 1) {
-          const [w] = group;
-          await this.decideAndWrite(w!.command).then(w!.resolve, (err: unknown) => {
-            w!.reject(err);
-            this.outage(err);
-          });
-        } else {
-          await this.decideGroup(group);
+        try {
+          if (group.length === 1) {
+            const [w] = group;
+            await this.decideAndWrite(w!.command).then(w!.resolve, (err: unknown) => {
+              w!.reject(err);
+              this.outage(err);
+            });
+          } else {
+            await this.decideGroup(group);
+          }
+        } catch (err) {
+          // Not expected (decideGroup answers every command it took): no command is left without an answer.
+          this.state = null;
+          for (const w of group) w.reject(err);
         }
       }
     } finally {
@@ -182,8 +188,8 @@ export class WallActor {
    * Decides the commands one after the other against the wall's memory, each seeing the ones before
    * it, and writes them in one transaction: each statement fenced at the version the one before it
    * leaves. The first may read the database; one after it that needs to is decided again alone once
-   * the group is written (its read would not see the group). When the transaction fails (a conflict,
-   * an outage), nothing of it stays: the wall is reloaded and each command decided again alone.
+   * the group is written (its read would not see the group). When a statement fails, nothing of the
+   * transaction stays: the wall is reloaded and each command decided again alone.
    */
   private async decideGroup(group: Waiting[]): Promise<void> {
     const state = this.state!;
@@ -215,14 +221,16 @@ export class WallActor {
       }
     } catch (err) {
       this.state = null;
-      if (!isRetryable(err)) {
-        // Whether it committed is unknown (an outage): each command answers as a lone one would (a 503 to retry with its key).
+      if (isDependencyOutage(err)) {
+        // Whether it committed is unknown: each command answers as a lone one would (a 503, retried with its key).
         for (const d of decided) d.waiting.reject(err);
         this.outage(err);
         return;
       }
-      // Nothing of it stays (a conflict: the fence, a line guard, a unique index): each is decided again alone, from the database.
-      this.deps.log.debug({ err: (err as Error).message, detail: pgError(err).detail, wallId: this.wallId, commands: decided.length }, 'a group of commands met a conflict; deciding each again alone');
+      // A statement failed, so nothing of the transaction stays (a conflict: the fence, a line guard, a
+      // unique index; or one command's own error): each is decided again alone, from the database, so
+      // that one command's failure is its answer alone.
+      this.deps.log.debug({ err: (err as Error).message, detail: pgError(err).detail, wallId: this.wallId, commands: decided.length }, 'a group of commands was not written; deciding each again alone');
       for (const d of decided) d.waiting.alone = true;
       this.waiting.unshift(...decided.map((d) => d.waiting));
       return;
