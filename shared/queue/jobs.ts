@@ -12,12 +12,11 @@ export function partitionQueueName(partition: number): string {
 }
 
 /**
- * Partition workers: up to 8 jobs of a partition in hand, handed over in queue order (the wall's actor
- * decides those of a wall one after the other and writes them together: docs/architecture.md "Group
- * commit"), a 5 s lock, 2.5 s stalled check and one re-delivery, so a crashed worker's job is handed out again soon.
+ * Partition workers: concurrency 1 (a partition's jobs handed over one at a time, in queue order), a 5 s
+ * lock, 2.5 s stalled check and one re-delivery, so a crashed worker's job is handed out again soon.
  */
 export const PARTITION_WORKER_TUNING = {
-  concurrency: 8,
+  concurrency: 1,
   lockDuration: 5_000,
   stalledInterval: 2_500,
   maxStalledCount: 1,

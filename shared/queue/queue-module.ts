@@ -276,8 +276,8 @@ export interface PartitionWorker {
 
 /**
  * The BullMQ worker of one partition queue, run only by the process holding the partition
- * (shared/commands/partition-host.ts). It takes several jobs at once (PARTITION_WORKER_TUNING) and
- * hands them over in queue order: the jobs of a wall are written together by the wall's actor.
+ * (shared/commands/partition-host.ts). Concurrency 1: the partition's jobs are handed over one at a
+ * time, in queue order, and a crashed holder leaves at most one of them to hand out again.
  */
 export async function startPartitionWorker<Data extends PartitionJobData, Outcome>(
   settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,

@@ -79,25 +79,24 @@ describe('commands of one wall across a Redis restarted empty', () => {
     try {
       for (let h = 0; h < holders; h++) {
         const actors = new WallActors(actorDeps(api.runtime), partitions);
-        // Each decision (a use-case run) counted while it runs, per partition: a wall's commands are
-        // decided one after the other (those written together too), never two at once.
+        // A decision counted from its command's first use-case call to its answer, per partition.
         const run = actors.run.bind(actors);
         actors.run = ((command: Parameters<WallActors['run']>[0]) => {
           const { partition, jobId } = command.job;
           let began = false;
-          const useCase: typeof command.useCase = async (ctx) => {
-            if (!began && partition === wallPartition) started.push(jobId);
-            began = true;
-            const now = (running.get(partition) ?? 0) + 1;
-            running.set(partition, now);
-            if (now > 1) overlaps.push(`${now} decisions of partition ${partition} at once (job ${jobId}, ${command.name}, host ${h})`);
-            try {
-              return await command.useCase(ctx);
-            } finally {
-              running.set(partition, (running.get(partition) ?? 1) - 1);
+          const useCase: typeof command.useCase = (ctx) => {
+            if (!began) {
+              began = true;
+              const now = (running.get(partition) ?? 0) + 1;
+              running.set(partition, now);
+              if (now > 1) overlaps.push(`${now} decisions of partition ${partition} at once (job ${jobId}, ${command.name}, host ${h})`);
+              if (partition === wallPartition) started.push(jobId);
             }
+            return command.useCase(ctx);
           };
-          return run({ ...command, useCase });
+          return run({ ...command, useCase }).finally(() => {
+            if (began) running.set(partition, (running.get(partition) ?? 1) - 1);
+          });
         }) as WallActors['run'];
         const handlers = sortingHandlers(actors);
         hosts.push(await startPartitionHost(api.runtime.queueSettings, handlers, { log: api.runtime.log, leaseTtlMs: LEASE_TTL_MS, dropped: (p) => actors.dropPartition(p) }));

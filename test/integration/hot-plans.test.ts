@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
-import type { NamedStatement, SqlDatabase } from '../../shared/db/named-sql';
+import type { NamedStatement, SqlRunner } from '../../shared/db/named-sql';
 import type { CommandHandlers } from '../../shared/commands/command-job';
 import { WallActors } from '../../workers/sorting/actor/wall-actor';
 import { sortingHandlers } from '../../workers/sorting/sorting.handlers';
@@ -32,12 +32,12 @@ const ORDERS = 10_000;
 type Buffers = { custom: number; generic: number };
 
 /** A SqlRunner that measures each statement (in a transaction it rolls back) before running it for real. */
-class ExplainingRunner implements SqlDatabase {
+class ExplainingRunner implements SqlRunner {
   readonly measured = new Map<string, Buffers>();
   command = '';
 
   constructor(
-    private readonly real: SqlDatabase,
+    private readonly real: SqlRunner,
     private readonly explain: PgClient,
   ) {}
 
@@ -48,11 +48,6 @@ class ExplainingRunner implements SqlDatabase {
     const before = this.measured.get(key);
     this.measured.set(key, { custom: Math.max(custom, before?.custom ?? 0), generic: Math.max(generic, before?.generic ?? 0) });
     return this.real.run<R>(statement, values);
-  }
-
-  /** The actor writes a group of commands in a transaction; this test sends one command at a time, so none forms. */
-  transaction<T>(): Promise<T> {
-    throw new Error('hot-plans: a group of commands formed; measure its statements one by one');
   }
 
   private literal(v: unknown): string {
