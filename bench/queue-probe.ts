@@ -12,7 +12,7 @@ export interface QueueRoundTrip {
 
 /**
  * The floor of the command path's queue leg (bench/): n jobs, one at a time, through a throwaway queue
- * with the command queues' settings (global concurrency 1, the same worker tuning), answered the way
+ * with the command queues' settings (the same worker tuning), answered the way
  * the command bus is answered: the worker publishes to the caller's reply channel. The handler does
  * nothing, so the figure is BullMQ + Redis + pub/sub alone. The one bullmq importer outside
  * shared/queue (docs/architecture.md, "The job module"): it measures BullMQ itself, with the queue
@@ -26,7 +26,6 @@ export async function measureQueueRoundTrip(settings: Pick<QueueSettings, 'redis
   const publisher: Redis = createRedisConnection(settings.redisUrl);
   const workerConnection: Redis = createRedisConnection(settings.redisUrl, { blocking: true });
   const queue = new Queue(name, { connection: producer as ConnectionOptions, prefix: settings.prefix });
-  await queue.setGlobalConcurrency(1);
 
   const waiting = new Map<string, () => void>();
   subscriber.on('message', (_channel: string, message: string) => {

@@ -21,7 +21,11 @@ export interface PartitionHostOptions {
   /** SORTING_LEASE_TTL_MS. */
   leaseTtlMs: number;
   recordFailure?: FailureRecorder;
-  /** A partition is no longer served here (handed back or lost): forget what was held for its walls. */
+  /**
+   * A partition is no longer served here (handed back or lost): forget what was held for its walls. A
+   * command of the partition may still run (a job in hand past its worker's close, or the next holder's
+   * first job, here again): what runs is kept until it is done.
+   */
   dropped?(partition: number): void;
 }
 
@@ -48,22 +52,6 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     return outcome;
   };
 
-  // One command at a time per partition in this process, in the order the workers took them. A worker
-  // stopped on a lost lease finishes its job in hand while the partition's next worker may already be
-  // taking jobs (the lease taken again once Redis is back); the global concurrency of the queue cannot
-  // keep them apart when the job in hand is one an emptied Redis no longer counts as active. So the
-  // next job waits here for the one in hand.
-  const lanes = new Map<number, Promise<unknown>>();
-  const inLane = (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
-    const run = (lanes.get(partition) ?? Promise.resolve()).then(() => processJob(partition, job));
-    const tail = run.catch(() => undefined);
-    lanes.set(partition, tail);
-    void tail.then(() => {
-      if (lanes.get(partition) === tail) lanes.delete(partition);
-    });
-    return run;
-  };
-
   const workers = new Map<number, Promise<PartitionWorker>>();
   const stopWorker = async (partition: number, force: boolean) => {
     const starting = workers.get(partition);
@@ -84,7 +72,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     { prefix: settings.prefix, partitions: settings.partitions, ttlMs: opts.leaseTtlMs, log },
     {
       async acquired(partition) {
-        const starting = startPartitionWorker<CommandJobData, CommandOutcome>(settings, partition, (job) => inLane(partition, job), log, settings.commandTimeoutMs);
+        const starting = startPartitionWorker<CommandJobData, CommandOutcome>(settings, partition, (job) => processJob(partition, job), log, settings.commandTimeoutMs);
         workers.set(partition, starting);
         try {
           await starting;
@@ -100,18 +88,11 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
       releasing: (partition) => stopWorker(partition, false),
     },
   );
-  // Global concurrency 1 is a second guard: set again with every extension of the leases.
-  const reassert = setInterval(() => {
-    for (const starting of workers.values()) {
-      starting.then((w) => w.assertConcurrency()).catch(() => undefined);
-    }
-  }, Math.max(100, Math.floor(opts.leaseTtlMs / 5)));
   await leases.start();
   log.info({ partitions: settings.partitions, holding: leases.partitions(), holder: leases.token }, 'command workers started');
   return {
     partitions: () => leases.partitions(),
     async close() {
-      clearInterval(reassert);
       try {
         await leases.stop();
         await Promise.all([...workers.keys()].map((p) => stopWorker(p, false)));

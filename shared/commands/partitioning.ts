@@ -1,9 +1,9 @@
 import { partitionQueueName } from '../queue/jobs';
 
 /**
- * Walls map to a fixed number of partition queues. Each partition runs one command at a time (one
- * holder at a time, and global concurrency 1), so the commands of one wall run strictly in arrival
- * order while different walls proceed in parallel. The hash spreads consecutive wall ids over partitions.
+ * Walls map to a fixed number of partition queues. One process at a time holds a partition and takes
+ * its jobs one at a time, so the commands of one wall run strictly in arrival order (docs/architecture.md
+ * "The wall actor") while different walls proceed in parallel. The hash spreads consecutive wall ids over partitions.
  */
 export function partitionOf(wallId: number, partitions: number): number {
   // FNV-1a over the 4 bytes of the id: cheap, stable across processes and versions.

@@ -12,7 +12,7 @@ export function partitionQueueName(partition: number): string {
 }
 
 /**
- * Partition workers: global concurrency 1 per partition (a partition's jobs strictly in order), a 5 s
+ * Partition workers: concurrency 1 (a partition's jobs handed over one at a time, in queue order), a 5 s
  * lock, 2.5 s stalled check and one re-delivery, so a crashed worker's job is handed out again soon.
  */
 export const PARTITION_WORKER_TUNING = {

@@ -267,8 +267,6 @@ export interface PartitionJob<Data extends PartitionJobData> {
 }
 
 export interface PartitionWorker {
-  /** Sets the partition's global concurrency to 1 again (an emptied Redis forgets it). */
-  assertConcurrency(): Promise<void>;
   /**
    * Stops taking jobs; waits for the job in hand unless `force`, at most `jobWaitMs`. Whatever happens
    * meanwhile (Redis away, hung, restarted empty), every connection of the worker is closed when it
@@ -279,8 +277,8 @@ export interface PartitionWorker {
 
 /**
  * The BullMQ worker of one partition queue, run only by the process holding the partition
- * (shared/commands/partition-host.ts). Concurrency 1 here and global concurrency 1 on the queue: a
- * second guard during a hand-over, when the old holder still finishes its job.
+ * (shared/commands/partition-host.ts). Concurrency 1: the partition's jobs are handed over one at a
+ * time, in queue order, and a crashed holder leaves at most one of them to hand out again.
  */
 export async function startPartitionWorker<Data extends PartitionJobData, Outcome>(
   settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,
@@ -291,9 +289,6 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   jobWaitMs = 10_000,
 ): Promise<PartitionWorker> {
   const name = partitionQueueName(partition);
-  const admin = queueConnection(settings.redisUrl, false, log, `command admin ${partition}`);
-  const queue = new Queue(name, { connection: admin as ConnectionOptions, prefix: settings.prefix });
-  queue.on('error', foldedWarning(log, `command queue ${name}`));
   const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
   let closing: Promise<void> | undefined;
   const close = (force = false) =>
@@ -305,8 +300,6 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       // a close that failed or hung while Redis was away left it reconnecting forever (a no-op otherwise).
       await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
       connection.disconnect();
-      await boundedWait(queue.close(), CLOSE_WAIT_MS);
-      admin.disconnect();
     })());
   const worker = new Worker(
     name,
@@ -319,16 +312,10 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   worker.on('error', (err) => workerError(err));
   worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
   try {
-    await queue.setGlobalConcurrency(1);
     await worker.waitUntilReady();
   } catch (err) {
     await close(true).catch(() => undefined);
     throw err;
   }
-  return {
-    assertConcurrency: async () => {
-      await queue.setGlobalConcurrency(1);
-    },
-    close,
-  };
+  return { close };
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
-import type { CommandHandlers, CommandJobInfo, CommandOutcome } from '../../shared/commands/command-job';
 import { startPartitionHost, type PartitionHost } from '../../shared/commands/partition-host';
 import { leaseKey } from '../../shared/commands/partition-leases';
 import { commandQueueName, partitionOf } from '../../shared/commands/partitioning';
@@ -21,8 +20,8 @@ import { startTestApi, waitFor, type TestApi } from '../support/test-api';
  * - the commands waiting in the lost queue are answered 504 with Retry-After (their jobs are gone; the
  *   one in hand may commit), never with another command's answer, and no caller takes back a job that is
  *   not its own (Redis starts the job ids again from 1);
- * - the partition never decides two commands at once, before, during or after the restart, and takes
- *   them in arrival order (job ids increasing, once reset by the restart), while a command taken before
+ * - the wall (the one wall of its partition) never has two commands decided at once, before, during or
+ *   after the restart, and takes them in arrival order (job ids increasing, once reset by the restart), while a command taken before
  *   the restart is still in hand (held at the wall's row) and its holder finds its lease gone;
  * - every 200 is in the database once, a 503 has changed nothing, and every 504 is answered by a retry
  *   with the same Idempotency-Key.
@@ -80,24 +79,27 @@ describe('commands of one wall across a Redis restarted empty', () => {
     try {
       for (let h = 0; h < holders; h++) {
         const actors = new WallActors(actorDeps(api.runtime), partitions);
-        const handlers = sortingHandlers(actors) as unknown as Record<string, (payload: unknown, job: CommandJobInfo) => Promise<CommandOutcome>>;
-        const counted = Object.fromEntries(
-          Object.entries(handlers).map(([name, handle]) => [
-            name,
-            async (payload: unknown, job: CommandJobInfo) => {
-              const now = (running.get(job.partition) ?? 0) + 1;
-              running.set(job.partition, now);
-              if (now > 1) overlaps.push(`${now} decisions of partition ${job.partition} at once (job ${job.jobId}, ${name}, host ${h})`);
-              if (job.partition === wallPartition) started.push(job.jobId);
-              try {
-                return await handle(payload, job);
-              } finally {
-                running.set(job.partition, (running.get(job.partition) ?? 1) - 1);
-              }
-            },
-          ]),
-        ) as unknown as CommandHandlers;
-        hosts.push(await startPartitionHost(api.runtime.queueSettings, counted, { log: api.runtime.log, leaseTtlMs: LEASE_TTL_MS, dropped: (p) => actors.dropPartition(p) }));
+        // A decision counted from its command's first use-case call to its answer, per partition.
+        const run = actors.run.bind(actors);
+        actors.run = ((command: Parameters<WallActors['run']>[0]) => {
+          const { partition, jobId } = command.job;
+          let began = false;
+          const useCase: typeof command.useCase = (ctx) => {
+            if (!began) {
+              began = true;
+              const now = (running.get(partition) ?? 0) + 1;
+              running.set(partition, now);
+              if (now > 1) overlaps.push(`${now} decisions of partition ${partition} at once (job ${jobId}, ${command.name}, host ${h})`);
+              if (partition === wallPartition) started.push(jobId);
+            }
+            return command.useCase(ctx);
+          };
+          return run({ ...command, useCase }).finally(() => {
+            if (began) running.set(partition, (running.get(partition) ?? 1) - 1);
+          });
+        }) as WallActors['run'];
+        const handlers = sortingHandlers(actors);
+        hosts.push(await startPartitionHost(api.runtime.queueSettings, handlers, { log: api.runtime.log, leaseTtlMs: LEASE_TTL_MS, dropped: (p) => actors.dropPartition(p) }));
       }
       await waitFor(() => hosts.every((host) => host.partitions().length === partitions / holders), { timeoutMs: 30_000, what: 'an even share of the partitions' });
 
@@ -204,7 +206,7 @@ describe('commands of one wall across a Redis restarted empty', () => {
         await load.catch(() => undefined);
       }
 
-      // One decision at a time in the partition, in arrival order (job ids start again after the restart).
+      // One decision at a time of the wall, in arrival order (job ids start again after the restart).
       expect(overlaps).toEqual([]);
       const breaks = started.filter((id, i) => i > 0 && id <= started[i - 1]!).length;
       expect(breaks).toBeLessThanOrEqual(1);

@@ -124,4 +124,58 @@ describe('the wall fence', () => {
     expect(await line()).toEqual({ qty: 2, pending_qty: 1, confirmed_qty: 0 });
     expect(await itemCount()).toBe(1);
   });
+
+  it('a partition handed back while a command of its wall runs keeps the wall\'s actor until it is done: the next command waits behind it', async () => {
+    const actors = new WallActors(actorDeps(api.runtime), api.runtime.config.QUEUE_PARTITIONS);
+    // Decisions of the wall counted from a command's first use-case call to its answer.
+    const deciding = { now: 0, most: 0, order: [] as number[] };
+    const run = actors.run.bind(actors);
+    actors.run = ((command: Parameters<WallActors['run']>[0]) => {
+      let began = false;
+      const useCase: typeof command.useCase = (ctx) => {
+        if (!began) {
+          began = true;
+          deciding.most = Math.max(deciding.most, ++deciding.now);
+          deciding.order.push(command.job.jobId);
+        }
+        return command.useCase(ctx);
+      };
+      return run({ ...command, useCase }).finally(() => {
+        if (began) deciding.now--;
+      });
+    }) as WallActors['run'];
+    const holder = sortingHandlers(actors);
+    const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
+    await pg.connect();
+    let first: ReturnType<typeof scan> | undefined;
+    let second: ReturnType<typeof scan> | undefined;
+    try {
+      await pg.query('begin');
+      await pg.query('select id from wall where id = $1 for update', [floor.wallId]);
+      first = scan(holder);
+      await waitFor(
+        async () =>
+          (await db().execute<{ query: string }[]>(`select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).some((r) =>
+            r.query.includes('apply-wall-changes'),
+          ),
+        { timeoutMs: 20_000, what: 'the first write to wait at the fence' },
+      );
+      actors.dropPartition(partitionOf(floor.wallId, api.runtime.config.QUEUE_PARTITIONS));
+      expect(actors.held()).toEqual({ actors: 1, commands: 1 });
+      second = scan(holder);
+      // The second command is either queued behind the first in the same actor, or (an actor deleted
+      // mid-command) decided by a new one beside it.
+      await waitFor(() => actors.held().commands === 2 || deciding.order.length === 2, { timeoutMs: 20_000, what: 'the second command to be taken' });
+      await pg.query('commit');
+    } finally {
+      await pg.end();
+    }
+    expect(await first).toMatchObject({ ok: true, value: { orderId: 1, remainingUnits: 1 } });
+    expect(await second).toMatchObject({ ok: true, value: { orderId: 1, remainingUnits: 0 } });
+    expect(deciding).toEqual({ now: 0, most: 1, order: [jobs - 1, jobs] });
+    expect(await line()).toEqual({ qty: 2, pending_qty: 2, confirmed_qty: 0 });
+    // Once done, the actor of the dropped partition is gone; the next command loads the wall afresh.
+    await waitFor(() => actors.held().actors === 0, { timeoutMs: 5_000, what: 'the actor to be removed once idle' });
+    expect(await scan(holder)).toMatchObject({ ok: false, problem: { code: 'no-fulfillable-order' } });
+  });
 });

@@ -14,7 +14,7 @@ export function actorDeps(runtime: Pick<Runtime, 'sqlPool' | 'log' | 'config'>):
 
 /**
  * Worker kind `sorting`: holds a fair share of the wall partitions (shared/commands/partition-leases.ts)
- * and runs their commands through the wall actors, one at a time per partition, in arrival order.
+ * and runs their commands through the wall actors, one at a time per wall, in arrival order.
  */
 export async function startSortingWorker(runtime: Runtime): Promise<void> {
   const actors = new WallActors(actorDeps(runtime), runtime.config.QUEUE_PARTITIONS);

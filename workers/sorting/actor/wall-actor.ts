@@ -79,6 +79,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 export class WallActor {
   private state: WallState | null = null;
+  /** Counts forget(): a load begun before one does not keep its state. */
+  private generation = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private running = 0;
   lastUsed = Date.now();
@@ -102,12 +104,24 @@ export class WallActor {
     return this.running === 0;
   }
 
-  /** Forgets the state: the next command loads it afresh. */
+  /** Commands under way or waiting. */
+  commands(): number {
+    return this.running;
+  }
+
+  /** Resolves once no command is under way or waiting. */
+  async settled(): Promise<void> {
+    while (!this.idle()) await this.tail;
+  }
+
+  /** Forgets the state: the next command loads it afresh (a command under way finishes on what it loaded). */
   forget(): void {
+    this.generation++;
     this.state = null;
   }
 
   private async load(): Promise<WallState> {
+    const generation = this.generation;
     const [{ state: j }] = await loadWall(this.deps.db, { clientId: this.clientId, wallId: this.wallId, itemIds: ID_STOCK.items, sessionIds: ID_STOCK.sessions });
     if (!j.wall) throw notFound(`Wall ${this.wallId}`);
     const state = new WallState(wallFromJson(j.wall));
@@ -117,7 +131,7 @@ export class WallActor {
     for (const o of j.orders) state.putOrder(orderFromJson(o));
     state.itemIds.push(...(j.itemIds ?? []).map(Number));
     state.sessionIds.push(...(j.sessionIds ?? []).map(Number));
-    this.state = state;
+    if (generation === this.generation) this.state = state;
     return state;
   }
 
@@ -313,7 +327,9 @@ export class WallActor {
 
 /**
  * The actors of one process, one per wall of the partitions it holds; a partition handed back or lost
- * forgets its walls (another process may change them from then on).
+ * forgets its walls (another process may change them from then on). An actor is removed only while no
+ * command of its wall is under way or waiting: a wall has one actor in the process, so its commands
+ * never overlap, whatever the partition's workers do meanwhile (docs/architecture.md "The wall actor").
  */
 export class WallActors {
   private readonly actors = new Map<string, WallActor>();
@@ -342,17 +358,28 @@ export class WallActors {
   private forgetIdle(now: number): void {
     this.sweptAt = now;
     for (const [key, actor] of this.actors) {
-      if (now - actor.lastUsed > IDLE_FORGET_MS && actor.idle()) this.actors.delete(key);
+      if (now - actor.lastUsed > IDLE_FORGET_MS) this.removeIdle(key, actor);
     }
   }
 
-  /** Forgets every wall of the partition. */
+  /** Forgets every wall of the partition; an actor with a command under way or waiting is removed once it is done. */
   dropPartition(partition: number): void {
     for (const [key, actor] of this.actors) {
-      if (partitionOf(actor.wallId, this.partitions) === partition) {
-        actor.forget();
-        this.actors.delete(key);
-      }
+      if (partitionOf(actor.wallId, this.partitions) !== partition) continue;
+      actor.forget();
+      if (actor.idle()) this.actors.delete(key);
+      else void actor.settled().then(() => this.removeIdle(key, actor));
     }
+  }
+
+  private removeIdle(key: string, actor: WallActor): void {
+    if (this.actors.get(key) === actor && actor.idle()) this.actors.delete(key);
+  }
+
+  /** The actors held now, and the commands under way or waiting in them (tests). */
+  held(): { actors: number; commands: number } {
+    let commands = 0;
+    for (const actor of this.actors.values()) commands += actor.commands();
+    return { actors: this.actors.size, commands };
   }
 }
