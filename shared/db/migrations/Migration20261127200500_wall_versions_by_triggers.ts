@@ -49,75 +49,37 @@ end $$;
 create constraint trigger wall_version_move_commit after insert on wall_version_move
   deferrable initially deferred for each row execute function wall_version_move_commit();
 
--- Slots and sessions: their walls.
+-- The statement's rows (its transition tables: new rows, old rows, or both), as a query's text.
+create function wall_statement_rows(op text) returns text language sql immutable as $$
+  select case op when 'INSERT' then 'select * from new_rows' when 'DELETE' then 'select * from old_rows'
+                 else 'select * from new_rows union all select * from old_rows' end
+$$;
+
+-- Slots, sessions and items: their walls. A deleted item only when a wall holds it (pending, or
+-- confirmed into the slot that still holds its order): retention's deletes of old items move nothing.
 create function wall_rows_written() returns trigger language plpgsql as $$
 declare
   moved int[];
+  held text := case when tg_table_name = 'sort_box_item' and tg_op = 'DELETE' then
+    $q$ where r.status = 'PendingConfirmation'
+           or (r.status = 'Confirmed' and exists (select 1 from sort_box sb where sb.id = r.sort_box_id and sb.order_id = r.order_id))$q$
+    else '' end;
 begin
-  if tg_op = 'INSERT' then
-    select array_agg(distinct wall_id) into moved from new_rows;
-  elsif tg_op = 'DELETE' then
-    select array_agg(distinct wall_id) into moved from old_rows;
-  else
-    select array_agg(distinct wall_id) into moved from (select wall_id from new_rows union select wall_id from old_rows) r;
-  end if;
+  execute format('select array_agg(distinct r.wall_id) from (%s) r %s', wall_statement_rows(tg_op), held) into moved;
   perform wall_versions_move_at_commit(moved);
   return null;
 end $$;
 
--- Items: their walls; a deleted item only when a wall holds it (pending, or confirmed into the slot
--- that still holds its order): retention's deletes of old items move nothing.
-create function wall_items_written() returns trigger language plpgsql as $$
-declare
-  moved int[];
-begin
-  if tg_op = 'INSERT' then
-    select array_agg(distinct wall_id) into moved from new_rows;
-  elsif tg_op = 'DELETE' then
-    select array_agg(distinct o.wall_id) into moved from old_rows o
-     where o.status = 'PendingConfirmation'
-        or (o.status = 'Confirmed' and exists (select 1 from sort_box sb where sb.id = o.sort_box_id and sb.order_id = o.order_id));
-  else
-    select array_agg(distinct wall_id) into moved from (select wall_id from new_rows union select wall_id from old_rows) r;
-  end if;
-  perform wall_versions_move_at_commit(moved);
-  return null;
-end $$;
-
--- Orders: the walls holding them in a slot.
-create function wall_orders_written() returns trigger language plpgsql as $$
-declare
-  moved int[];
-begin
-  if tg_op = 'INSERT' then
-    select array_agg(distinct sb.wall_id) into moved from new_rows r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
-  elsif tg_op = 'DELETE' then
-    select array_agg(distinct sb.wall_id) into moved from old_rows r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
-  else
-    select array_agg(distinct sb.wall_id) into moved from (select client_id, id from new_rows union select client_id, id from old_rows) r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.id;
-  end if;
-  perform wall_versions_move_at_commit(moved);
-  return null;
-end $$;
-
--- Order lines and picklist memberships: the walls holding their order in a slot.
+-- Orders (key \`id\`), order lines and picklist memberships (key \`order_id\`): the walls holding the
+-- order in a slot. The key column is the trigger's argument.
 create function wall_order_rows_written() returns trigger language plpgsql as $$
 declare
   moved int[];
 begin
-  if tg_op = 'INSERT' then
-    select array_agg(distinct sb.wall_id) into moved from (select distinct client_id, order_id from new_rows) r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
-  elsif tg_op = 'DELETE' then
-    select array_agg(distinct sb.wall_id) into moved from (select distinct client_id, order_id from old_rows) r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
-  else
-    select array_agg(distinct sb.wall_id) into moved from (select client_id, order_id from new_rows union select client_id, order_id from old_rows) r
-      join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id;
-  end if;
+  execute format(
+    'select array_agg(distinct sb.wall_id) from (select distinct r.client_id, r.%1$I as order_id from (%2$s) r) r
+       join sort_box sb on sb.client_id = r.client_id and sb.order_id = r.order_id',
+    tg_argv[0], wall_statement_rows(tg_op)) into moved;
   perform wall_versions_move_at_commit(moved);
   return null;
 end $$;
@@ -127,13 +89,7 @@ create function wall_codes_written() returns trigger language plpgsql as $$
 declare
   moved int[];
 begin
-  if tg_op = 'INSERT' then
-    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from new_rows);
-  elsif tg_op = 'DELETE' then
-    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from old_rows);
-  else
-    select array_agg(w.id) into moved from wall w where w.client_id in (select client_id from new_rows union select client_id from old_rows);
-  end if;
+  execute format('select array_agg(w.id) from wall w where w.client_id in (select r.client_id from (%s) r)', wall_statement_rows(tg_op)) into moved;
   perform wall_versions_move_at_commit(moved);
   return null;
 end $$;
@@ -158,21 +114,21 @@ end $$;
 `);
     const outside = `when (current_setting('application_name') <> 'sorting:wall-actor')`;
     const triggers: [table: string, fn: string, events: ('insert' | 'update' | 'delete')[]][] = [
-      ['sort_box', 'wall_rows_written', ['insert', 'update', 'delete']],
-      ['sorter_session', 'wall_rows_written', ['insert', 'update', 'delete']],
-      ['sort_box_item', 'wall_items_written', ['insert', 'update', 'delete']],
-      ['orders', 'wall_orders_written', ['insert', 'update', 'delete']],
-      ['order_item', 'wall_order_rows_written', ['insert', 'update', 'delete']],
-      ['picklist_order', 'wall_order_rows_written', ['insert', 'update', 'delete']],
-      ['product_code', 'wall_codes_written', ['insert', 'update', 'delete']],
-      ['product', 'wall_product_skus_written', ['update']],
+      ['sort_box', 'wall_rows_written()', ['insert', 'update', 'delete']],
+      ['sorter_session', 'wall_rows_written()', ['insert', 'update', 'delete']],
+      ['sort_box_item', 'wall_rows_written()', ['insert', 'update', 'delete']],
+      ['orders', "wall_order_rows_written('id')", ['insert', 'update', 'delete']],
+      ['order_item', "wall_order_rows_written('order_id')", ['insert', 'update', 'delete']],
+      ['picklist_order', "wall_order_rows_written('order_id')", ['insert', 'update', 'delete']],
+      ['product_code', 'wall_codes_written()', ['insert', 'update', 'delete']],
+      ['product', 'wall_product_skus_written()', ['update']],
     ];
     for (const [table, fn, events] of triggers) {
       for (const event of events) {
         // A transition table serves one event: one trigger per event.
         const tables = { insert: 'new table as new_rows', update: 'old table as old_rows new table as new_rows', delete: 'old table as old_rows' }[event];
         this.addSql(`create trigger ${table}_${event}_moves_walls after ${event} on ${table} referencing ${tables}
-  for each statement ${outside} execute function ${fn}();`);
+  for each statement ${outside} execute function ${fn};`);
       }
       this.addSql(`create trigger ${table}_truncate_moves_walls after truncate on ${table} for each statement ${outside} execute function wall_table_truncated();`);
     }
@@ -189,9 +145,8 @@ drop function wall_table_truncated();
 drop function wall_product_skus_written();
 drop function wall_codes_written();
 drop function wall_order_rows_written();
-drop function wall_orders_written();
-drop function wall_items_written();
 drop function wall_rows_written();
+drop function wall_statement_rows(text);
 drop trigger wall_version_move_commit on wall_version_move;
 drop function wall_version_move_commit();
 drop function wall_versions_move_at_commit(int[]);
