@@ -102,6 +102,40 @@ describe('retention', () => {
     );
   });
 
+  it('outbox events: a delivery still pending keeps its event, and the retention goes on past it', async () => {
+    const clientId = floor.tenant.clientId;
+    // What earlier tests left: relayed, passed, old, their deliveries given up, and deleted.
+    await relayAndConsumeAll();
+    await em().execute(`update outbox_event set occurred_at = occurred_at - interval '60 days' where relay_seq is not null`);
+    await em().execute(`delete from webhook_pending`);
+    await retain();
+    expect(await n('select 1 from outbox_event where relay_seq is not null', [])).toBe(0);
+
+    const [{ id: subscriptionId }] = await em().execute<{ id: number }[]>(
+      `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/y', '{*}', 's') returning id`,
+      [clientId],
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const id = randomUUID();
+      await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data) values (?, ?, ?, 'wall.updated', now() - interval '30 days', ?::jsonb)`, [
+        id,
+        clientId,
+        floor.wallId,
+        JSON.stringify(sampleData('wall.updated')),
+      ]);
+      ids.push(id);
+    }
+    await relayAndConsumeAll();
+    // The first event's delivery stays pending (its endpoint is down); the others were delivered.
+    await em().execute(`delete from webhook_pending where subscription_id = ? and event_id <> ?`, [subscriptionId, ids[0]]);
+    // Batches of 3: each looks at the kept event again and deletes two more.
+    await retain({ batch: 3 });
+    const left = await em().execute<{ event_id: string }[]>(`select event_id from outbox_event where event_id in (?)`, [ids]);
+    expect(left.map((r) => r.event_id)).toEqual([ids[0]]);
+    await em().execute(`delete from webhook_subscription where id = ?`, [subscriptionId]);
+  });
+
   it('audit records, counted-event ids, failed jobs, applied commands and idempotency records: deleted once older than their setting', async () => {
     const clientId = floor.tenant.clientId;
     const old = new Date(Date.now() - 400 * DAY);

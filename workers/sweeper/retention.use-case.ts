@@ -44,7 +44,7 @@ export function retentionSettings(config: AppConfig): RetentionSettings {
   };
 }
 
-type Deleted = { n: number; newest: Date | null };
+type Deleted = { n: number; newest: Date | null; examined?: number };
 /** One statement of a kind: deletes at most `batch` old rows (of one client or subscription, when keyed). */
 type Step = (db: SqlRunner, cutoff: Date, batch: number, key: number) => Promise<Deleted[]>;
 
@@ -116,7 +116,9 @@ export async function enforceRetention(
           deleted[k.kind] = (deleted[k.kind] ?? 0) + r.n;
           await raiseRetentionHorizon(db, { kind: k.kind, before: cutoff });
         }
-        if (r.n < settings.batch) break;
+        // Fewer rows than a batch: the kind is done. A statement that kept some of a full batch (the outbox's
+        // pending deliveries) goes on past them while it deletes any.
+        if ((r.examined ?? r.n) < settings.batch || r.n === 0) break;
         await pause(opts.pauseMs ?? 10);
       }
     }

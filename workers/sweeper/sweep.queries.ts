@@ -59,7 +59,8 @@ export const raiseRetentionHorizon = query<{ kind: string; before: Date }>(
    on conflict (kind) do update set deleted_before = greatest(retention_horizon.deleted_before, excluded.deleted_before)`,
 );
 
-type Deleted = { n: number; newest: Date | null };
+/** `examined`: rows the statement looked at where it may keep some (the outbox); else as many as it deleted. */
+type Deleted = { n: number; newest: Date | null; examined?: number };
 
 /*
  * Each retention statement deletes at most :batch rows older than :cutoff, found along an index that
@@ -87,7 +88,9 @@ select count(*)::int as n, max(at) as newest from gone`);
 /*
  * Outbox events every consumer has passed (:consumers, their position at or after the event) and older
  * than :cutoff, with no webhook delivery still pending: taken oldest first along relay_seq, so a
- * statement reads at most :batch events however large the table.
+ * statement reads at most :batch events however large the table. It keeps those it may not delete (a
+ * delivery still pending) and says how many it looked at: the next statement looks past what this one
+ * deleted.
  */
 export const deleteOldOutboxEvents = query<{ cutoff: Date; batch: number; consumers: string[] }, Deleted>('retention-outbox', `
 with passed as (select coalesce(min(position), 0) as position from outbox_consumer where name = any(:consumers::text[])),
@@ -99,7 +102,7 @@ oldest as (
    where o.id = d.id and d.occurred_at < :cutoff::timestamptz and not exists (select 1 from webhook_pending p where p.event_id = d.event_id)
   returning o.occurred_at
 )
-select count(*)::int as n, max(occurred_at) as newest from gone`);
+select (select count(*)::int from gone) as n, (select max(occurred_at) from gone) as newest, (select count(*)::int from oldest) as examined`);
 
 /* Outbox events stored before relay_seq existed (relayed, without one). */
 export const deleteOldUnstampedOutboxEvents = oldRows('outbox-unstamped', 'outbox_event', { key: 'id', time: 'occurred_at', where: 'relay_seq is null and published_at is not null' });
