@@ -50,10 +50,28 @@ interface Probe {
   status: number;
 }
 
+interface PipelineBacklog {
+  unrelayed: number;
+  unconsumed: number;
+}
+
+async function pipelineBacklog(pg: PgClient): Promise<PipelineBacklog> {
+  const { rows } = await pg.query<PipelineBacklog>(`/* bench_probe */
+select (select count(*)::int from outbox_event where relay_seq is null) as unrelayed,
+       (select count(*)::int from outbox_event where relay_seq > (select coalesce(min(position), 0) from outbox_consumer)) as unconsumed`);
+  return rows[0]!;
+}
+
 export interface BadDayStep extends RealisticStep {
   kind: 'closed' | 'open';
   sorters: number;
   loadAvg1m: number;
+  /**
+   * Events the pipeline had yet to handle when the step began and when it ended (committed and not yet
+   * relayed; relayed and not yet passed by the slowest consumer): about equal, its CPU in the step is its
+   * steady cost; growing, the pipeline fell behind and its CPU per pair reads low.
+   */
+  pipelineBacklog: { start: PipelineBacklog; end: PipelineBacklog };
   /** Every request of the sorters and shippers, from its own send: how many, the slowest, how many within 1 s, how many unanswered. */
   every: { n: number; maxMs: number; within1s: number; noAnswer: number; status503: number };
   /** The hubs' GET /walls/{id} during the step. */
@@ -293,6 +311,7 @@ export async function runBadDayOnce(
       if (!supervisor.running) throw new Error(`npm start exited during the run:\n${supervisor.lastLines()}`);
       say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}, ${s.seconds} s`);
       const sizesBefore = await tableSizes(pg);
+      const backlogBefore = await pipelineBacklog(pg);
       await stats.reset(pg);
       const cpuBefore = await meter.snapshot();
       const commandsBefore = await commands.read();
@@ -313,6 +332,7 @@ export async function runBadDayOnce(
       const toUs = monotonicUs();
       const commandsAfter = await commands.read();
       const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
+      const backlogAfter = await pipelineBacklog(pg);
       const pairs = run.pairs;
       const perPair = (v: number) => (pairs ? round2(v / pairs) : NaN);
       const cpuPerPairMs = Object.fromEntries(Object.entries(cpuMs).map(([k, v]) => [k, perPair(v)]));
@@ -332,6 +352,7 @@ export async function runBadDayOnce(
         kind: step.kind,
         sorters: step.sorters.length,
         loadAvg1m: round2(os.loadavg()[0]!),
+        pipelineBacklog: { start: backlogBefore, end: backlogAfter },
         every: everyAnswer(step.http.take()),
         reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
@@ -352,7 +373,7 @@ export async function runBadDayOnce(
       steps.push(figures);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
-          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
       );
     }
     await commands.close();
