@@ -125,6 +125,24 @@ describe('the wall fence', () => {
     expect(await itemCount()).toBe(1);
   });
 
+  it('a command applied by another delivery of its job is answered as applied by a holder that loads the wall afresh, never refused on top', async () => {
+    // A scan takes the first of order 1's two units. B applies a second scan, the last unit, as the
+    // stalled check's copy of its job; then that job's first delivery, still waiting in a holder that
+    // forgot the wall (its partition handed back), runs on a fresh load: no unit is left to give it.
+    expect(await scan(holderA)).toMatchObject({ ok: true, value: { orderId: 1 } });
+    const first = job();
+    const payload: CommandPayloads['item.scan'] = {
+      clientId: floor.tenant.clientId, wallId: floor.wallId, userId: sorter.userId, roles: ['Sorter'], sessionToken: token, barcode: 'SKU-A', barcodeInputMethod: 'Scanned', idempotencyKey: null,
+    };
+    const applied = await holderB['item.scan'](payload, { ...first, redelivered: true });
+    expect(applied).toMatchObject({ ok: true, value: { orderId: 1 } });
+    const fresh = sortingHandlers(new WallActors(actorDeps(api.runtime), api.runtime.config.QUEUE_PARTITIONS));
+    expect(await fresh['item.scan'](payload, first)).toEqual(applied);
+    const refused = await db().execute<{ n: string }[]>(`select count(*) as n from outbox_event where wall_id = ? and type = 'command.refused'`, [floor.wallId]);
+    expect(Number(refused[0]!.n)).toBe(0);
+    expect(await itemCount()).toBe(2);
+  });
+
   it('a partition handed back while a command of its wall runs keeps the wall\'s actor until it is done: the next command waits behind it', async () => {
     const actors = new WallActors(actorDeps(api.runtime), api.runtime.config.QUEUE_PARTITIONS);
     // Decisions of the wall counted from a command's first use-case call to its answer.

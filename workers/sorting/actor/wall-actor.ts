@@ -164,7 +164,16 @@ export class WallActor {
       let changes: WallChanges | null = null;
       let state: WallState | null = null;
       try {
+        const fresh = !this.state;
         state = this.state ?? (await this.load());
+        if (fresh) {
+          // A state read from the database may already hold this very command, applied by another
+          // delivery of its job (a holder that lost the partition while the job waited here, the
+          // stalled check's copy on the next holder): its answer stands, never a second decision. Looked
+          // up after the load: a write of it after the load moves the version, and the fence catches it.
+          const earlier = await this.earlier(job.commandId);
+          if (earlier) return earlier as CommandOutcome<N>;
+        }
         const now = new Date();
         const current = state;
         changes = new WallChanges(current, now);
