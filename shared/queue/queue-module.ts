@@ -37,10 +37,12 @@ export interface QueueSettings {
 }
 
 /**
- * Takes a job back only if it is still waiting: removed from the wait list in the same atomic step
- * that checks it, so a worker cannot have started it. BullMQ's job.remove() is not enough: it also
- * removes a job that a worker is running whose lock expired (a paused or stalled worker), and that
- * worker may still commit it: never say "nothing was changed" when it was.
+ * Takes a job back only if it is still waiting and no worker ever started it: removed from the wait
+ * list in the same atomic step that checks it. BullMQ's job.remove() is not enough: it also removes a
+ * job that a worker is running whose lock expired (a paused or stalled worker), and that worker may
+ * still commit it: never say "nothing was changed" when it was. For the same reason a job back in the
+ * wait list after a start (the stalled check moved it there: `processedOn`, attempts started `ats`,
+ * stalled count `stc`) stays: the worker that started it may still be running it.
  * Only the caller's own job: BullMQ's job ids are a counter in Redis, which a Redis restarted without
  * its data starts again from 1, so the id the caller was given may since name another caller's command.
  * The job's data must carry the caller's command id (ARGV[2], a UUID).
@@ -48,6 +50,8 @@ export interface QueueSettings {
 const WITHDRAW_IF_WAITING = `
 local data = redis.call('HGET', KEYS[4], 'data')
 if not data or not string.find(data, ARGV[2], 1, true) then return 0 end
+local started = redis.call('HMGET', KEYS[4], 'processedOn', 'ats', 'stc')
+if started[1] or tonumber(started[2] or '0') > 0 or tonumber(started[3] or '0') > 0 then return 0 end
 local removed = redis.call('LREM', KEYS[1], 1, ARGV[1])
 if removed == 0 then removed = redis.call('LREM', KEYS[2], 1, ARGV[1]) end
 if removed == 0 then removed = redis.call('ZREM', KEYS[3], ARGV[1]) end
