@@ -145,16 +145,22 @@ describe('the outbox queue statements cost what they return, however many events
       await command(i);
       await work();
     }
-    const early = await measure();
+    // The least of three measurements: a single one may carry a blip that is not the plan's (catalog
+    // pages read again after another session's DDL, say); a plan that walks what went before is high in all.
+    const leastOfThree = async () => {
+      const runs = [await measure(), await measure(), await measure()];
+      return Object.fromEntries(Object.keys(runs[0]!).map((k) => [k, Math.min(...runs.map((r) => r[k as keyof typeof r]))])) as Awaited<ReturnType<typeof measure>>;
+    };
+    const early = await leastOfThree();
     for (let i = EARLY; i < COMMANDS; i++) {
       await command(i);
       await work();
     }
-    const late = await measure();
+    const late = await leastOfThree();
     process.stdout.write(`\nbuffers per call after ${EARLY} and ${COMMANDS} commands (${EVENTS_PER_COMMAND} events each): ${JSON.stringify({ early, late })}\n`);
 
     // The consumers kept up, and the statements ran long enough on their connections to hold a generic plan.
-    expect(handled.reduce((a, b) => a + b, 0)).toBe((COMMANDS + 2) * 2);
+    expect(handled.reduce((a, b) => a + b, 0)).toBe((COMMANDS + 6) * 2);
     expect((await plans(relayClient)).get(stampOutboxEvents.statement.name)).toBeGreaterThan(0);
     expect((await plans(eventsClient)).get(nextEvents.statement.name)).toBeGreaterThan(0);
     const { rows: dead } = await admin.query<{ n: string }>(`select n_dead_tup::text as n from pg_stat_user_tables where relname = 'outbox_event'`);
