@@ -112,7 +112,6 @@ function message(e: TypedWallEvent, f: MessageFields, names: AuditNames): string
     const position = box?.position ?? null;
     return position !== null && position > 0 ? `slot ${position}` : crc ? `slot ${crc}` : 'a slot';
   };
-  const d = e.data as Obj;
   const item = 'item' in e.data ? e.data.item : undefined;
   const slot = slotOf(item ?? ('sortBox' in e.data ? e.data.sortBox : undefined), f.crc);
   const order = `order ${f.order_id ?? '?'}`;
@@ -169,12 +168,12 @@ function message(e: TypedWallEvent, f: MessageFields, names: AuditNames): string
     case 'lights.button':
       return `The ${e.data.button} button of ${e.data.position ? `slot ${e.data.position}` : slot} was refused on the device: ${e.data.detail || e.data.code}`;
     default:
-      return unhandled(e, d);
+      return unhandled(e);
   }
 }
 
 /** The compiler's check that the switch above handles every event type. */
-function unhandled(e: never, _d: Obj): never {
+function unhandled(e: never): never {
   throw new Error(`no audit message for ${(e as TypedWallEvent).type}`);
 }
 

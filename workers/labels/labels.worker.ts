@@ -11,6 +11,6 @@ import { startPrinting } from './print-worker';
  * (workers/labels/print-worker.ts).
  */
 export async function startLabelsWorker(runtime: Runtime): Promise<void> {
-  await startConsumerKind(runtime, 'labels');
-  await startPrinting(runtime);
+  const sender = await startPrinting(runtime);
+  await startConsumerKind(runtime, 'labels', { printing: () => sender.wake() });
 }

@@ -1,6 +1,4 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { startEventConsumer } from '../pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { localWaiter } from '../pipeline/notifications';
 import { claimPrintJobs, deleteOldPrintJobs, nextPrintDue } from './print.queries';
 import { PRINT_CONNECT_TIMEOUT_MS, PRINT_WRITE_TIMEOUT_MS, TOO_LATE, UNKNOWN_OUTCOME, sendPrintJob } from './print-sender';
@@ -20,12 +18,13 @@ const PRINT_JOB_RETENTION_DAYS = 30;
 const RETENTION_EVERY_MS = 3_600_000;
 
 /**
- * The labels worker's printing (docs/api.md §12): the `printing` consumer makes the print jobs of
- * orders completed in walls that print by themselves, and the sender works through every due job,
+ * The labels worker's print sender (docs/api.md §12): it works through every due print job (those of
+ * POST /license-plates/{slot}/print, and those the `printing` consumer makes for walls that print by
+ * themselves: `wake` after its batch committed),
  * CONCURRENCY at a time per process, any number of processes (each claims its own, skip locked).
  * Retries and their schedule are columns of print_job: nothing of a print is only in memory or Redis.
  */
-export async function startPrinting(runtime: Runtime): Promise<void> {
+export async function startPrinting(runtime: Runtime): Promise<{ wake(): void }> {
   const { config, log, ormSql } = runtime;
   const waiter = localWaiter();
   let stopped = false;
@@ -89,7 +88,6 @@ export async function startPrinting(runtime: Runtime): Promise<void> {
       if (!stopped) await waiter.wait(waitMs);
     }
   })();
-  await startEventConsumer(runtime, EVENT_CONSUMERS.printing, { name: 'automatic prints', afterCommit: () => waiter.wake() });
   log.info({ retryBaseMs: config.PRINT_RETRY_BASE_MS, retryMaxMs: config.PRINT_RETRY_MAX_MS, giveUpMinutes: config.PRINT_JOB_GIVE_UP_MINUTES }, 'print sender started');
   runtime.onClose('print sender', async () => {
     stopped = true;
@@ -97,4 +95,5 @@ export async function startPrinting(runtime: Runtime): Promise<void> {
     await sender;
     await Promise.all(running);
   });
+  return { wake: () => waiter.wake() };
 }

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { startEventConsumer } from '../pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../pipeline/consumers';
+import { consumerSettings, startEventConsumer } from '../pipeline/consumer-runner';
+import { EVENT_CONSUMERS, settingsOf } from '../pipeline/consumers';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
@@ -97,5 +97,5 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
   // The consumer `lights` (workers/pipeline/consumers.ts), one batch at a time: pictures reach the devices
   // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
   const lights = EVENT_CONSUMERS.lights;
-  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: lights.settings, context: { lights: engine }, onStandby: () => engine.standby() });
+  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: settingsOf(lights, consumerSettings(config)), context: { lights: engine }, onStandby: () => engine.standby() });
 }

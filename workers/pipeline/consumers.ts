@@ -75,11 +75,24 @@ const consumers = {
 export type EventConsumerName = keyof typeof consumers;
 export const EVENT_CONSUMERS: Record<EventConsumerName, ConsumerEntry> = consumers;
 
-/** Starts the consumers of a worker kind that does nothing else (workers/registry.ts). */
-export async function startConsumerKind(runtime: Runtime, kind: WorkerKind): Promise<void> {
+/**
+ * Starts the consumers of a worker kind (workers/registry.ts), each once; `afterCommit`: what a worker
+ * of the kind does after a consumer's batch committed (the print sender looks for the jobs it made).
+ */
+export async function startConsumerKind(
+  runtime: Runtime,
+  kind: WorkerKind,
+  afterCommit: Partial<Record<EventConsumerName, () => void>> = {},
+): Promise<void> {
   const mine = Object.values(EVENT_CONSUMERS).filter((c) => c.kind === kind);
   if (!mine.length) throw new Error(`worker kind '${kind}' has neither a worker nor a consumer`);
-  for (const c of mine) await startEventConsumer(runtime, c, { name: `${c.name} consumer`, settings: settingsOf(c, consumerSettings(runtime.config)) });
+  for (const c of mine) {
+    await startEventConsumer(runtime, c, {
+      name: `${c.name} consumer`,
+      settings: settingsOf(c, consumerSettings(runtime.config)),
+      afterCommit: afterCommit[c.name as EventConsumerName],
+    });
+  }
 }
 
 /** A consumer's own settings over the process's `base` ones. */

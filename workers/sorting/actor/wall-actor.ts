@@ -155,7 +155,8 @@ export class WallActor {
   private async decideAndWrite<N extends CommandName>({ name, payload, job, useCase, contended }: CommandRun<N>): Promise<CommandOutcome<N>> {
     const seen = this.state?.outcome(job.commandId);
     if (seen) return seen as CommandOutcome<N>;
-    if (job.redelivered) {
+    // A job started before looks its earlier answer up at once; without a state the load below does.
+    if (job.redelivered && this.state) {
       const earlier = await this.earlier(job.commandId);
       if (earlier) return earlier as CommandOutcome<N>;
     }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emSql } from '../../../../shared/db/orm-sql';
+import { shipperBarcode } from '../../../../shared/domain/barcodes';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelRenderer } from '../../../../shared/labels/render-pool';
 import { insertPrintJob } from '../../../../shared/labels/print-job.queries';
@@ -67,7 +68,7 @@ export async function wallCompleteSlots(em: EntityManager, clientId: number, wal
     completeSlotDto.parse({
       position: r.position,
       crc: r.crc,
-      shipperBarcode: `B-${r.crc}`,
+      shipperBarcode: shipperBarcode(r.crc),
       orderId: r.order_id,
       units: r.units,
       completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
