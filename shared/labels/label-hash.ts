@@ -31,6 +31,11 @@ export function labelHash(label: LicensePlateLabel): string {
   return createHash('sha256').update(`${LABEL_LAYOUT_VERSION}:${canonical(label)}`).digest('hex');
 }
 
+/** The document rendered ahead for this label, while it is current (its digest is the label's); else null. */
+export function currentStoredDocument(row: { stored_hash: string | null; stored_body: Buffer | null }, label: LicensePlateLabel): Buffer | null {
+  return row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : null;
+}
+
 /** One row of label data as the label the renderers take. */
 export function toLabel(row: LabelRow, orderId: number): LicensePlateLabel {
   return {

@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { WallEvent } from '../../shared/events/channels';
-import { labelHash, toLabel } from '../../shared/labels/label-hash';
+import { currentStoredDocument, toLabel } from '../../shared/labels/label-hash';
 import { printPlate } from '../../shared/labels/label-print.queries';
 import { insertPrintJob } from '../../shared/labels/print-job.queries';
 import { renderZpl } from '../../shared/labels/render-zpl';
@@ -30,7 +30,7 @@ export async function autoPrintCompletedOrders(tx: SqlRunner, events: readonly W
     if (!row) continue;
     const label = toLabel(row, c.orderId);
     // What /zpl answers: the document rendered ahead while it shows this data, else the same renderer's text.
-    const body = row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : Buffer.from(renderZpl(label), 'utf8');
+    const body = currentStoredDocument(row, label) ?? Buffer.from(renderZpl(label), 'utf8');
     const [job] = await insertPrintJob(tx, {
       clientId: wall.client_id,
       printerId: wall.printer_id,

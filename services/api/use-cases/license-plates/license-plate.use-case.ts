@@ -3,7 +3,7 @@ import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelFormat, LicensePlateLabel } from '../../../../shared/labels/label-data';
 import type { LabelRenderer } from '../../../../shared/labels/render-pool';
 import { emSql } from '../../../../shared/db/orm-sql';
-import { labelHash, toLabel } from '../../../../shared/labels/label-hash';
+import { currentStoredDocument, toLabel } from '../../../../shared/labels/label-hash';
 import { printPlate } from '../../../../shared/labels/label-print.queries';
 import { slotToPrint } from './license-plate.queries';
 
@@ -61,5 +61,5 @@ async function prepareLicensePlate(em: EntityManager, clientId: number, userId: 
   const [row] = await printPlate(db, { clientId, orderId, userId, format });
   if (!row) throw new AppError('not-found', `Your company has no order ${orderId}.`);
   const label = toLabel(row, orderId);
-  return { label, stored: row.stored_body && row.stored_hash === labelHash(label) ? row.stored_body : null };
+  return { label, stored: currentStoredDocument(row, label) };
 }
