@@ -762,15 +762,11 @@ select json_build_object(
              select p.id, p.wall_id as "wallId", p.sort_box_id as "sortBoxId", p.crc, p.order_id as "orderId", p.order_item_id as "orderItemId",
        p.product_id as "productId", p.sku, p.barcode, p.barcode_input_method as "barcodeInputMethod", p.user_id as "userId",
        p.session_id as "sessionId", p.color, p.units, p.confirmed_units as "confirmedUnits", p.status, p.created_at as "createdAt",
-       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation'
-             union all
-             select i.* from sort_box sb
-              cross join lateral (select c.id, c.wall_id as "wallId", c.sort_box_id as "sortBoxId", c.crc, c.order_id as "orderId", c.order_item_id as "orderItemId",
-       c.product_id as "productId", c.sku, c.barcode, c.barcode_input_method as "barcodeInputMethod", c.user_id as "userId",
-       c.session_id as "sessionId", c.color, c.units, c.confirmed_units as "confirmedUnits", c.status, c.created_at as "createdAt",
-       c.confirmed_at as "confirmedAt", c.cancelled_at as "cancelledAt" from sort_box_item c
-                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) i
-              where sb.wall_id = :wallId and sb.order_id is not null) i), '[]'),
+       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation') i), '[]'),
+  'confirmed', coalesce((select json_agg(json_build_object('slotId', sb.id, 'orderId', sb.order_id, 'count', c.count)) from sort_box sb
+             cross join lateral (select count(*) as count from sort_box_item c
+                                  where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) c
+            where sb.wall_id = :wallId and sb.order_id is not null and c.count > 0), '[]'),
   'orders', coalesce((select json_agg(o) from sort_box sb
              cross join lateral (select x.id, x.warehouse_id as "warehouseId", x.priority, x.order_date as "orderDate", x.status, x.is_drop_ship as "isDropShip",
        (select json_agg(json_build_object('id', l.id, 'orderId', l.order_id, 'sku', l.sku, 'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty) order by l.id)

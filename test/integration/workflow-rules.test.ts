@@ -86,6 +86,28 @@ describe('the workflow, decided in-process', () => {
     expect(applied(await scan())).toMatchObject({ orderId: 1 });
   });
 
+  it("a slot's confirmed units keep its order there, in the wall's memory and once loaded afresh: a cancel leaves it Sorting, a swap is refused", async () => {
+    applied(await confirm(applied(await scan()).id, null)); // order 1 (one unit) is complete
+    const first = applied(await scan());
+    expect(first).toMatchObject({ orderId: 2 });
+    applied(await confirm(first.id, `A-${first.crc}`));
+    for (const fresh of [false, true]) {
+      const pending = applied(await scan());
+      expect(pending).toMatchObject({ orderId: 2, crc: first.crc });
+      // Loaded afresh, the wall knows its confirmed units from the load alone.
+      if (fresh) walls.takeOver();
+      const empty = floor.slots.find((s) => s.crc !== first.crc && s.crc !== pending.crc && s.position > 2)!;
+      expect(await send('item.swap', { ...sorter.on, itemId: pending.id, sessionToken: token, barcode: `A-${empty.crc}` })).toMatchObject({
+        ok: false,
+        problem: { code: 'slot-not-swappable', detail: expect.stringContaining('1 earlier unit of order 2') },
+      });
+      expect(applied(await send('item.cancel', { ...sorter.on, itemId: pending.id }))).toMatchObject({ status: 'Cancelled' });
+      expect(await slot(first.crc)).toEqual({ status: 'Sorting', order_id: 2 });
+      // A confirmed item is not held in memory: read, it is refused all the same.
+      expect(await confirm(first.id, null)).toMatchObject({ ok: false, problem: { code: 'item-already-confirmed' } });
+    }
+  });
+
   it('a swap moves the order to an Empty slot; a slot holding another order refuses it', async () => {
     const item = applied(await scan('SKU-A'));
     const held = applied(await scan('SKU-B'));

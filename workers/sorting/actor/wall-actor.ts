@@ -9,7 +9,7 @@ import { loadWall } from '../queries/wall-load.queries';
 import { applyWallChanges, earlierAnswer, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
 import { applyChanges, WallChanges } from './wall-changes';
 import { WallReads } from './wall-reads';
-import { itemFromJson, orderFromJson, sessionFromJson, slotFromJson, wallFromJson } from './wall-rows';
+import { stateFromJson } from './wall-rows';
 import { WallState, type SlotRow } from './wall-state';
 
 /*
@@ -124,13 +124,7 @@ export class WallActor {
     const generation = this.generation;
     const [{ state: j }] = await loadWall(this.deps.db, { clientId: this.clientId, wallId: this.wallId, itemIds: ID_STOCK.items, sessionIds: ID_STOCK.sessions });
     if (!j.wall) throw notFound(`Wall ${this.wallId}`);
-    const state = new WallState(wallFromJson(j.wall));
-    for (const s of j.slots) state.slots.set(s.id as number, slotFromJson(s));
-    for (const s of j.sessions) state.sessions.set(s.id as number, sessionFromJson(s));
-    for (const i of j.items) state.items.set(i.id as number, itemFromJson(i));
-    for (const o of j.orders) state.putOrder(orderFromJson(o));
-    state.itemIds.push(...(j.itemIds ?? []).map(Number));
-    state.sessionIds.push(...(j.sessionIds ?? []).map(Number));
+    const state = stateFromJson({ ...j, wall: j.wall });
     if (generation === this.generation) this.state = state;
     return state;
   }

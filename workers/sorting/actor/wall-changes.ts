@@ -101,6 +101,11 @@ export function applyChanges(state: WallState, changes: WallChanges, version: nu
     if (s.status === 'Connected') state.sessions.set(s.id, s);
     else state.sessions.delete(s.id);
   }
-  for (const i of [...changes.newItems, ...changes.items.values()]) state.items.set(i.id, i);
+  for (const i of [...changes.newItems, ...changes.items.values()]) {
+    // Only pending items stay in memory; a confirmed one is counted into its slot's order.
+    if (i.status === 'PendingConfirmation') state.items.set(i.id, i);
+    else state.items.delete(i.id);
+    if (i.status === 'Confirmed' && i.sortBoxId !== null && state.slots.get(i.sortBoxId)?.orderId === i.orderId) state.addConfirmed(i.sortBoxId, i.orderId);
+  }
   state.prune();
 }

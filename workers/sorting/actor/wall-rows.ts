@@ -1,4 +1,5 @@
-import type { ItemRow, LineRow, OrderRow, SessionRow, SlotRow, WallRow } from './wall-state';
+import type { WallStateJson } from '../queries/wall-load.queries';
+import { WallState, type ItemRow, type LineRow, type OrderRow, type SessionRow, type SlotRow, type WallRow } from './wall-state';
 
 /*
  * Rows as the actor's statements return them (JSON: dates are ISO strings, bigints may be strings),
@@ -38,4 +39,17 @@ export function orderFromJson(j: Json): OrderRow {
     lines: ((j.lines as LineRow[] | null) ?? []).map((l) => ({ ...l })),
     picklistIds: (j.picklistIds as number[] | null) ?? [],
   };
+}
+
+/** The wall's state as the load returns it (wall-load.queries.ts), with the ids taken ahead. */
+export function stateFromJson(j: WallStateJson & { wall: Record<string, unknown> }): WallState {
+  const state = new WallState(wallFromJson(j.wall));
+  for (const s of j.slots) state.slots.set(s.id as number, slotFromJson(s));
+  for (const s of j.sessions) state.sessions.set(s.id as number, sessionFromJson(s));
+  for (const i of j.items) state.items.set(i.id as number, itemFromJson(i));
+  for (const c of j.confirmed) state.addConfirmed(c.slotId, c.orderId, Number(c.count));
+  for (const o of j.orders) state.putOrder(orderFromJson(o));
+  state.itemIds.push(...(j.itemIds ?? []).map(Number));
+  state.sessionIds.push(...(j.sessionIds ?? []).map(Number));
+  return state;
 }

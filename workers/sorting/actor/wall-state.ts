@@ -5,9 +5,9 @@ import type { CommandOutcome } from '../../../shared/commands/command-job';
 
 /*
  * What a wall's actor holds in memory (docs/architecture.md "The wall actor"): the wall row and its
- * version, its slots, its connected sessions, the live items of its slots (pending ones, and the
- * confirmed units of the orders they hold), those orders with their lines and picklists, and a cache
- * of barcodes. Loaded with one statement (queries/wall-load.queries.ts), bounded by the wall's own rows,
+ * version, its slots, its connected sessions, the pending items of its slots and, per slot, how many
+ * confirmed items the order it holds has there (a count, not the items: what a command needs of them,
+ * whatever the units sorted), those orders with their lines and picklists, and a cache of barcodes. Loaded with one statement (queries/wall-load.queries.ts), bounded by the wall's own rows,
  * and changed only by the writes of its own commands (applyChanges) or reloaded when its version moved.
  */
 
@@ -93,8 +93,10 @@ export class WallState {
   readonly slots = new Map<number, SlotRow>();
   /** Connected sessions only. */
   readonly sessions = new Map<number, SessionRow>();
-  /** Pending items of every slot, and the confirmed items of the orders the slots hold. */
+  /** Pending items of every slot (a finished item is read when a command names it). */
   readonly items = new Map<number, ItemRow>();
+  /** Per slot: the confirmed items of the order it holds (a slot holding no order has none). */
+  private readonly confirmedItems = new Map<number, { orderId: number; count: number }>();
   /** The orders the slots hold. */
   readonly orders = new Map<number, OrderRow>();
   private readonly linesById = new Map<number, LineRow>();
@@ -137,11 +139,16 @@ export class WallState {
     return [...this.slots.values()].sort((a, b) => a.position - b.position || a.id - b.id);
   }
 
-  /** Live items (pending or confirmed) of `orderId` in the slot. */
-  liveItems(slotId: number, orderId: number): ItemRow[] {
-    const out: ItemRow[] = [];
-    for (const i of this.items.values()) if (i.sortBoxId === slotId && i.orderId === orderId && i.status !== 'Cancelled') out.push(i);
-    return out;
+  /** Confirmed items of `orderId` in the slot (while the slot holds that order). */
+  confirmedIn(slotId: number, orderId: number): number {
+    const c = this.confirmedItems.get(slotId);
+    return c && c.orderId === orderId ? c.count : 0;
+  }
+
+  /** Counts confirmed items into the slot's order (the load's counts, then each confirm written). */
+  addConfirmed(slotId: number, orderId: number, count = 1): void {
+    const c = this.confirmedItems.get(slotId);
+    this.confirmedItems.set(slotId, { orderId, count: (c && c.orderId === orderId ? c.count : 0) + count });
   }
 
   pendingItems(filter: (i: ItemRow) => boolean = () => true): ItemRow[] {
@@ -194,7 +201,10 @@ export class WallState {
     remember(this.outcomes, commandId, outcome, MAX_OUTCOMES);
   }
 
-  /** Forgets what no slot holds any more: orders released or vacated, and their finished items. */
+  /**
+   * Forgets what no slot holds any more: orders released or vacated with their confirmed counts, and
+   * finished items. Bounded by the slots, their orders and the pending items, never by the units sorted.
+   */
   prune(): void {
     const held = new Set<number>();
     for (const s of this.slots.values()) if (s.orderId !== null) held.add(s.orderId);
@@ -203,10 +213,7 @@ export class WallState {
       this.orders.delete(id);
       for (const l of o.lines) this.linesById.delete(l.id);
     }
-    for (const [id, i] of this.items) {
-      if (i.status === 'PendingConfirmation') continue;
-      const slot = i.sortBoxId === null ? undefined : this.slots.get(i.sortBoxId);
-      if (i.status === 'Cancelled' || !slot || slot.orderId !== i.orderId) this.items.delete(id);
-    }
+    for (const [slotId, c] of this.confirmedItems) if (this.slots.get(slotId)?.orderId !== c.orderId) this.confirmedItems.delete(slotId);
+    for (const [id, i] of this.items) if (i.status !== 'PendingConfirmation') this.items.delete(id);
   }
 }

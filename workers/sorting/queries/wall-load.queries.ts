@@ -32,6 +32,8 @@ export interface WallStateJson {
   slots: Record<string, unknown>[];
   sessions: Record<string, unknown>[];
   items: Record<string, unknown>[];
+  /** Per slot holding an order: its confirmed items there. */
+  confirmed: { slotId: number; orderId: number; count: number }[];
   orders: Record<string, unknown>[];
   itemIds: number[];
   sessionIds: number[];
@@ -40,9 +42,9 @@ export interface WallStateJson {
 /**
  * Everything the actor holds, bounded by the wall's own rows whatever the planner knows: the wall by
  * its key; its slots (by wall and position); its connected sessions (the partial index of a wall's
- * connected users); its pending items (the partial index of a wall's pending items); per slot, the
- * confirmed items of the order it holds (by slot and order) and the order by its key with its lines
- * and picklists. Every join by key goes through a `lateral … offset 0`, so the planner cannot turn it
+ * connected users); its pending items (the partial index of a wall's pending items); per slot, how
+ * many confirmed items the order it holds has there (counted by slot and order: the items themselves
+ * stay in the database) and the order by its key with its lines and picklists. Every join by key goes through a `lateral … offset 0`, so the planner cannot turn it
  * around.
  */
 export const loadWall = query<{ clientId: number; wallId: number; itemIds: number; sessionIds: number }, { state: WallStateJson }>('wall-load', `
@@ -58,12 +60,11 @@ select json_build_object(
   'sessions', coalesce((select json_agg(c) from (
              select ${sessionJsonColumns('s')} from sorter_session s where s.wall_id = :wallId and s.status = 'Connected') c), '[]'),
   'items', coalesce((select json_agg(i) from (
-             select ${itemJsonColumns('p')} from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation'
-             union all
-             select i.* from sort_box sb
-              cross join lateral (select ${itemJsonColumns('c')} from sort_box_item c
-                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) i
-              where sb.wall_id = :wallId and sb.order_id is not null) i), '[]'),
+             select ${itemJsonColumns('p')} from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation') i), '[]'),
+  'confirmed', coalesce((select json_agg(json_build_object('slotId', sb.id, 'orderId', sb.order_id, 'count', c.count)) from sort_box sb
+             cross join lateral (select count(*) as count from sort_box_item c
+                                  where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) c
+            where sb.wall_id = :wallId and sb.order_id is not null and c.count > 0), '[]'),
   'orders', coalesce((select json_agg(o) from sort_box sb
              cross join lateral (select ${orderJsonColumns('x')} from orders x where x.client_id = sb.client_id and x.id = sb.order_id offset 0) o
             where sb.wall_id = :wallId and sb.order_id is not null), '[]'),

@@ -48,10 +48,11 @@ export function cancelPendingItem(ctx: CommandContext, pending: ItemRow, reason?
 /** A slot whose order has no live item left in it (none pending, none confirmed) goes back to Empty, as the slot machine says. */
 function vacateIfUnused(ctx: CommandContext, slot: SlotRow, orderId: number): SlotRow {
   if (slot.status !== 'Sorting' || slot.orderId !== orderId) return slot;
-  const live = [...ctx.state.liveItems(slot.id, orderId), ...ctx.changes.newItems]
+  // Confirmed items stay confirmed; the pending ones as this command leaves them.
+  const pending = [...ctx.state.pendingItems(), ...ctx.changes.newItems]
     .map((i) => ctx.changes.item(i.id)!)
     .filter((i) => i.sortBoxId === slot.id && i.orderId === orderId && i.status !== 'Cancelled');
-  if (live.length > 0) return slot;
+  if (ctx.state.confirmedIn(slot.id, orderId) > 0 || pending.length > 0) return slot;
   const d = decide(slotMachine, slot.status, {}, { type: 'VACATE' });
   if (!d.ok) return slot;
   const vacated: SlotRow = { ...slot, status: d.value as SlotRow['status'], orderId: null, assignedAt: null };

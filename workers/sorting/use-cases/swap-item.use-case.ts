@@ -36,7 +36,10 @@ export async function swapItem(ctx: CommandContext, cmd: CommandPayloads['item.s
   if (!to) throw new AppError('not-found', `No slot with barcode ${parsed.crc} on wall '${state.wall.name}'; scan the sorter barcode of an Empty slot of this wall.`);
 
   // Live (pending or confirmed) items of the same order in the same slot, this one aside.
-  const others = item.status === 'PendingConfirmation' ? state.liveItems(from.id, item.orderId).filter((i) => i.id !== item.id).length : 0;
+  const others =
+    item.status === 'PendingConfirmation'
+      ? state.confirmedIn(from.id, item.orderId) + state.pendingItems((i) => i.sortBoxId === from.id && i.orderId === item.orderId && i.id !== item.id).length
+      : 0;
   const d = decideOrRefuse(sortBoxItemMachine, item.status, {}, { type: 'SWAP', firstInSlot: others === 0 }, { item, slot: from, earlierUnits: others });
   if (!line) throw new Error(`item ${item.id}: swapped from ${item.status} without its order line`);
   touchSession(ctx, session);
