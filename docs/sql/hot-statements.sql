@@ -845,6 +845,11 @@ coalesce((
 -- name: warehouse-exists
 select id from warehouse where client_id = :clientId and id = :warehouseId;
 
+-- name: warm-actor-connection
+select 1 from wall, sort_box, sorter_session, sort_box_item, orders, order_item, picklist_order, product_code, product,
+              outbox_event, applied_command, idempotency_record
+ where false;
+
 -- name: webhook-claim
 with due as (
   select p.event_id, p.subscription_id from webhook_pending p

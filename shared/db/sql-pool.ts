@@ -29,6 +29,12 @@ export interface SqlPoolOptions {
   prepared: boolean;
   /** DATABASE_QUERY_TIMEOUT_MS: a statement (or a new connection) PostgreSQL does not answer in time fails as an outage. */
   queryTimeoutMs?: number;
+  /**
+   * Connections kept open once made, however long they idle (pg-pool's `min`; the others close after
+   * 10 s idle), and opened ahead by `warm()`. A new server connection costs a connect, then its first
+   * statements fill the backend's catalog caches and parse and plan each prepared statement again.
+   */
+  keepOpen?: number;
 }
 
 /** Runs statements on one pg client: the transaction's, or a bare one (bench/pg-floor.ts). */
@@ -63,6 +69,7 @@ export class SqlPool implements SqlDatabase {
       max: options.max,
       connectionTimeoutMillis: options.queryTimeoutMs ? Math.min(options.acquireTimeoutMs, options.queryTimeoutMs) : options.acquireTimeoutMs,
       application_name: options.applicationName,
+      min: options.keepOpen ?? 0,
       ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     });
     // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.
@@ -105,6 +112,21 @@ export class SqlPool implements SqlDatabase {
     } finally {
       client.off('error', onError);
       client.release(broken);
+    }
+  }
+
+  /**
+   * Opens the connections kept open, all at once, and runs each statement on each: the work a cold
+   * connection would add to the first commands is done before they come.
+   */
+  async warm(statements: { statement: NamedStatement; values: unknown[] }[]): Promise<void> {
+    const clients = await Promise.all(Array.from({ length: this.options.keepOpen ?? 0 }, () => this.pool.connect()));
+    try {
+      await Promise.all(clients.map(async (c) => {
+        for (const { statement, values } of statements) await new SqlClient(c, this.options.prepared).run(statement, values);
+      }));
+    } finally {
+      for (const c of clients) c.release();
     }
   }
 

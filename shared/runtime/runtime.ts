@@ -74,6 +74,8 @@ export async function createRuntime(
           applicationName: WALL_ACTOR_APPLICATION_NAME,
           prepared: config.DATABASE_PREPARED_STATEMENTS,
           queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+          // Warm connections for the commands of a quiet spell (a wall's first scans after a pause).
+          keepOpen: Math.min(COMMAND_CONNECTIONS_KEPT_OPEN, shares.sql),
         },
         log,
       );
@@ -108,6 +110,12 @@ export async function createRuntime(
   };
   return runtime;
 }
+
+/**
+ * Connections of the commands' pool kept open and warm: commands of one wall run one at a time, so a
+ * quiet floor uses one or two; under load every connection is busy and none idles out anyway.
+ */
+const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
 
 /**
  * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool and

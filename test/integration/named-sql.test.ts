@@ -4,7 +4,7 @@ import { Client as PgClient } from 'pg';
 import { NamedStatement, query, queryVariants, type SqlRunner } from '../../shared/db/named-sql';
 import { OrmSql, emSql, emTransactionSql } from '../../shared/db/orm-sql';
 import { initOrm, type Orm } from '../../shared/db/orm';
-import { SqlClient } from '../../shared/db/sql-pool';
+import { SqlClient, SqlPool } from '../../shared/db/sql-pool';
 
 /* Named parameters of the hot path's plain SQL (shared/db/named-sql.ts, docs/architecture.md "ORM or plain SQL"), on a bare client and on the ORM's pool. */
 
@@ -57,6 +57,28 @@ describe('named SQL statements', () => {
       }
     }
     expect(q.statement.name).toBe('unit-run');
+  });
+});
+
+describe('the commands\' pool kept warm (shared/db/sql-pool.ts)', () => {
+  it('opens the connections it keeps open at once and runs each warm-up statement on every one of them, prepared', async () => {
+    const applicationName = `sorting:test:warm-${process.pid}`;
+    const pool = new SqlPool(process.env.DATABASE_URL!, { max: 4, keepOpen: 2, acquireTimeoutMs: 5000, applicationName, prepared: true }, { warn: () => undefined });
+    const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
+    await pg.connect();
+    try {
+      const warmUp = query<{ n: number }, { n: number }>('unit-warm-up', 'select :n::int as n');
+      await pool.warm([{ statement: warmUp.statement, values: warmUp.statement.values({ n: 1 }) }]);
+      const open = await pg.query<{ n: string }>('select count(*) as n from pg_stat_activity where application_name = $1', [applicationName]);
+      expect(Number(open.rows[0]!.n)).toBe(2);
+      // Each connection has the statement prepared (two transactions at once hold both connections).
+      const preparedHere = new NamedStatement('unit-warm-prepared', `select count(*) as n from pg_prepared_statements where name = 'unit-warm-up'`);
+      const [a, b] = await Promise.all([0, 1].map(() => pool.transaction(async (tx) => Number((await tx.run<{ n: string }>(preparedHere, []))[0]!.n))));
+      expect([a, b]).toEqual([1, 1]);
+    } finally {
+      await pg.end();
+      await pool.close();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { failedJobRecorder } from '../../shared/queue/failed-job';
 import { startPartitionHost } from '../../shared/commands/partition-host';
 import { sortingHandlers } from './sorting.handlers';
 import { WallActors, type ActorDeps } from './actor/wall-actor';
+import { loadWall, warmActorConnection } from './queries/wall-load.queries';
 
 /**
  * What the wall actors need from a process: the plain-SQL pool, the logger, the idle timeout. A test
@@ -17,6 +18,15 @@ export function actorDeps(runtime: Pick<Runtime, 'sqlPool' | 'log' | 'config'>):
  * and runs their commands through the wall actors, one at a time per wall, in arrival order.
  */
 export async function startSortingWorker(runtime: Runtime): Promise<void> {
+  // The commands' connections open and warm before the first partition is taken (a start, a scale-up).
+  await runtime
+    .sqlPool()
+    .warm([
+      { statement: warmActorConnection.statement, values: [] },
+      // No wall has id 0: the load is parsed (and its tables' indexes read) for nothing.
+      { statement: loadWall.statement, values: loadWall.statement.values({ clientId: 0, wallId: 0, itemIds: 0, sessionIds: 0 }) },
+    ])
+    .catch((err: Error) => runtime.log.warn({ err: err.message }, 'could not warm the command connections; the first commands open them'));
   const actors = new WallActors(actorDeps(runtime), runtime.config.QUEUE_PARTITIONS);
   const host = await startPartitionHost(runtime.queueSettings, sortingHandlers(actors), {
     log: runtime.log,

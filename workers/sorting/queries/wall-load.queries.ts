@@ -71,3 +71,13 @@ select json_build_object(
   'itemIds', (select json_agg(nextval('sort_box_item_id_seq')) from generate_series(1, :itemIds::int)),
   'sessionIds', (select json_agg(nextval('sorter_session_id_seq')) from generate_series(1, :sessionIds::int))
 ) as state`);
+
+/**
+ * Run once on each connection the commands' pool keeps open, when the sorting worker starts: planning
+ * it opens every table a command reads or writes with its indexes, so the backend's catalog caches are
+ * filled before the first command instead of during it. Returns nothing.
+ */
+export const warmActorConnection = query<Record<string, never>, never>('warm-actor-connection', `
+select 1 from wall, sort_box, sorter_session, sort_box_item, orders, order_item, picklist_order, product_code, product,
+              outbox_event, applied_command, idempotency_record
+ where false`);
