@@ -16,7 +16,7 @@ with claimed as (
 )
 select exists (select 1 from claimed) as claimed`);
 
-/** Connected sessions idle past their expiry, oldest first. */
+/** Connected sessions idle past their expiry, oldest first (an expiry written to the minute: session-access.ts). */
 export const dueSessions = query<{ limit: number }, { id: number; client_id: number; wall_id: number }>(
   'sweep-due-sessions',
   `select id, client_id, wall_id from sorter_session where status = 'Connected' and expires_at <= now() order by expires_at limit :limit::int`,

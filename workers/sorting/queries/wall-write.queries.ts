@@ -83,7 +83,7 @@ export function writeShape(p: ApplyParams): WriteShape {
   };
 }
 
-/** `apply-wall-changes:<letters of its parts>`, e.g. a confirm's `lsue`. */
+/** `apply-wall-changes:<letters of its parts>`, e.g. a confirm's `lue`. */
 const shapeKey = (s: WriteShape) => PARTS.filter(([part]) => s[part]).map(([, letter]) => letter).join('') || 'none';
 
 /** The CTE of each part, in the order the unique indexes and locks need (see applyWallChanges). */
@@ -210,10 +210,11 @@ const shape = (parts: (keyof WriteShape)[]): WriteShape =>
   Object.fromEntries(PARTS.map(([part]) => [part, parts.includes(part)])) as unknown as WriteShape;
 
 // The commonest shapes, as the hot-statement snapshot shows them: a keyed scan of an order already in a
-// slot, a scan that puts its order into a slot, a confirm, a release, and every part at once.
-export const applyScan = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
-export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
-export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsUpdated', 'events'])) };
+// slot, a scan that puts its order into a slot, a confirm (none of them writes the session: its activity
+// is written once a minute, session-access.ts), a release, and every part at once.
+export const applyScan = { statement: applyVariants.statement(shape(['lines', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'itemsUpdated', 'events'])) };
 export const applyRelease = { statement: applyVariants.statement(shape(['slotsVacated', 'events'])) };
 export const applyEveryPart = { statement: applyVariants.statement(shape(PARTS.map(([part]) => part))) };
 
