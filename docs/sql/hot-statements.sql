@@ -31,18 +31,14 @@ with lines as (
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1
 ), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
@@ -79,18 +75,14 @@ with lines as (
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1
 ), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
@@ -198,12 +190,8 @@ with lines as (
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1
 ), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
@@ -214,7 +202,7 @@ with lines as (
     from jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
                                             "flowDirection" text, "segmentRows" int, "segmentColumns" int)
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
@@ -284,7 +272,8 @@ select exists (select 1 from applied_command ac where ac.command_id = :commandId
 select id, first_name, last_name from employee where id = any(:ids::int[]);
 
 -- name: idempotency-record
-select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key;
+select name as operation, request_hash, result as body from applied_command
+ where client_id = :clientId::int and idempotency_key = :key::text and idempotency_key is not null;
 
 -- name: item-by-id
 select row_to_json(i) as item,

@@ -139,6 +139,5 @@ export const deleteOldSortBoxItems = oldRows<{ clientId: number }>('sort-box-ite
 
 export const deleteOldFailedJobs = oldRows('failed-jobs', 'failed_job', { key: 'id', time: 'failed_at' });
 
+/* A keyed scan's Idempotency-Key is a column of its applied record: the key goes with it. */
 export const deleteOldAppliedCommands = oldRows('applied-commands', 'applied_command', { key: 'command_id', time: 'applied_at' });
-
-export const deleteOldIdempotencyRecords = oldRows('idempotency-records', 'idempotency_record', { key: 'client_id, idempotency_key', time: 'created_at' });
