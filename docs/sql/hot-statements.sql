@@ -6,7 +6,46 @@
 -- reviewed here, with its plan (EXPLAIN, and test/integration/hot-plans.test.ts for the actor's).
 -- Parameters are named (:wallId); the driver numbers them.
 
--- name: apply-wall-changes:losiek
+-- name: apply-wall-changes:liek
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:loiek
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
@@ -21,13 +60,6 @@ with lines as (
     from jsonb_to_recordset(:slotsOccupied::jsonb) as s(id int, status text, "orderId" int, "assignedAt" timestamptz)
    where sb.id = any(array(select (e->>'id')::int from jsonb_array_elements(:slotsOccupied::jsonb) e)) and sb.id = s.id and sb.wall_id = :wallId::int
   returning 1
-), sessions_updated as (
-  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
-                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
-    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
-  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
-   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
-  returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
                              barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
@@ -43,25 +75,21 @@ with lines as (
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1
 ), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_occupied) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
        (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
 
--- name: apply-wall-changes:lsiek
+-- name: apply-wall-changes:lue
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
@@ -70,63 +98,6 @@ with lines as (
    -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
    where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
      and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
-  returning 1
-), sessions_updated as (
-  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
-                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
-    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
-  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
-   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
-  returning 1
-), items_inserted as (
-  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
-  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
-    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
-  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
-  returning 1
-), events as (
-  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
-    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
-  returning 1
-), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
-  returning 1
-), fence as (
-  update wall w set version = :nextVersion::bigint
-   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
-  returning 1
-)
-select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
-       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
-       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
-
--- name: apply-wall-changes:lsue
-/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
-with lines as (
-  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
-    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
-   -- By key alone: a client_id condition here would let a plan without statistics read the client's
-   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
-   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
-     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
-  returning 1
-), sessions_updated as (
-  update sorter_session ss set status = s.status, end_reason = s."endReason", ended_at = s."endedAt",
-                               last_activity_at = s."lastActivityAt", expires_at = s."expiresAt"
-    from jsonb_to_recordset(:sessionsUpdated::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
-  "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
-   where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
   returning 1
 ), items_updated as (
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
@@ -148,7 +119,7 @@ with lines as (
 ), fence as (
   update wall w set version = :nextVersion::bigint
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from sessions_updated) + (select count(*) from items_updated) + (select count(*) from events) + (select count(*) from record) >= 0
+     and (select count(*) from lines) + (select count(*) from items_updated) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
@@ -219,12 +190,8 @@ with lines as (
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1
 ), record as (
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1
-), idempotency as (
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
     from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
@@ -235,7 +202,7 @@ with lines as (
     from jsonb_to_record(:wall::jsonb) as f(name text, "isActive" boolean, "maxSorters" int, "warehouseId" int, workflow text,
                                             "flowDirection" text, "segmentRows" int, "segmentColumns" int)
    where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
-     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) + (select count(*) from idempotency) >= 0
+     and (select count(*) from lines) + (select count(*) from slots_vacated) + (select count(*) from slots_occupied) + (select count(*) from slots_inserted) + (select count(*) from slots_deleted) + (select count(*) from sessions_updated) + (select count(*) from sessions_inserted) + (select count(*) from items_updated) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
   returning 1
 )
 select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
@@ -305,7 +272,8 @@ select exists (select 1 from applied_command ac where ac.command_id = :commandId
 select id, first_name, last_name from employee where id = any(:ids::int[]);
 
 -- name: idempotency-record
-select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key;
+select name as operation, request_hash, result as body from applied_command
+ where client_id = :clientId::int and idempotency_key = :key::text and idempotency_key is not null;
 
 -- name: item-by-id
 select row_to_json(i) as item,

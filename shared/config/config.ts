@@ -137,7 +137,7 @@ export const configSchema = z.object({
   FAILED_JOB_RETENTION_DAYS: z.coerce.number().min(1).default(90)
     .describe('`failed_job` rows older than this are deleted'),
   COMMAND_RECORD_RETENTION_HOURS: z.coerce.number().min(1).default(24)
-    .describe('applied-command and idempotency records older than this are deleted (a retry with the same `Idempotency-Key` after that is a new request)'),
+    .describe('applied-command records (a keyed scan holds its `Idempotency-Key` in its record) older than this are deleted (a retry with the same `Idempotency-Key` after that is a new request)'),
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000)
     .describe('rows per retention statement (each its own short transaction)'),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000)

@@ -136,7 +136,7 @@ describe('commands of one wall across a Redis restarted empty', () => {
           if (res.status !== 503 && res.status !== 504) throw new Error(`scan answered ${res.status}: ${JSON.stringify(res.body)}`);
           // "Nothing was changed": the key has no record (stored as `<user id>:<key>`), unless an earlier 504 may have applied it.
           if (res.status === 503 && seen.every((a) => a.status !== 504)) {
-            const recorded = await count(`select count(*) as n from idempotency_record where client_id = ? and split_part(idempotency_key, ':', 2) = ?`, [clientId, key]);
+            const recorded = await count(`select count(*) as n from applied_command where client_id = ? and split_part(idempotency_key, ':', 2) = ?`, [clientId, key]);
             if (recorded !== 0) noEffect.push(key);
           }
           // A device's pause before it tries again (Redis is away): not a wait for a condition.
@@ -223,7 +223,7 @@ describe('commands of one wall across a Redis restarted empty', () => {
       expect(attempts.size).toBe(itemOf.size);
       const records = await api.runtime.orm.em
         .fork()
-        .execute<{ key: string; id: number }[]>(`select split_part(idempotency_key, ':', 2) as key, (body->>'id')::int as id from idempotency_record where client_id = ?`, [clientId]);
+        .execute<{ key: string; id: number }[]>(`select split_part(idempotency_key, ':', 2) as key, (result->>'id')::int as id from applied_command where client_id = ? and idempotency_key is not null`, [clientId]);
       expect(new Map(records.map((r) => [r.key, r.id]))).toEqual(itemOf);
       const items = await count('select count(*) as n from sort_box_item where client_id = ?', [clientId]);
       expect(items).toBe(itemOf.size);

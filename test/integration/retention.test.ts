@@ -153,12 +153,9 @@ describe('retention', () => {
     await em().execute(`insert into failed_job (queue, job_name, job_id, data, error, attempts, failed_at) values ('q', 'j', ?, '{}', 'e', 1, ?), ('q', 'j', ?, '{}', 'e', 1, now())`, [j1, old, j2]);
     const [m1, m2] = [randomUUID(), randomUUID()];
     await em().execute(
-      `insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at) values (?, ?, 1, 'item.scan', 0, 1, '{}', ?), (?, ?, 1, 'item.scan', 0, 2, '{}', now())`,
-      [m1, clientId, old, m2, clientId],
-    );
-    await em().execute(
-      `insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at) values (?, ?, 'x', 'h', 200, '{}', ?), (?, ?, 'x', 'h', 200, '{}', now())`,
-      [clientId, m1, old, clientId, m2],
+      `insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+       values (?, ?, 1, 'item.scan', 0, 1, '{}', ?, ?, 'h'), (?, ?, 1, 'item.scan', 0, 2, '{}', now(), ?, 'h')`,
+      [m1, clientId, old, m1, m2, clientId, m2],
     );
     await retain();
     expect(await n('select 1 from audit_log where event_id in (?)', [[a1, a2]])).toBe(1);
@@ -166,7 +163,7 @@ describe('retention', () => {
     expect(await n('select 1 from stats_counted_event where event_id in (?)', [[c1, c2]])).toBe(1);
     expect(await n('select 1 from failed_job where job_id in (?)', [[j1, j2]])).toBe(1);
     expect(await n('select 1 from applied_command where command_id in (?)', [[m1, m2]])).toBe(1);
-    expect(await n('select 1 from idempotency_record where idempotency_key in (?)', [[m1, m2]])).toBe(1);
+    expect(await n('select 1 from applied_command where idempotency_key in (?)', [[m1, m2]])).toBe(1);
   });
 
   it('webhook attempts and rendered labels: deleted once older than their setting; an attempt still pending stays', async () => {

@@ -41,10 +41,25 @@ export async function sessionOfToken(ctx: CommandContext, token: string): Promis
   return session;
 }
 
-/** Activity of a session (a scan, confirm, cancel or swap): it stays alive for the idle timeout from now. */
+/**
+ * How often activity is written: an idle expiry of hours needs no per-scan precision, and a session
+ * left as it is keeps the command's write one table smaller.
+ */
+export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
+
+/**
+ * Activity of a session (a scan, confirm, cancel or swap): it stays alive for the idle timeout from now.
+ * Written only when the stored activity is a minute old or more (or the stored expiry falls a minute or
+ * more short of the timeout from now), so a session expires between one minute before the idle timeout
+ * after its last activity and the timeout itself.
+ */
 export function touchSession(ctx: CommandContext, session: SessionRow): void {
   const current = ctx.changes.sessions.get(session.id) ?? session;
-  ctx.changes.setSession({ ...current, lastActivityAt: ctx.now, expiresAt: sessionExpiresAt(ctx.now, ctx.idleTimeoutMs) });
+  const now = ctx.now.getTime();
+  const expiresAt = sessionExpiresAt(ctx.now, ctx.idleTimeoutMs);
+  const stale = now - current.lastActivityAt.getTime() >= ACTIVITY_WRITE_INTERVAL_MS || expiresAt.getTime() - current.expiresAt.getTime() >= ACTIVITY_WRITE_INTERVAL_MS;
+  if (!stale) return;
+  ctx.changes.setSession({ ...current, lastActivityAt: ctx.now, expiresAt });
 }
 
 /** The activity of the caller's own connected session on the wall, if any (a confirm or a cancel names no session). */

@@ -7,7 +7,6 @@ import {
   deleteOldAuditRecords,
   deleteOldCountedEvents,
   deleteOldFailedJobs,
-  deleteOldIdempotencyRecords,
   deleteOldLabelDocuments,
   deleteOldOutboxEvents,
   deleteOldSortBoxItems,
@@ -81,7 +80,6 @@ function kinds(consumers: readonly string[]): Kind[] {
     },
     { kind: 'failed-job', cutoff: (s, now) => days(s.failedJobDays, now), step: (db, cutoff, batch) => deleteOldFailedJobs(db, { cutoff, batch }) },
     { kind: 'applied-command', cutoff: (s, now) => new Date(now - s.commandRecordHours * 3_600_000), step: (db, cutoff, batch) => deleteOldAppliedCommands(db, { cutoff, batch }) },
-    { kind: 'idempotency-record', cutoff: (s, now) => new Date(now - s.commandRecordHours * 3_600_000), step: (db, cutoff, batch) => deleteOldIdempotencyRecords(db, { cutoff, batch }) },
   ];
 }
 

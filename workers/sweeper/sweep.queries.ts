@@ -16,7 +16,7 @@ with claimed as (
 )
 select exists (select 1 from claimed) as claimed`);
 
-/** Connected sessions idle past their expiry, oldest first. */
+/** Connected sessions idle past their expiry, oldest first (an expiry written to the minute: session-access.ts). */
 export const dueSessions = query<{ limit: number }, { id: number; client_id: number; wall_id: number }>(
   'sweep-due-sessions',
   `select id, client_id, wall_id from sorter_session where status = 'Connected' and expires_at <= now() order by expires_at limit :limit::int`,
@@ -139,6 +139,5 @@ export const deleteOldSortBoxItems = oldRows<{ clientId: number }>('sort-box-ite
 
 export const deleteOldFailedJobs = oldRows('failed-jobs', 'failed_job', { key: 'id', time: 'failed_at' });
 
+/* A keyed scan's Idempotency-Key is a column of its applied record: the key goes with it. */
 export const deleteOldAppliedCommands = oldRows('applied-commands', 'applied_command', { key: 'command_id', time: 'applied_at' });
-
-export const deleteOldIdempotencyRecords = oldRows('idempotency-records', 'idempotency_record', { key: 'client_id, idempotency_key', time: 'created_at' });

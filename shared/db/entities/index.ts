@@ -11,7 +11,6 @@ export * from './sorter-session.entity';
 export * from './sort-box-item.entity';
 export * from './outbox-event.entity';
 export * from './audit-log.entity';
-export * from './idempotency-record.entity';
 export * from './applied-command.entity';
 export * from './webhook-subscription.entity';
 export * from './webhook-delivery.entity';
@@ -30,7 +29,6 @@ import { SorterSession } from './sorter-session.entity';
 import { SortBoxItem } from './sort-box-item.entity';
 import { OutboxEvent } from './outbox-event.entity';
 import { AuditLog } from './audit-log.entity';
-import { IdempotencyRecord } from './idempotency-record.entity';
 import { AppliedCommand } from './applied-command.entity';
 import { WebhookSubscription } from './webhook-subscription.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
@@ -38,6 +36,6 @@ import { TransparencyCode } from './transparency-code.entity';
 
 export const ALL_ENTITIES = [
   Client, ClientSettings, Employee, Warehouse, Product, ProductCode, Order, OrderItem, Picklist, PicklistOrder,
-  Wall, SortBox, SorterSession, SortBoxItem, OutboxEvent, AuditLog, IdempotencyRecord, AppliedCommand,
+  Wall, SortBox, SorterSession, SortBoxItem, OutboxEvent, AuditLog, AppliedCommand,
   WebhookSubscription, WebhookDelivery, TransparencyCode,
 ];

@@ -17,7 +17,7 @@ import { WallState, type SlotRow } from './wall-state';
  * keeps the wall's state in memory and decides each command there, in arrival order, with the XState
  * machines (the use-cases of workers/sorting/use-cases). A decision is the answer and the rows it
  * changes (WallChanges); the actor writes it with the command's bookkeeping (its outbox events, its
- * applied_command record, a scan's idempotency record) in ONE statement, fenced by the wall's version:
+ * applied_command record, with a keyed scan's key) in ONE statement, fenced by the wall's version:
  * the write holds only if the wall still has the version the decision was made against. Otherwise
  * (another holder wrote, an upload moved the version, a line changed under a candidate) nothing of it
  * stays, and the actor reloads and decides again.
@@ -213,7 +213,7 @@ export class WallActor {
           const earlier = await this.earlier(job.commandId);
           if (earlier) return earlier as CommandOutcome<N>;
         }
-        if (violates(err, 'idempotency_record_pkey') && changes?.idempotency && state && attempt < MAX_ATTEMPTS) {
+        if (violates(err, 'applied_command_idempotency_uq') && changes?.idempotency && state && attempt < MAX_ATTEMPTS) {
           // The key was used before this wall's memory began: its first answer decides (the use-case replays it).
           const prior = await new WallReads(this.deps.db, state).idempotency(changes.idempotency.key);
           if (prior) {

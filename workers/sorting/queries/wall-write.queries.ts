@@ -23,7 +23,7 @@ export interface ApplyParams {
   itemsUpdated: string;
   itemsInserted: string;
   events: string;
-  /** The applied_command record. */
+  /** The applied_command record (with a keyed scan's key and request hash: `idempotency`). */
   commandId: string;
   command: string;
   partition: number;
@@ -83,7 +83,7 @@ export function writeShape(p: ApplyParams): WriteShape {
   };
 }
 
-/** `apply-wall-changes:<letters of its parts>`, e.g. a confirm's `lsue`. */
+/** `apply-wall-changes:<letters of its parts>`, e.g. a confirm's `lue`. */
 const shapeKey = (s: WriteShape) => PARTS.filter(([part]) => s[part]).map(([, letter]) => letter).join('') || 'none';
 
 /** The CTE of each part, in the order the unique indexes and locks need (see applyWallChanges). */
@@ -144,13 +144,11 @@ function writeCtes(s: WriteShape): [string, string][] {
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1`]);
   ctes.push(['record', `
-  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
-  returning 1`]);
-  if (s.idempotency) ctes.push(['idempotency', `
-  insert into idempotency_record (client_id, idempotency_key, operation, request_hash, status, body, created_at)
-  select :clientId::int, k.key, :command::text, k."requestHash", 200, :result::jsonb, :now::timestamptz
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at${s.idempotency ? ', idempotency_key, request_hash' : ''})
+  ${s.idempotency
+    ? `select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)`
+    : `values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)`}
   returning 1`]);
   return ctes;
 }
@@ -210,10 +208,11 @@ const shape = (parts: (keyof WriteShape)[]): WriteShape =>
   Object.fromEntries(PARTS.map(([part]) => [part, parts.includes(part)])) as unknown as WriteShape;
 
 // The commonest shapes, as the hot-statement snapshot shows them: a keyed scan of an order already in a
-// slot, a scan that puts its order into a slot, a confirm, a release, and every part at once.
-export const applyScan = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
-export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'sessionsUpdated', 'itemsInserted', 'events', 'idempotency'])) };
-export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'sessionsUpdated', 'itemsUpdated', 'events'])) };
+// slot, a scan that puts its order into a slot, a confirm (none of them writes the session: its activity
+// is written once a minute, session-access.ts), a release, and every part at once.
+export const applyScan = { statement: applyVariants.statement(shape(['lines', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'itemsInserted', 'events', 'idempotency'])) };
+export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'itemsUpdated', 'events'])) };
 export const applyRelease = { statement: applyVariants.statement(shape(['slotsVacated', 'events'])) };
 export const applyEveryPart = { statement: applyVariants.statement(shape(PARTS.map(([part]) => part))) };
 
@@ -252,9 +251,10 @@ select exists (select 1 from applied_command ac where ac.command_id = :commandId
        (select json_build_object('code', o.data->>'code', 'detail', o.data->>'detail') from outbox_event o where o.event_id = :refusedEventId::uuid) as refusal`,
 );
 
-/** The first answer under a sorter's Idempotency-Key, when the wall's memory does not hold it. */
+/** The first answer under a sorter's Idempotency-Key (its keyed applied record), when the wall's memory does not hold it. */
 export const idempotencyRecord = query<{ clientId: number; key: string }, { operation: string; request_hash: string; body: unknown }>('idempotency-record', `
-select operation, request_hash, body from idempotency_record where client_id = :clientId and idempotency_key = :key`);
+select name as operation, request_hash, result as body from applied_command
+ where client_id = :clientId::int and idempotency_key = :key::text and idempotency_key is not null`);
 
 /** Ids taken from the sequences when the wall's own stock ran out. */
 export const reserveIds = query<{ items: number; sessions: number }, { item_ids: number[] | null; session_ids: number[] | null }>('reserve-ids', `
