@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { Admission } from '../../shared/commands/admission';
+import { Admission, eventLoopDelay } from '../../shared/commands/admission';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
 import { setOperationalSources, trackWallListeners } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
@@ -19,8 +19,17 @@ import { EmployeeAccess } from './http/employee-access';
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
-  // Per partition: until its answers are measured, 100 per second stands in; 4 commands waiting are always admitted.
-  const admission = new Admission({ maxWaitMs: config.COMMAND_MAX_WAIT_MS, maxInFlight: config.COMMAND_MAX_IN_FLIGHT, minInFlight: 4, initialRatePerSecond: 100, partitions: config.QUEUE_PARTITIONS });
+  // Per partition: until the workers' first answers, 10 ms per command stands in; 4 commands waiting are always admitted.
+  const loop = eventLoopDelay();
+  runtime.onClose('event loop delay', () => loop.stop());
+  const admission = new Admission({
+    maxWaitMs: config.COMMAND_MAX_WAIT_MS,
+    maxInFlight: config.COMMAND_MAX_IN_FLIGHT,
+    minInFlight: 4,
+    initialServiceMs: 10,
+    partitions: config.QUEUE_PARTITIONS,
+    loopDelayMs: loop.delayMs,
+  });
   const commands = createCommandClient(runtime.queueSettings, log, admission);
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);

@@ -1,83 +1,98 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AppError } from '../errors/app-error';
 import { FINISHING_COMMANDS, type CommandName } from './commands';
+import { admissionRefusals } from './command-metrics';
 
 /**
- * The one admission policy of the command client (docs/api.md §1, 503). A command waits in the queue
- * of its wall's partition, and each partition runs one command at a time: a partition that holds two
- * busy walls is slower to answer than the others however idle they are. So the policy is kept per
- * partition. A command is admitted only while the commands this process already waits for on its
- * partition would, at the rate that partition's answers have been arriving, all be answered within
- * `maxWaitMs`, and while the oldest of them has waited less than that; never beyond `maxInFlight` in the
- * whole process (a hard bound on memory). Beyond that the caller gets 503 `service-unavailable` with
- * `Retry-After` at once, instead of a request held while the partition's backlog grows.
+ * The one admission policy of the command client (docs/api.md §1, 503; docs/operations.md "Overload").
+ * A command waits in the queue of its wall's partition, and each partition runs one command at a time,
+ * so the policy is kept per partition and asks what the service can actually do:
  *
- * A partition's rate is counted over the last 2 s at each of its answers. It only replaces the estimate
- * when the partition has been busy (commands waiting) for the whole window; otherwise it can only raise
- * it. An idle spell means no work, not a slow partition, so a burst after a pause is judged by the last
- * busy rate. Until the first answers `initialRatePerSecond` stands in; a partition's capacity is never
- * below `minInFlight` commands waiting (new work: half of them), unless the oldest waits too long.
+ * - Service time: the sorting worker reports with each answer how long it spent on the command (from
+ *   taking it to its answer, whatever kept it: the CPU, PostgreSQL, an fsync). A partition's estimate is
+ *   a moving average of those. The answer rate says nothing about what a partition could do: at a light
+ *   load it is the offered rate, however fast each command runs, and with several API processes each
+ *   sees only its share of a partition's answers. Until a partition's first answer the average of the
+ *   others (or `initialServiceMs`) stands in; an idle spell keeps the last estimate.
+ * - The expected wait of a command is the commands this process already waits for on its partition
+ *   times that service time, plus how late this process's own event loop runs (the CPU the API cannot
+ *   get or keeps busy: a command's answer waits for the loop as well). A command is admitted while that
+ *   stays within its budget.
+ * - The oldest waiting command: one that has waited its budget already is a backlog that is really late
+ *   (a partition that slowed down before the estimate did, commands of other API processes ahead of it,
+ *   a holder that is gone), and nothing more is admitted to that partition until it is answered.
+ * - The process's event loop itself: while it runs later than a budget, the process is out of CPU, and
+ *   that work is refused whatever the partitions say.
  *
- * Work in hand goes first: a confirm, cancel, swap, release or session stop (FINISHING_COMMANDS)
- * finishes something a person already started, and shedding it leaves a slot held while the floor
- * retries. Those are admitted up to the whole of `maxWaitMs`; new work (a scan, a connect, a renew, a
- * wall edit) sheds at NEW_WORK_SHARE of it, so under overload the service keeps finishing what it
- * started instead of starting more, and no command expects to wait longer than `maxWaitMs`.
+ * The budgets: work in hand (FINISHING_COMMANDS: a confirm, cancel, swap, release or session stop, which
+ * finishes what a person started; shedding it leaves a slot held while the floor retries) has the whole
+ * of `maxWaitMs`; new work (a scan, a connect, a renew, a wall edit) NEW_WORK_SHARE of it. So under
+ * overload the service finishes what it started before it starts more, and no command expects to wait
+ * longer than `maxWaitMs`. `minInFlight` commands per partition (new work: its share) are admitted
+ * whatever the estimate (a cold partition, one slow answer), never beyond the oldest's budget or the loop's.
+ * `maxInFlight` bounds the whole process (memory), whatever else holds.
+ *
+ * A refusal costs a few comparisons, and the check before the wall is known (before authentication)
+ * refuses only what every partition would. Its `Retry-After` spreads the re-sends: the time the
+ * backlog needs to drain (at least a second), drawn at random between once and twice that, so that a
+ * floor refused at once does not come back at once; the drawn milliseconds travel in the problem as
+ * `retryAfterMs` for clients that can wait less than whole seconds.
  */
-const WINDOW_MS = 2000;
-const BUCKET_MS = 250;
 const NEW_WORK_SHARE = 0.5;
+/** Weight of the newest service time in a partition's average: about the last ten answers count. */
+const SERVICE_WEIGHT = 0.2;
+const MIN_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+
+export type RefusalReason = 'ceiling' | 'loop' | 'late' | 'wait';
 
 export interface AdmissionOptions {
   /** COMMAND_MAX_WAIT_MS: the longest a command may expect to wait. */
   maxWaitMs: number;
-  /** COMMAND_MAX_IN_FLIGHT: never more waiting in the process than this, whatever the rate. */
+  /** COMMAND_MAX_IN_FLIGHT: never more waiting in the process than this. */
   maxInFlight: number;
-  /** A partition's least capacity, however slow its answers (a cold start, a quiet floor). */
+  /** Commands a partition may always hold waiting (new work: its share), however slow its estimate. */
   minInFlight: number;
-  /** A partition's rate until its first answers. */
-  initialRatePerSecond: number;
+  /** A partition's service time until the first answer in the process. */
+  initialServiceMs: number;
   /** QUEUE_PARTITIONS: the partitions a command may go to. */
   partitions: number;
+  /** How late this process's event loop runs now, ms (eventLoopDelay()); none: 0. */
+  loopDelayMs?: () => number;
   now?: () => number;
+  random?: () => number;
 }
 
 /** One partition's commands as this process sees them. */
 class Lane {
   inFlight = 0;
-  /** Answers per 250 ms bucket over the last 2 s. */
-  readonly buckets = new Array<number>(WINDOW_MS / BUCKET_MS).fill(0);
-  bucketAt = 0;
-  busySince = 0;
   /** When each waiting command was admitted, oldest first (a Map keeps the order of insertion). */
   readonly admittedAt = new Map<number, number>();
 
-  constructor(public rate: number) {}
+  constructor(public serviceMs: number) {}
 
   oldestAt(): number | undefined {
     for (const at of this.admittedAt.values()) return at;
     return undefined;
   }
+}
 
-  /** Counts one answer at `now` and returns the answers per second over the window. */
-  countAnswer(now: number): number {
-    const slot = Math.floor(now / BUCKET_MS);
-    const n = this.buckets.length;
-    if (slot - this.bucketAt >= n) this.buckets.fill(0);
-    else for (let s = this.bucketAt + 1; s <= slot; s++) this.buckets[s % n] = 0;
-    this.bucketAt = Math.max(this.bucketAt, slot);
-    this.buckets[this.bucketAt % n]++;
-    let sum = 0;
-    for (const b of this.buckets) sum += b;
-    return sum / (WINDOW_MS / 1000);
-  }
+/** A command admitted: `served` with the worker's service time when it reports one, `done` once its outcome is known. */
+export interface Admitted {
+  served(serviceMs: number): void;
+  done(): void;
 }
 
 export class Admission {
   private inFlight = 0;
   private readonly lanes = new Map<number, Lane>();
   private ticket = 0;
+  /** The process's average service time over every partition: a cold partition's first estimate. */
+  private serviceMs: number;
 
-  constructor(private readonly opts: AdmissionOptions) {}
+  constructor(private readonly opts: AdmissionOptions) {
+    this.serviceMs = opts.initialServiceMs;
+  }
 
   private now(): number {
     return (this.opts.now ?? Date.now)();
@@ -86,7 +101,7 @@ export class Admission {
   private lane(partition: number): Lane {
     let lane = this.lanes.get(partition);
     if (!lane) {
-      lane = new Lane(this.opts.initialRatePerSecond);
+      lane = new Lane(this.serviceMs);
       this.lanes.set(partition, lane);
     }
     return lane;
@@ -96,18 +111,9 @@ export class Admission {
     return FINISHING_COMMANDS.has(name) ? 1 : NEW_WORK_SHARE;
   }
 
-  /** The commands a partition answering at `rate` per second may hold waiting: finishing ones; new work sheds at its share. */
-  private capacityAt(rate: number): number {
-    return Math.min(this.opts.maxInFlight, Math.max(this.opts.minInFlight, Math.floor((rate * this.opts.maxWaitMs) / 1000)));
-  }
-
-  private limit(rate: number, share: number): number {
-    return share === 1 ? this.capacityAt(rate) : Math.max(1, Math.floor(this.capacityAt(rate) * share));
-  }
-
-  /** The commands a partition may hold waiting now (finishing ones; new work sheds at a share of it). */
-  capacity(partition: number): number {
-    return this.capacityAt(this.lanes.get(partition)?.rate ?? this.opts.initialRatePerSecond);
+  /** A partition's service time estimate, ms. */
+  serviceTime(partition: number): number {
+    return this.lanes.get(partition)?.serviceMs ?? this.serviceMs;
   }
 
   /** Commands waiting now, in the process or on one partition. */
@@ -115,71 +121,109 @@ export class Admission {
     return partition === undefined ? this.inFlight : (this.lanes.get(partition)?.inFlight ?? 0);
   }
 
-  private refused(waiting: number): AppError {
+  /** What a command of `share` on `lane` (none: nothing waits there) would meet: a reason to refuse and the wait it expects. */
+  private judge(lane: Lane | undefined, share: number, loopMs: number, now: number): { reason: RefusalReason | null; waitMs: number } {
+    const budget = this.opts.maxWaitMs * share;
+    const waitMs = loopMs + (lane ? lane.inFlight * lane.serviceMs : 0);
+    if (loopMs >= budget) return { reason: 'loop', waitMs };
+    if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
+    const oldest = lane.oldestAt();
+    if (oldest !== undefined && now - oldest >= budget) return { reason: 'late', waitMs: Math.max(waitMs, now - oldest) };
+    const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
+    if (lane.inFlight >= floor && waitMs > budget) return { reason: 'wait', waitMs };
+    return { reason: null, waitMs };
+  }
+
+  private refused(reason: RefusalReason, waiting: number, drainMs: number): AppError {
+    admissionRefusals.inc({ reason });
+    const random = this.opts.random ?? Math.random;
+    const baseMs = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, drainMs));
+    const retryAfterMs = Math.round(baseMs * (1 + random()));
     return new AppError('service-unavailable', `The sorting service is at capacity (${waiting} commands waiting); nothing was changed. Retry in a moment.`, {
-      headers: { 'Retry-After': '1' },
+      headers: { 'Retry-After': String(Math.max(1, Math.round(retryAfterMs / 1000))) },
+      extensions: { retryAfterMs },
     });
   }
 
   /**
    * The 503 a command of this name would get now, or null when it would be admitted. With a partition:
-   * the policy itself. Without (its wall not known yet): only what holds for every partition, the
-   * process's ceiling and the sum of the partitions' limits, asked before the request's other work
-   * (authentication, validation, reads), so that under a general overload a refusal costs the API as
-   * little as it can (docs/operations.md "Overload").
+   * the policy itself. Without (its wall not known yet): only what holds for every partition, asked
+   * before the request's other work (authentication, validation, reads), so that under a general
+   * overload a refusal costs the API as little as it can.
    */
   refusal(name: CommandName, partition?: number): AppError | null {
-    if (this.inFlight >= this.opts.maxInFlight) return this.refused(this.inFlight);
+    if (this.inFlight >= this.opts.maxInFlight) return this.refused('ceiling', this.inFlight, (this.inFlight * this.serviceMs) / Math.max(1, this.lanes.size));
     const share = Admission.share(name);
-    if (partition === undefined) {
-      // Refused here only if every partition would refuse it: the process's commands beyond the sum of
-      // the partitions' limits, or every partition's oldest command waiting too long.
-      let limit = 0;
-      let late = 0;
-      const now = this.now();
-      for (let p = 0; p < this.opts.partitions; p++) {
-        const lane = this.lanes.get(p);
-        limit += this.limit(lane?.rate ?? this.opts.initialRatePerSecond, share);
-        if (lane && this.tooOld(lane, share, now)) late++;
-      }
-      return this.inFlight >= limit || late === this.opts.partitions ? this.refused(this.inFlight) : null;
+    const loopMs = this.opts.loopDelayMs?.() ?? 0;
+    const now = this.now();
+    if (partition !== undefined) {
+      const lane = this.lanes.get(partition);
+      const { reason, waitMs } = this.judge(lane, share, loopMs, now);
+      return reason ? this.refused(reason, lane?.inFlight ?? 0, waitMs) : null;
     }
-    const lane = this.lanes.get(partition);
-    if (!lane) return null;
-    if (lane.inFlight >= this.limit(lane.rate, share) || this.tooOld(lane, share, this.now())) return this.refused(lane.inFlight);
-    return null;
-  }
-
-  /** A backlog the rate has not caught up with yet (the partition slowed down): its oldest command says so. */
-  private tooOld(lane: Lane, share: number, now: number): boolean {
-    const oldest = lane.oldestAt();
-    return oldest !== undefined && now - oldest >= this.opts.maxWaitMs * share;
+    // Refused here only if every partition would refuse it; the Retry-After of the one that drains first.
+    if (this.lanes.size < this.opts.partitions) {
+      const { reason, waitMs } = this.judge(undefined, share, loopMs, now);
+      return reason ? this.refused(reason, this.inFlight, waitMs) : null;
+    }
+    let drainMs = Infinity;
+    let because: RefusalReason = 'wait';
+    for (const lane of this.lanes.values()) {
+      const { reason, waitMs } = this.judge(lane, share, loopMs, now);
+      if (!reason) return null;
+      if (waitMs < drainMs) [drainMs, because] = [waitMs, reason];
+    }
+    return this.refused(because, this.inFlight, drainMs);
   }
 
   /**
-   * Admits the command for its partition or throws the 503; an admitted command calls the answer once,
-   * when its outcome (of any kind) is known.
+   * Admits the command for its partition or throws the 503; an admitted command reports its service
+   * time when the worker gives one, and calls `done` once, when its outcome (of any kind) is known.
    */
-  admit(name: CommandName, partition: number): () => void {
+  admit(name: CommandName, partition: number): Admitted {
     const refused = this.refusal(name, partition);
     if (refused) throw refused;
     const lane = this.lane(partition);
-    const at = this.now();
-    if (lane.inFlight === 0) lane.busySince = at;
     lane.inFlight++;
     this.inFlight++;
     const ticket = ++this.ticket;
-    lane.admittedAt.set(ticket, at);
+    lane.admittedAt.set(ticket, this.now());
     let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      lane.inFlight--;
-      this.inFlight--;
-      lane.admittedAt.delete(ticket);
-      const now = this.now();
-      const windowRate = lane.countAnswer(now);
-      lane.rate = now - lane.busySince >= WINDOW_MS ? windowRate : Math.max(lane.rate, windowRate);
+    return {
+      served: (serviceMs) => {
+        if (!Number.isFinite(serviceMs) || serviceMs < 0) return;
+        lane.serviceMs += SERVICE_WEIGHT * (serviceMs - lane.serviceMs);
+        this.serviceMs += SERVICE_WEIGHT * (serviceMs - this.serviceMs);
+      },
+      done: () => {
+        if (done) return;
+        done = true;
+        lane.inFlight--;
+        this.inFlight--;
+        lane.admittedAt.delete(ticket);
+      },
     };
   }
+}
+
+/**
+ * How late this process's event loop runs: the mean delay of a timer over the last `intervalMs`,
+ * read once per interval (perf_hooks' histogram; nothing per request). For `loopDelayMs`.
+ */
+export function eventLoopDelay(intervalMs = 500): { delayMs(): number; stop(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let delayMs = 0;
+  const timer = setInterval(() => {
+    // The histogram counts from when a timer was due; its resolution is no delay.
+    delayMs = histogram.count ? Math.max(0, histogram.mean / 1e6 - 10) : 0;
+    histogram.reset();
+  }, intervalMs).unref();
+  return {
+    delayMs: () => delayMs,
+    stop() {
+      clearInterval(timer);
+      histogram.disable();
+    },
+  };
 }

@@ -4,9 +4,9 @@ import { OUTAGE_RETRY_AFTER_SECONDS, isCommandTimeout } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import { foldedWarning } from '../logging/logger';
 import { PartitionProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
-import type { Admission } from './admission';
+import type { Admission, Admitted } from './admission';
 import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';
-import { commandDuration } from './command-metrics';
+import { commandDuration, commandService } from './command-metrics';
 import type { CommandName, CommandPayloads, CommandResults } from './commands';
 import { partitionOf } from './partitioning';
 
@@ -45,6 +45,8 @@ interface Waiter {
   name: CommandName;
   partition: number;
   jobId: string | null;
+  /** Its admission, told the service time the worker reports with the answer. */
+  admitted: Admitted | undefined;
   resolve(outcome: CommandOutcome): void;
   timer: NodeJS.Timeout;
 }
@@ -71,14 +73,18 @@ class RedisCommandClient implements CommandClient {
   }
 
   private onReply(reply: CommandReply): void {
-    this.settle(reply.commandId, reply.outcome);
+    this.settle(reply.commandId, reply.outcome, reply.serviceMs);
   }
 
-  private settle(commandId: string, outcome: CommandOutcome): void {
+  private settle(commandId: string, outcome: CommandOutcome, serviceMs?: number): void {
     const waiter = this.waiters.get(commandId);
     if (!waiter) return;
     clearTimeout(waiter.timer);
     this.waiters.delete(commandId);
+    if (typeof serviceMs === 'number') {
+      waiter.admitted?.served(serviceMs);
+      commandService.observe(serviceMs / 1000);
+    }
     waiter.resolve(outcome);
   }
 
@@ -140,21 +146,21 @@ class RedisCommandClient implements CommandClient {
 
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
     const partition = partitionOf(data.wallId, this.settings.partitions);
-    const done = this.admission?.admit(name, partition);
+    const admitted = this.admission?.admit(name, partition);
     const end = commandDuration.startTimer({ command: name });
     try {
-      const value = await this.run(name, data, partition);
+      const value = await this.run(name, data, partition, admitted);
       end({ outcome: 'ok' });
       return value;
     } catch (err) {
       end({ outcome: err instanceof AppError ? err.code : 'internal-error' });
       throw err;
     } finally {
-      done?.();
+      admitted?.done();
     }
   }
 
-  private async run<N extends CommandName>(name: N, payload: CommandPayloads[N], partition: number): Promise<CommandResults[N]> {
+  private async run<N extends CommandName>(name: N, payload: CommandPayloads[N], partition: number, admitted: Admitted | undefined): Promise<CommandResults[N]> {
     // Fail fast: with Redis known to be away, waiting for a reconnect helps nobody.
     if (this.producer.unreachable()) throw unreachable();
     try {
@@ -171,7 +177,7 @@ class RedisCommandClient implements CommandClient {
         () => this.settle(commandId, { ok: false, problem: { code: 'command-timeout', detail: '' } }),
         this.settings.commandTimeoutMs,
       );
-      waiter = { name, partition, jobId: null, resolve, timer };
+      waiter = { name, partition, jobId: null, admitted, resolve, timer };
       this.waiters.set(commandId, waiter);
     });
     try {

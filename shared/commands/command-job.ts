@@ -18,6 +18,12 @@ export type CommandOutcome<N extends CommandName = CommandName> =
 export interface CommandReply {
   commandId: string;
   outcome: CommandOutcome;
+  /**
+   * The partition's time spent on this command, ms: from its worker taking it to its answer (for
+   * commands decided and written together, their time shared among them). The API's admission
+   * estimates a partition's wait from it (admission.ts).
+   */
+  serviceMs?: number;
 }
 
 /** Facts about the job a handler may need (the applied-command record, exactly-once). */

@@ -44,9 +44,10 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
 
   const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
     const { commandId, replyTo } = job.data;
+    const startedAt = performance.now();
     const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, dispatchOpts);
     if (replyTo) {
-      const reply: CommandReply = { commandId, outcome };
+      const reply: CommandReply = { commandId, outcome, serviceMs: Math.round((performance.now() - startedAt) * 100) / 100 };
       await publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
     }
     return outcome;

@@ -1,15 +1,29 @@
-import { Admission } from '../../shared/commands/admission';
+import { Admission, type AdmissionOptions, type Admitted } from '../../shared/commands/admission';
+import type { CommandName } from '../../shared/commands/commands';
 import { AppError } from '../../shared/errors/app-error';
 
-/** Commands admitted and not yet answered; `finish(n)` answers the n oldest. */
+const options = (more: Partial<AdmissionOptions> = {}): AdmissionOptions => ({
+  maxWaitMs: 1000,
+  maxInFlight: 2000,
+  minInFlight: 4,
+  initialServiceMs: 10,
+  partitions: 8,
+  now: () => 0,
+  ...more,
+});
+
+/** Commands admitted and not yet answered; `finish(n, ms)` answers the n oldest, each reporting `ms` of service. */
 function floor(admission: Admission, partition = 0) {
-  const open: (() => void)[] = [];
+  const open: Admitted[] = [];
   return {
-    admit(name: Parameters<Admission['admit']>[0] = 'item.scan') {
+    admit(name: CommandName = 'item.scan') {
       open.push(admission.admit(name, partition));
     },
-    finish(n: number) {
-      for (const done of open.splice(0, n)) done();
+    finish(n: number, serviceMs?: number) {
+      for (const a of open.splice(0, n)) {
+        if (serviceMs !== undefined) a.served(serviceMs);
+        a.done();
+      }
     },
     get waiting() {
       return open.length;
@@ -26,48 +40,136 @@ const shed = (f: () => void): AppError | null => {
   }
 };
 
+/**
+ * One partition worked one command at a time, as the sorting worker does, on an injected clock (1 ms
+ * steps): commands arrive when `arrivals` says, are admitted or refused by the policy, reach the
+ * partition's queue `transitMs` later (the API, Redis and the worker's fetch on a busy machine), wait in
+ * order and take `serviceMs(i)` each; the answer, with the service time, is back `transitMs` after.
+ */
+function simulate(opts: { ms: number; arrivals: (t: number) => CommandName[]; serviceMs: (i: number) => number; transitMs?: number; admission?: Partial<AdmissionOptions> }) {
+  let t = 0;
+  const transit = opts.transitMs ?? 0;
+  const a = new Admission(options({ now: () => t, ...opts.admission }));
+  type Command = { admitted: Admitted; at: number; ms: number };
+  const sent: { command: Command; due: number }[] = [];
+  const queue: Command[] = [];
+  const answers: { command: Command; due: number }[] = [];
+  let busyUntil = -1;
+  let current: Command | null = null;
+  let served = 0;
+  const refused: Record<string, number> = {};
+  const waits: number[] = [];
+  for (; t < opts.ms; t++) {
+    while (answers.length && answers[0].due <= t) {
+      const { command } = answers.shift()!;
+      command.admitted.served(command.ms);
+      command.admitted.done();
+      waits.push(t - command.at);
+    }
+    if (current && t >= busyUntil) {
+      answers.push({ command: current, due: t + transit });
+      current = null;
+    }
+    for (const name of opts.arrivals(t)) {
+      const error = shed(() => sent.push({ command: { admitted: a.admit(name, 0), at: t, ms: 0 }, due: t + transit }));
+      if (error) refused[name] = (refused[name] ?? 0) + 1;
+    }
+    while (sent.length && sent[0].due <= t) queue.push(sent.shift()!.command);
+    if (!current && queue.length) {
+      current = queue.shift()!;
+      current.ms = opts.serviceMs(served++);
+      busyUntil = t + current.ms;
+    }
+  }
+  return { refused, waits, maxWait: Math.max(0, ...waits), admission: a };
+}
+
 describe('the command admission policy', () => {
-  it('admits up to its capacity, then answers 503 with Retry-After at once', () => {
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 3, initialRatePerSecond: 0, partitions: 8, now: () => 0 });
+  it('admits a light load on a partition slowed by fsync waits: a burst of scans behind a slow commit is not shed', () => {
+    // About 6 commands a second on the partition (25 pairs/s over 8 partitions), each taking 20 ms,
+    // every fifth 150 ms (a commit waiting for its fsync beside another busy process), and 80 ms on the
+    // way each way (a busy core): the process always has one waiting, so a policy that takes the
+    // answer rate (6/s) for what the partition can do sheds the fourth scan when six sorters of a wall
+    // scan at once (every 2 s). The partition answers all six within half a second.
+    const run = simulate({
+      ms: 20_000,
+      arrivals: (t) => (t % 2000 === 1000 ? Array<CommandName>(6).fill('item.scan') : t % 166 === 0 ? ['item.scan'] : []),
+      serviceMs: (i) => (i % 5 === 4 ? 150 : 20),
+      transitMs: 80,
+    });
+    expect(run.refused).toEqual({});
+    expect(run.maxWait).toBeLessThan(1000);
+    expect(run.admission.serviceTime(0)).toBeLessThan(100);
+  });
+
+  it('refuses a real overload, keeps every admitted command within its wait, and still admits work in hand', () => {
+    // 40 scans a second at 50 ms each: twice what the partition can do.
+    const run = simulate({ ms: 10_000, arrivals: (t) => (t % 25 === 0 ? ['item.scan'] : []), serviceMs: () => 50 });
+    expect(run.refused['item.scan']).toBeGreaterThan(150);
+    // New work waits at most its budget (half of maxWaitMs) and the one in service (and the model's 1 ms steps).
+    expect(run.maxWait).toBeLessThanOrEqual(500 + 50 + 5);
+    expect(run.admission.refusal('item.scan', 0)?.code).toBe('service-unavailable');
+    expect(run.admission.refusal('item.confirm', 0)).toBeNull();
+  });
+
+  it('compares the expected wait (waiting × the service time the worker reports) with the budget: work in hand has all of it, new work half', () => {
+    const a = new Admission(options());
     const f = floor(a);
-    for (let i = 0; i < 3; i++) f.admit('item.confirm');
-    const refused = shed(() => f.admit('item.confirm'));
+    f.admit('item.scan');
+    f.finish(1, 100);
+    f.finish(0);
+    // The estimate moves a fifth of the way to each report: 10 → 28 ms.
+    expect(a.serviceTime(0)).toBeCloseTo(28, 5);
+    for (let i = 0; i < 20; i++) {
+      f.admit('item.scan');
+      f.finish(1, 50);
+    }
+    expect(a.serviceTime(0)).toBeCloseTo(50, 0);
+    // 10 waiting × 50 ms = the new-work budget (500 ms): one more scan, then none.
+    for (let i = 0; i < 11; i++) f.admit('item.scan');
+    const refused = shed(() => f.admit('item.scan'));
     expect(refused).toBeInstanceOf(AppError);
     expect(refused?.code).toBe('service-unavailable');
-    expect(refused?.headers).toEqual({ 'Retry-After': '1' });
-    expect(f.waiting).toBe(3);
-    f.finish(3);
+    expect(refused?.message).toMatch(/11 commands waiting.*nothing was changed/);
+    // Work in hand: up to 1000 ms of expected wait.
+    for (let i = 0; i < 10; i++) f.admit('slot.release');
+    expect(shed(() => f.admit('item.confirm'))?.code).toBe('service-unavailable');
+    expect(f.waiting).toBe(21);
+    f.finish(21);
     expect(a.waiting()).toBe(0);
   });
 
-  it('sheds new work at half the capacity and admits work in hand (confirm, release) up to all of it', () => {
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 4, initialRatePerSecond: 0, partitions: 8, now: () => 0 });
+  it('always admits minInFlight per partition (new work: half), however slow the estimate', () => {
+    const a = new Admission(options({ initialServiceMs: 5000 }));
     const f = floor(a);
     f.admit('item.scan');
     f.admit('item.scan');
     expect(shed(() => f.admit('item.scan'))?.code).toBe('service-unavailable');
     f.admit('item.confirm');
-    f.admit('slot.release');
+    f.admit('item.confirm');
     expect(shed(() => f.admit('item.confirm'))?.code).toBe('service-unavailable');
-    expect(f.waiting).toBe(4);
   });
 
-  it('keeps each partition apart: a partition with a backlog sheds while another still admits', () => {
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 4, initialRatePerSecond: 0, partitions: 8, now: () => 0 });
+  it('keeps each partition apart, and a cold partition starts from the process\'s average service time', () => {
+    const a = new Admission(options());
     const busy = floor(a, 3);
+    for (let i = 0; i < 10; i++) {
+      busy.admit('item.confirm');
+      busy.finish(1, 200);
+    }
     for (let i = 0; i < 4; i++) busy.admit('item.confirm');
-    expect(shed(() => busy.admit('item.confirm'))?.code).toBe('service-unavailable');
     expect(a.refusal('item.scan', 3)?.code).toBe('service-unavailable');
-    // Another wall's partition has nothing waiting: its scan goes through.
+    // Another partition has nothing waiting: its scan goes through.
     expect(a.refusal('item.scan', 5)).toBeNull();
     floor(a, 5).admit('item.scan');
+    expect(a.serviceTime(5)).toBeGreaterThan(150);
     expect(a.waiting(3)).toBe(4);
     expect(a.waiting(5)).toBe(1);
     expect(a.waiting()).toBe(5);
   });
 
   it('refuses, before the wall is known, only what every partition would refuse', () => {
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 4, initialRatePerSecond: 0, partitions: 2, now: () => 0 });
+    const a = new Admission(options({ partitions: 2, initialServiceMs: 1000 }));
     expect(a.refusal('item.scan')).toBeNull();
     const p0 = floor(a, 0);
     const p1 = floor(a, 1);
@@ -82,15 +184,15 @@ describe('the command admission policy', () => {
     expect(a.refusal('item.confirm')).toBeNull();
   });
 
-  it('sheds a partition whose oldest command has waited too long, whatever the rate says', () => {
+  it('sheds a partition whose oldest command has waited its budget, whatever the estimate says', () => {
     let t = 0;
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 1000, minInFlight: 2, initialRatePerSecond: 200, partitions: 8, now: () => t });
+    const a = new Admission(options({ minInFlight: 2, initialServiceMs: 1, now: () => t }));
     const f = floor(a);
     f.admit('item.scan');
     t += 499;
     f.admit('item.scan');
     t += 1;
-    // Room for 100 by the rate, but the oldest has waited half of maxWaitMs: no new work.
+    // Room for hundreds by the estimate, but the oldest has waited half of maxWaitMs: no new work.
     expect(a.refusal('item.scan', 0)?.code).toBe('service-unavailable');
     expect(a.refusal('item.confirm', 0)).toBeNull();
     t += 500;
@@ -103,60 +205,76 @@ describe('the command admission policy', () => {
     expect(a.refusal('item.scan', 0)).toBeNull();
   });
 
-  it('refuses before the wall is known when every partition\'s oldest command has waited too long', () => {
-    let t = 0;
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 1000, minInFlight: 2, initialRatePerSecond: 200, partitions: 2, now: () => t });
-    floor(a, 0).admit('item.scan');
-    t += 600;
-    expect(a.refusal('item.scan', 0)?.code).toBe('service-unavailable');
-    // Partition 1 has nothing waiting: a scan may be for one of its walls.
+  it('refuses new work while the process\'s own event loop runs later than its budget, and work in hand only past the whole wait', () => {
+    let loop = 0;
+    const a = new Admission(options({ partitions: 2, loopDelayMs: () => loop }));
     expect(a.refusal('item.scan')).toBeNull();
-    floor(a, 1).admit('item.confirm');
-    t += 500;
+    loop = 600;
     expect(a.refusal('item.scan')?.code).toBe('service-unavailable');
+    expect(a.refusal('item.scan', 1)?.code).toBe('service-unavailable');
     expect(a.refusal('item.confirm')).toBeNull();
+    // The loop's delay adds to the wait a partition's backlog sets: 300 + 30 × 10 ms is over 500 ms.
+    loop = 300;
+    const f = floor(a, 0);
+    for (let i = 0; i < 30; i++) f.admit('item.confirm');
+    expect(a.refusal('item.scan', 0)?.code).toBe('service-unavailable');
+    expect(a.refusal('item.scan', 1)).toBeNull();
+    loop = 1000;
+    expect(a.refusal('item.confirm')?.code).toBe('service-unavailable');
   });
 
-  it('never admits more than COMMAND_MAX_IN_FLIGHT in the process, whatever the rate, the kind or the partition', () => {
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 3, minInFlight: 16, initialRatePerSecond: 1000, partitions: 8, now: () => 0 });
+  it('spreads the re-sends: Retry-After drawn between once and twice the time the backlog needs to drain (at least 1 s), finer in retryAfterMs', () => {
+    let r = 0;
+    const a = new Admission(options({ minInFlight: 2, initialServiceMs: 1000, random: () => r }));
+    const f = floor(a);
+    f.admit('item.scan');
+    const answers = [0, 0.2, 0.49, 0.5, 0.99].map((v) => {
+      r = v;
+      const e = a.refusal('item.scan', 0)!;
+      return [e.headers?.['Retry-After'], e.extensions?.retryAfterMs];
+    });
+    expect(answers).toEqual([
+      ['1', 1000],
+      ['1', 1200],
+      ['1', 1490],
+      ['2', 1500],
+      ['2', 1990],
+    ]);
+    // A deeper backlog: 3 s of work waiting asks for 3 to 6 s.
+    const deep = new Admission(options({ minInFlight: 3, initialServiceMs: 1000, random: () => r }));
+    const g = floor(deep);
+    g.admit('item.confirm');
+    g.admit('item.confirm');
+    g.admit('item.confirm');
+    r = 0;
+    expect(shed(() => g.admit('item.confirm'))?.headers).toEqual({ 'Retry-After': '3' });
+    r = 0.9;
+    expect(shed(() => g.admit('item.confirm'))?.headers).toEqual({ 'Retry-After': '6' });
+    // With the real random source, a floor refused at once gets different times.
+    const b = new Admission(options({ minInFlight: 2, initialServiceMs: 1000 }));
+    floor(b).admit('item.scan');
+    const ms = Array.from({ length: 200 }, () => b.refusal('item.scan', 0)!.extensions!.retryAfterMs as number);
+    expect(Math.min(...ms)).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...ms)).toBeLessThan(2000);
+    expect(new Set(ms).size).toBeGreaterThan(50);
+  });
+
+  it('never admits more than COMMAND_MAX_IN_FLIGHT in the process, whatever the estimate, the kind or the partition', () => {
+    const a = new Admission(options({ maxInFlight: 3, minInFlight: 16, initialServiceMs: 0 }));
     floor(a, 0).admit('item.confirm');
     floor(a, 1).admit('item.confirm');
     floor(a, 2).admit('item.confirm');
     expect(shed(() => floor(a, 3).admit('item.confirm'))?.code).toBe('service-unavailable');
     expect(a.refusal('item.confirm')?.code).toBe('service-unavailable');
-    expect(a.capacity(0)).toBe(3);
   });
 
-  it('lets as many wait as answer within maxWaitMs at the rate its partition answered while busy', () => {
-    let t = 0;
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 1000, minInFlight: 2, initialRatePerSecond: 50, partitions: 8, now: () => t });
+  it('ignores a service time that is no number of milliseconds', () => {
+    const a = new Admission(options());
     const f = floor(a);
-    expect(a.capacity(0)).toBe(50);
-    // Busy for 3 s (one command always waiting), one answer every 100 ms: 10 per second.
-    f.admit('item.confirm');
-    for (let i = 0; i < 30; i++) {
-      t += 100;
-      f.admit('item.confirm');
-      f.finish(1);
-    }
-    // 18 answers in the window (its newest 250 ms bucket has just begun): 9 per second.
-    expect(a.capacity(0)).toBe(9);
-    // Another partition has its own estimate.
-    expect(a.capacity(1)).toBe(50);
-    for (let i = 0; i < 8; i++) f.admit('item.confirm');
-    expect(shed(() => f.admit('item.confirm'))?.code).toBe('service-unavailable');
-  });
-
-  it('keeps the last busy rate over an idle spell, so a burst after a pause is not shed', () => {
-    let t = 0;
-    const a = new Admission({ maxWaitMs: 1000, maxInFlight: 1000, minInFlight: 2, initialRatePerSecond: 80, partitions: 8, now: () => t });
-    const f = floor(a);
-    t += 60_000;
-    // A burst of 30 after a minute of nothing: all admitted, and the first answers do not lower the rate.
-    for (let i = 0; i < 30; i++) f.admit('item.confirm');
-    t += 100;
-    f.finish(5);
-    expect(a.capacity(0)).toBe(80);
-    f.finish(25);
+    f.admit();
+    f.finish(1, Number.NaN);
+    f.admit();
+    f.finish(1, -5);
+    expect(a.serviceTime(0)).toBe(10);
   });
 });

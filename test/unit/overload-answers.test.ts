@@ -22,7 +22,7 @@ function capturedLog() {
 
 describe('answers under overload', () => {
   it('refuses a command route 503 before authenticating it while its command would be refused, and authenticates it otherwise', async () => {
-    const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 10, minInFlight: 2, initialRatePerSecond: 0, partitions: 1, now: () => 0 });
+    const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 10, minInFlight: 2, initialServiceMs: 600, partitions: 1, now: () => 0 });
     const commands = { refusal: (name) => admission.refusal(name) } as Pick<CommandClient, 'refusal'> as CommandClient;
     let handled = 0;
     const { log } = capturedLog();
@@ -48,14 +48,14 @@ describe('answers under overload', () => {
     expect((await request(app).post('/scan').send({ barcode: 'X' })).status).toBe(401);
     // At capacity (the one partition waited for is full of new work): 503 with Retry-After at once,
     // before the token (none here) or the body are looked at.
-    const done = admission.admit('item.scan', 0);
+    const admitted = admission.admit('item.scan', 0);
     const refused = await request(app).post('/scan').send({ nothing: true });
     expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['retry-after']).toMatch(/^[12]$/);
     expect(refused.body).toMatchObject({ code: 'service-unavailable' });
     // Work in hand still passes where a new scan is refused: the same policy as the command client's.
     expect(admission.refusal('item.confirm')).toBeNull();
-    done();
+    admitted.done();
     expect((await request(app).post('/scan').send({ barcode: 'X' })).status).toBe(401);
     expect(handled).toBe(0);
   });
