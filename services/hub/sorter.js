@@ -8,6 +8,13 @@
 import { $, api, el, eventStream, randomId, scanField, show, signInForm, textOn, token } from './common.js';
 
 const SESSION_KEY = 'sortingWall.session';
+/**
+ * The scan last sent without a final answer (503, 504 or none: a 504'd scan may still be applied):
+ * `{ sessionToken, barcode, key }`. The same barcode scanned again in the same session resends its
+ * Idempotency-Key, so the service answers the first scan's outcome instead of sorting the unit twice
+ * (docs/api.md §1 "Retrying"). Kept in sessionStorage: a reload in between is the same retry.
+ */
+const UNANSWERED_KEY = 'sortingWall.unansweredScan';
 const state = {
   session: JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'),
   item: null,
@@ -120,11 +127,30 @@ async function scan(barcode) {
     const { position, sorterBarcode } = state.item;
     throw { title: `Confirm slot ${position} first`, detail: `Put the unit in slot ${position} and scan ${sorterBarcode}, or cancel the scan.` };
   }
-  const item = await api('POST', '/api/v1/sort-box-items', {
-    body: { sessionToken: state.session.token, barcode },
-    headers: { 'Idempotency-Key': randomId() },
-  });
+  const sessionToken = state.session.token;
+  const key = scanKey(sessionToken, barcode);
+  sessionStorage.setItem(UNANSWERED_KEY, JSON.stringify({ sessionToken, barcode, key }));
+  let item;
+  try {
+    item = await api('POST', '/api/v1/sort-box-items', { body: { sessionToken, barcode }, headers: { 'Idempotency-Key': key } });
+  } catch (err) {
+    if (!outcomeUnknown(err)) {
+      sessionStorage.removeItem(UNANSWERED_KEY);
+      throw err;
+    }
+    throw { title: err.title, detail: `${err.detail} Scan the same unit again to see its slot: it is not sorted twice.` };
+  }
+  sessionStorage.removeItem(UNANSWERED_KEY);
   setItem(item);
+}
+
+/** No answer, 503 or 504: the scan may or may not be applied (504 may apply later), only a retry with its key tells. */
+const outcomeUnknown = (err) => err.status === 0 || err.status === 503 || err.status === 504;
+
+/** The key of the scan left unanswered when this is the same barcode in the same session (a retry), else a new one. */
+function scanKey(sessionToken, barcode) {
+  const last = JSON.parse(sessionStorage.getItem(UNANSWERED_KEY) || 'null');
+  return last && last.sessionToken === sessionToken && last.barcode === barcode ? last.key : randomId();
 }
 
 async function confirm(barcode) {

@@ -165,6 +165,21 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
     return false;
   }
 
+  /**
+   * Scans a unit; without a final answer (503, 504, none: a 504'd scan may still be applied) the sorter
+   * scans the same unit again with the same Idempotency-Key, which answers the first scan's outcome
+   * rather than sorting the unit twice (docs/api.md §1 "Retrying"), until an answer or the run's end.
+   */
+  async function scanUntilAnswered(auth: string, session: string, sku: string) {
+    const key = randomUUID();
+    for (;;) {
+      const scan = await http.call('POST', '/api/v1/sort-box-items', { auth, body: { sessionToken: session, barcode: sku }, headers: { 'idempotency-key': key } });
+      if (![0, 503, 504].includes(scan.status) || !running()) return scan;
+      refuse(scan.body?.code ?? `http-${scan.status}`);
+      await pause(1500);
+    }
+  }
+
   async function sorter(email: string, wall: SimWall, index: number): Promise<void> {
     const auth = await http.signIn(email, SIM_SORTER_PASSWORD);
     const connect = async () => {
@@ -180,11 +195,7 @@ export async function runSimulation(opts: SimOptions): Promise<SimSummary> {
         continue;
       }
       await pause(1200); // pick the next unit from the tote, find its barcode
-      const scan = await http.call('POST', '/api/v1/sort-box-items', {
-        auth,
-        body: { sessionToken: session, barcode: sku },
-        headers: { 'idempotency-key': randomUUID() },
-      });
+      const scan = await scanUntilAnswered(auth, session, sku);
       if (scan.status !== 200) {
         const code = scan.body?.code ?? `http-${scan.status}`;
         refuse(code);

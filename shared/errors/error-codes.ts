@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   'printer-in-use': { status: 409, title: 'Printer in use' },
   'no-printer': { status: 409, title: 'No printer' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'picklist-not-open': { status: 422, title: 'Picklist not open' },
   'picklist-required': { status: 422, title: 'Picklist required' },
   'wall-inactive': { status: 422, title: 'Wall inactive' },

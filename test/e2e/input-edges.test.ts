@@ -73,4 +73,26 @@ describe('input at the edges', () => {
     expect(res.body.errors[0].path).toBe(path);
     expect(res.body.detail).toMatch(/NUL character|unpaired UTF-16 surrogate|percent-encoded UTF-8/);
   });
+
+  it('answers a JSON body sent as text/plain (or a form) with 415 naming application/json, nothing changed', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await request(api.app).post('/api/v1/walls').set('Authorization', t.auth).set('Content-Type', type).send(JSON.stringify({ name: 'Plain' }));
+      expect(res.status).toBe(415);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 415, code: 'unsupported-media-type' });
+      expect(res.body.detail).toContain(`The request body is ${type}`);
+      expect(res.body.detail).toContain('Content-Type: application/json');
+    }
+    const token = await request(api.app).post('/token').set('Content-Type', 'text/plain').send(JSON.stringify({ username: 'x@example.com', password: 'x' }));
+    expect(token.status).toBe(415);
+    const walls = await request(api.app).get('/api/v1/walls').set('Authorization', t.auth).expect(200);
+    expect(walls.body.map((w: { name: string }) => w.name)).not.toContain('Plain');
+  });
+
+  it.each(['99999999999999999999', '-99999999999999999999', '2147483648'])('reports one error for the one path parameter id = %s', async (id) => {
+    const res = await request(api.app).get(`/api/v1/walls/${id}`).set('Authorization', t.auth);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: 'id', in: 'path', message: expect.stringMatching(/^must be (at most 2,?147,?483,?647|at least 1)/) }]);
+    expect(res.body.detail).toMatch(/^Path parameter 'id' must be/);
+  });
 });

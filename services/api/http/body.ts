@@ -114,13 +114,28 @@ function fallbackParser(limit: number): RequestHandler {
   return parser;
 }
 
+/** A body sent with another Content-Type (text/plain, a form) to an operation that takes JSON: 415, before it is read. */
+function otherMediaType(req: Request): AppError {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().slice(0, 100);
+  return new AppError(
+    'unsupported-media-type',
+    `${type ? `The request body is ${type}` : 'The request body has no Content-Type'}; this operation takes JSON: send it with "Content-Type: application/json".`,
+  );
+}
+
 /**
  * Reads and parses the request's JSON body (when it has one of the JSON types) into req.body, within
  * `limit` bytes. Express 5 leaves req.body undefined when no body, or no JSON content type, was sent.
+ * `takesJson` (the operation has a body): a body of another type is refused with 415 rather than
+ * taken for a missing one.
  */
-export function readJsonBody(req: Request, res: Response, limit: number): Promise<void> {
+export function readJsonBody(req: Request, res: Response, limit: number, takesJson = false): Promise<void> {
   // req.is: null without a body (no length, no chunks), false for another type.
-  if (req.body !== undefined || !req.is(JSON_TYPES)) return Promise.resolve();
+  const json = req.is(JSON_TYPES);
+  // `Content-Length: 0` counts as a body to req.is (false without a type): an empty body is none.
+  const empty = req.headers['content-length'] !== undefined && Number(req.headers['content-length']) === 0;
+  if (json === false && takesJson && !empty && req.body === undefined) return Promise.reject(otherMediaType(req));
+  if (req.body !== undefined || !json) return Promise.resolve();
   const charset = charsetOf(req);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));

@@ -68,6 +68,7 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
       const codes = new Set<string>(r.errors ?? []);
       if (r.params || r.query || r.body) codes.add('validation-failed');
       if (r.body) codes.add('payload-too-large');
+      if (r.body) codes.add('unsupported-media-type');
       if (r.access !== 'public') codes.add('unauthorized');
       if (Array.isArray(r.access)) codes.add('forbidden');
       if (r.requiresSubscription) codes.add('subscription-disabled');

@@ -72,7 +72,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
-        if (readBodyFirst) await readJsonBody(req, res, bodyLimit);
+        if (readBodyFirst) await readJsonBody(req, res, bodyLimit, Boolean(route.body));
         // Under overload a command's request is refused before the rest of what it would cost the API.
         const refused = route.command ? deps.commands.refusal?.(route.command) : null;
         if (refused) throw refused;
@@ -81,7 +81,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
         // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
-        if (!readBodyFirst) await readJsonBody(req, res, bodyLimit);
+        if (!readBodyFirst) await readJsonBody(req, res, bodyLimit, Boolean(route.body));
         rejectUnstorableBody(req.body);
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};

@@ -18,8 +18,21 @@ function fieldPath(path: readonly Key[], location: InputLocation): string {
     : location;
 }
 
+/** zod's own bound of `.int()` (outside the safe integer range), met together with the field's bound. */
+const safeIntegerBound = (i: z.core.$ZodIssue) => (i.code === 'too_big' || i.code === 'too_small') && i.origin === 'int';
+
+/**
+ * One error per field, the first zod found, except that `.int()`'s safe-integer bound gives way to the
+ * field's own (99999999999999999999 for an id "must be at most 2147483647", once).
+ */
 export function zodIssuesToFieldErrors(issues: z.core.$ZodIssue[], location: InputLocation): (FieldError & { in: InputLocation })[] {
-  return issues.map((i) => ({ path: fieldPath(i.path, location), message: i.message, in: location }));
+  const byField = new Map<string, z.core.$ZodIssue>();
+  for (const i of issues) {
+    const path = fieldPath(i.path, location);
+    const seen = byField.get(path);
+    if (!seen || (safeIntegerBound(seen) && !safeIntegerBound(i))) byField.set(path, i);
+  }
+  return [...byField].map(([path, i]) => ({ path, message: i.message, in: location }));
 }
 
 const WHERE: Record<InputLocation, string> = { path: 'Path parameter', query: 'Query parameter', body: 'Field', header: 'Header' };
