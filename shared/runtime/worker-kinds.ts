@@ -9,8 +9,8 @@ export type ProcessGroup = (typeof PROCESS_GROUPS)[number];
 /**
  * The worker kinds, one line each: its name and the process group `npm start` runs it in. Read by the
  * supervisor (its roles) and by the workers' entry point (which kinds a process was asked for). The
- * kinds' code is loaded by workers/registry.ts; an event consumer's kind is its entry in
- * workers/pipeline/consumers.ts. test/unit/worker-kinds.test.ts checks the registry, the consumers and
+ * kinds' code is loaded by workers/registry.ts; an event consumer's kind is its line in
+ * workers/event-consumers.ts. test/unit/worker-kinds.test.ts checks the registry, the consumers and
  * docker-compose.yml against it.
  */
 export const WORKER_KIND_GROUPS = {

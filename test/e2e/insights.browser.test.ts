@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { Browser, Page } from 'playwright-core';
 import { CHART_LIBRARY, PAGES_CSP } from '../../services/api/http/pages';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { addSlots, addWall } from '../support/fixtures';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';

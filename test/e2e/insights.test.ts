@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import request from 'supertest';
 import type { OutboxEventRow } from '../../workers/stats/apply-events.use-case';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { refSortingStats, refWallScanning } from '../support/insights-reference';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';

@@ -4,7 +4,7 @@ import { Client as PgClient } from 'pg';
 import { parseWallEventMessage, wallEventsChannel, type WallEvent } from '../../shared/events/channels';
 import { query, type SqlRunner } from '../../shared/db/named-sql';
 import { consumeOnce, eventConsumer, runConsumer, type EventConsumer } from '../../workers/pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { listenForNotifications, RELAYED_CHANNEL } from '../../workers/pipeline/notifications';
 import { registerConsumer } from '../../workers/pipeline/consumer.queries';
 import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-case';

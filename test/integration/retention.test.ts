@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Client as PgClient } from 'pg';
 import type { EventConsumer } from '../../workers/pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { enforceRetention, retentionSettings, type RetentionSettings } from '../../workers/sweeper/retention.use-case';
 import { firstRebuildableDay, rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
 import { SqlClient } from '../../shared/db/sql-pool';

@@ -5,7 +5,7 @@ import { BARCODE_INPUT_METHODS } from '../../shared/db/entities/sort-box-item.en
 import type { WallEvent } from '../../shared/events/channels';
 import { rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
 import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { stampOnce } from '../../workers/outbox/relay.use-case';
 import type { TestApi } from '../support/test-api';
 import {

@@ -8,7 +8,7 @@ import { initOrm, type Orm } from '../../shared/db/orm';
 import { createClient } from '../../shared/tenancy/create-client.use-case';
 import { getSortingStats } from '../../services/api/use-cases/insights/insights.use-case';
 import { PIPELINE_KINDS } from '../../services/supervisor/roles';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { freePort } from '../../fixtures/local-servers';
 import { addEmployee, addOrders, addProducts, addSlots, addWall, addWarehouse } from '../support/fixtures';
 import { refSortingStats } from '../support/insights-reference';

@@ -1,4 +1,5 @@
-import { EVENT_CONSUMERS, settingsOf } from '../../workers/pipeline/consumers';
+import { settingsOf } from '../../workers/pipeline/worker-kind';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import type { ConsumerSettings } from '../../workers/pipeline/consumer-runner';
 
 const base: ConsumerSettings = { batchSize: 500, pollMs: 1000, intervalMs: 500, attempts: 8, retryBaseMs: 1000 };

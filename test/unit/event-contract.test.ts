@@ -5,7 +5,7 @@ import { decodeEvent, EVENT_SCHEMAS, INTERNAL_EVENT_SCHEMAS, isKnownEventType, P
 import { EVENT_TYPES, INTERNAL_EVENT_TYPES } from '../../shared/events/event-types';
 import { hubEventsModule } from '../../shared/events/event-rules';
 import { STATS_EVENT_FIELDS } from '../../shared/statistics/event-fields';
-import { EVENT_CONSUMERS } from '../../workers/pipeline/consumers';
+import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { NO_AUDIT_NAMES, toAuditRecord } from '../../workers/audit/audit-record';
 import { EVENT_SAMPLES } from '../support/event-samples';
 import { sourceFiles } from '../support/sql-literals';

@@ -23,9 +23,16 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 /**
  * Folders inside a top folder that point one way: the first may import the second, never the reverse
  * (not even a type). shared/queue is the BullMQ transport, generic over what its jobs carry;
- * shared/commands builds on it (docs/architecture.md, "Commands").
+ * shared/commands builds on it (docs/architecture.md, "Commands"). workers/pipeline is the consumers'
+ * framework, generic over what a kind gives its consumers: every other part of workers/ (each kind's
+ * folder, the registry) builds on it, and it knows none of them.
  */
-const FOLDER_DIRECTIONS: readonly { from: string; to: string }[] = [{ from: 'shared/commands/', to: 'shared/queue/' }];
+const FOLDER_DIRECTIONS: readonly { from: string; to: string }[] = [
+  { from: 'shared/commands/', to: 'shared/queue/' },
+  ...readdirSync(path.join(ROOT, 'workers'), { withFileTypes: true })
+    .filter((d) => d.name !== 'pipeline')
+    .map((d) => ({ from: d.isDirectory() ? `workers/${d.name}/` : `workers/${d.name}`, to: 'workers/pipeline/' })),
+];
 
 interface Edge {
   /** Both relative to the repository root, with forward slashes. */
@@ -189,8 +196,9 @@ describe('import direction', () => {
     expect(directionViolations(edges)).toEqual([]);
   });
 
-  it('goes one way between folders that build on each other: shared/commands → shared/queue', () => {
+  it('goes one way between folders that build on each other: shared/commands → shared/queue, the rest of workers → workers/pipeline', () => {
     expect(edges.some((e) => e.from.startsWith('shared/commands/') && e.to.startsWith('shared/queue/'))).toBe(true);
+    expect(edges.some((e) => e.from.startsWith('workers/lights/') && e.to.startsWith('workers/pipeline/'))).toBe(true);
     expect(folderViolations(edges)).toEqual([]);
   });
 

@@ -1,15 +1,25 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { consumerSettings, startEventConsumer } from '../pipeline/consumer-runner';
-import { EVENT_CONSUMERS, settingsOf } from '../pipeline/consumers';
+import { eventConsumer } from '../pipeline/consumer-runner';
+import type { KindStarted, WorkerKindCode } from '../pipeline/worker-kind';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
+import { handleLightsEvents } from './lights-events.use-case';
 import { MqttLightsDriver, type ButtonPress } from './mqtt/mqtt-driver';
 import { loadTcpControllers, TcpLightsDriver } from './tcp/tcp-driver';
 
 const RESYNC_RETRY_MS = 2_000;
+
+/** The events that change a light. */
+const LIGHT_EVENT_TYPES = [
+  'sort-box-item.created', 'sort-box-item.confirmed', 'sort-box-item.cancelled', 'sort-box-item.swapped',
+  'sort-box.completed', 'sort-box.released', 'wall.updated', 'command.refused', 'lights.mode',
+] as const;
+
+/** What the gateway's start gives its consumer: the engine that shows the walls through its drivers. */
+type LightsContext = { lights: LightsEngine };
 
 /**
  * Worker kind `lights`: the light gateway (docs/lights.md). A consumer of the relayed events (the
@@ -18,7 +28,20 @@ const RESYNC_RETRY_MS = 2_000;
  * PostgreSQL at start, at each (re)connect of the broker or of a controller, and every
  * LIGHTS_RESYNC_MS. One gateway per deployment (the supervisor runs one).
  */
-export async function startLightsWorker(runtime: Runtime): Promise<void> {
+export const lightsKind: WorkerKindCode<LightsContext> = {
+  consumers: [
+    /**
+     * The consumer `lights`, one batch at a time: pictures reach the devices in the order the walls were
+     * read. At least once: a batch read again shows the walls as they are now. Read at every relay
+     * notification, gathering nothing: a light is due at once. Few attempts: a wall missed is set again
+     * at the gateway's next full resync (LIGHTS_RESYNC_MS), and a stale light is worse than a late one.
+     */
+    { ...eventConsumer<LightsContext>('lights', (events, _tx, ctx) => handleLightsEvents(ctx.lights, events), LIGHT_EVENT_TYPES, 5), settings: { intervalMs: 0 } },
+  ],
+  start: startLightGateway,
+};
+
+async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsContext>> {
   const { config, log, ormSql } = runtime;
   const engine = new LightsEngine(ormSql, log);
   const commands = createCommandClient(runtime.queueSettings, log);
@@ -94,8 +117,5 @@ export async function startLightsWorker(runtime: Runtime): Promise<void> {
     await commands.close();
   });
   resync();
-  // The consumer `lights` (workers/pipeline/consumers.ts), one batch at a time: pictures reach the devices
-  // in the order the walls were read. At least once: a batch read again shows the walls as they are now.
-  const lights = EVENT_CONSUMERS.lights;
-  await startEventConsumer(runtime, lights, { name: 'light gateway', settings: settingsOf(lights, consumerSettings(config)), context: { lights: engine }, onStandby: () => engine.standby() });
+  return { context: { lights: engine }, onStandby: { lights: () => engine.standby() } };
 }

@@ -1,7 +1,6 @@
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { databaseAnswers } from '../../shared/db/ping.queries';
 import { toWallEvent, type RelayedRow, type WallEvent } from '../../shared/events/channels';
-import type { LightsEngine } from '../lights/lights-engine';
 import { MalformedEventError, safeDecodeEvent, type TypedWallEvent } from '../../shared/events/event-schemas';
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
@@ -47,15 +46,15 @@ export interface ConsumerSpec {
   attempts?: number;
 }
 
-export interface EventConsumer extends ConsumerSpec {
-  handle(batch: ConsumerBatch, tx: SqlRunner, ctx: ConsumerContext): Promise<void>;
+export interface EventConsumer<Ctx = unknown> extends ConsumerSpec {
+  handle(batch: ConsumerBatch, tx: SqlRunner, ctx: ConsumerContext<Ctx>): Promise<void>;
 }
 
 /**
- * What a consumer's batch may need of its process: the settings, the log, and what its worker kind
- * built for it (the light gateway's engine: workers/lights/lights.worker.ts).
+ * What a consumer's batch may need of its process: the settings, the log, and `Ctx`, what its worker
+ * kind built for it at start (the light gateway's engine: workers/lights/lights.worker.ts).
  */
-export type ConsumerContext = Pick<Runtime, 'config' | 'log'> & { lights?: LightsEngine };
+export type ConsumerContext<Ctx = unknown> = Pick<Runtime, 'config' | 'log'> & Ctx;
 
 /** A relayed event decoded by its type's schema, with its outbox id. */
 export type RelayedTypedEvent = TypedWallEvent & { outboxId: string };
@@ -66,12 +65,12 @@ export type RelayedTypedEvent = TypedWallEvent & { outboxId: string };
  * an event that fails its schema is recorded in failed_job (`consumer:<name>`, as an event passed over
  * after its attempts) in the batch's transaction and left out: retrying cannot make it valid.
  */
-export function eventConsumer(
+export function eventConsumer<Ctx = unknown>(
   name: string,
-  handler: (events: RelayedTypedEvent[], tx: SqlRunner, ctx: ConsumerContext) => Promise<void>,
+  handler: (events: RelayedTypedEvent[], tx: SqlRunner, ctx: ConsumerContext<Ctx>) => Promise<void>,
   types?: readonly string[],
   attempts?: number,
-): EventConsumer {
+): EventConsumer<Ctx> {
   return {
     name,
     types,
@@ -98,7 +97,7 @@ export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batc
  * it), read what follows, apply it with `handle`, move the position. Throws what `handle` throws (the
  * transaction is rolled back: nothing applied, the position unmoved).
  */
-export async function consumeOnce(db: SqlDatabase, consumer: EventConsumer, batchSize: number, ctx: ConsumerContext): Promise<StepResult> {
+export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, batchSize: number, ctx: ConsumerContext<Ctx>): Promise<StepResult> {
   return db.transaction(async (tx) => {
     const [row] = await lockConsumerPosition(tx, { name: consumer.name });
     if (!row) return { status: 'standby' as const };
@@ -134,7 +133,7 @@ export interface ConsumerSettings {
 }
 
 /** Passes over the event at `through`, right after the position: recorded in failed_job, the position moved past it. */
-async function skipEvent(db: SqlDatabase, consumer: EventConsumer, after: string, through: string, error: string, attempts: number): Promise<RelayedRow | null> {
+async function skipEvent(db: SqlDatabase, consumer: ConsumerSpec, after: string, through: string, error: string, attempts: number): Promise<RelayedRow | null> {
   return db.transaction(async (tx) => {
     const [row] = await lockConsumerPosition(tx, { name: consumer.name });
     if (!row || row.position !== after) return null;
@@ -167,11 +166,11 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *   `retryBaseMs`), then recorded in failed_job (`consumer:<name>`) and passed over, so it never blocks
  *   the consumer forever.
  */
-export async function runConsumer(
+export async function runConsumer<Ctx>(
   db: SqlDatabase,
-  consumer: EventConsumer,
+  consumer: EventConsumer<Ctx>,
   settings: ConsumerSettings,
-  deps: { waiter: Waiter; ctx: ConsumerContext; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void; onStandby?: () => void },
+  deps: { waiter: Waiter; ctx: ConsumerContext<Ctx>; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void; onStandby?: () => void },
 ): Promise<void> {
   const { waiter, ctx } = deps;
   const { log } = ctx;
@@ -201,7 +200,7 @@ export async function runConsumer(
     if (deps.stopped()) break;
     lastRun = Date.now();
     let attempted: { after: string; through: string | null } = { after: '', through: null };
-    const probe: EventConsumer = {
+    const probe: EventConsumer<Ctx> = {
       ...consumer,
       handle: (batch, tx, c) => {
         attempted = { after: batch.after, through: batch.through };
@@ -288,16 +287,17 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
  * events, or, with an interval of 0, at each of the relay's notifications.
  * Any number of processes may run it: one holds its position at a time, the others wait as stand-bys.
  */
-export async function startEventConsumer(
+export async function startEventConsumer<Ctx>(
   runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
-  consumer: EventConsumer,
+  consumer: EventConsumer<Ctx>,
   opts: {
     name: string;
     afterCommit?: (batch: ConsumerBatch) => void;
     /** Each time another process holds the consumer's position (this one is a stand-by). */
     onStandby?: () => void;
     settings?: Partial<ConsumerSettings>;
-    context?: Omit<ConsumerContext, 'config' | 'log'>;
+    /** What the consumer's worker kind built for it (ConsumerContext). */
+    context: Ctx;
   },
 ): Promise<void> {
   const { log, ormSql, config } = runtime;
@@ -312,7 +312,7 @@ export async function startEventConsumer(
   let stopped = false;
   const loop = runConsumer(ormSql, consumer, settings, {
     waiter,
-    ctx: { ...opts.context, config, log },
+    ctx: { ...opts.context, config, log } as ConsumerContext<Ctx>,
     stopped: () => stopped,
     afterCommit: opts.afterCommit,
     onStandby: opts.onStandby,

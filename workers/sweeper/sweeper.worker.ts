@@ -1,6 +1,6 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { createCommandClient } from '../../shared/commands/command-client';
-import { EVENT_CONSUMERS } from '../pipeline/consumers';
+import { EVENT_CONSUMER_NAMES } from '../event-consumers';
 import { enforceRetention, retentionSettings } from './retention.use-case';
 import { claimMaintenanceRun } from './sweep.queries';
 import { sweepOnce } from './sweep.use-case';
@@ -20,7 +20,7 @@ export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const { config, log, ormSql } = runtime;
   const commands = createCommandClient(runtime.queueSettings, log);
   const retention = retentionSettings(config);
-  const consumers = Object.values(EVENT_CONSUMERS).map((c) => c.name);
+  const consumers = EVENT_CONSUMER_NAMES;
   let stopped = false;
   let wake: (() => void) | null = null;
   const loop = (async () => {

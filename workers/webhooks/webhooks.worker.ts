@@ -1,12 +1,11 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { isDependencyOutage } from '../../shared/errors/outage';
 import { foldedWarning } from '../../shared/logging/logger';
-import { startEventConsumer } from '../pipeline/consumer-runner';
-import { EVENT_CONSUMERS } from '../pipeline/consumers';
 import { localWaiter } from '../pipeline/notifications';
+import type { KindStarted, WorkerKindCode } from '../pipeline/worker-kind';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../shared/webhooks/webhook-attempts';
 import { INACTIVE, UNRECORDED_OUTCOME, WEBHOOK_TIMEOUT_MS, deliverClaimed } from './deliver-webhook.use-case';
-import { claimDueDeliveries, nextDueAt } from './delivery.queries';
+import { claimDueDeliveries, nextDueAt, scheduleDeliveries } from './delivery.queries';
 
 /** Deliveries under way at once per process: they wait on receivers, not on the database. */
 const CONCURRENCY = 16;
@@ -20,7 +19,13 @@ const LEASE_MS = WEBHOOK_TIMEOUT_MS + 50_000;
  * its own (skip locked). Retries and their schedule live in PostgreSQL; nothing of a delivery is only in
  * Redis. Every attempt is a webhook_delivery row (named plain SQL on runtime.ormSql).
  */
-export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
+export const webhooksKind: WorkerKindCode = {
+  consumers: [{ name: 'webhooks', readsEvents: false, handle: async (batch, tx) => void (await scheduleDeliveries(tx, batch)) }],
+  start: startWebhookSender,
+};
+
+/** The sender, woken by this process's consumer after each batch that scheduled deliveries. */
+async function startWebhookSender(runtime: Runtime): Promise<KindStarted<unknown>> {
   const { config, log, ormSql } = runtime;
   // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
   const outage = foldedWarning(log, 'webhook sender waits for the database');
@@ -62,7 +67,6 @@ export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
       if (!stopped) await waiter.wait(waitMs);
     }
   })();
-  await startEventConsumer(runtime, EVENT_CONSUMERS.webhooks, { name: 'webhook scheduler', afterCommit: () => waiter.wake() });
   log.info({ allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }, 'webhook deliveries started');
   runtime.onClose('webhook deliveries', async () => {
     stopped = true;
@@ -70,4 +74,5 @@ export async function startWebhooksWorker(runtime: Runtime): Promise<void> {
     await sender;
     await Promise.all(running);
   });
+  return { context: undefined, afterCommit: { webhooks: () => waiter.wake() } };
 }
