@@ -9,8 +9,8 @@ import { recreateDatabase, resetRedis } from './bench-seed';
 import { BAD_DAY_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
 import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
 import { BenchHttp, RecordingHttp } from './http-client';
-import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './pg-insight';
-import { explainScanRead } from './pg-floor';
+import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
+import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
 import { WallListeners, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { ServiceProcess, pollUntil } from './service-processes';
@@ -18,8 +18,8 @@ import { entry } from './realistic';
 import { processesByRole } from './service-roles';
 import { summarize, type LatencySummary } from './stats';
 import { monotonicUs } from './cpu-profile';
-import { RedisCommandMeter } from './redis-commands';
-import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from './budget';
+import { RedisCommandMeter } from './lib/redis-commands';
+import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from './lib/budget';
 
 /*
  * The bad-day scenario (docs/benchmarks.md): a shift starts right after a morning upload. Few SKUs over
@@ -95,7 +95,7 @@ export interface BadDayStep extends RealisticStep {
   serviceCpuPerPairMs: number;
   bytesPerPair: Record<string, number>;
   statements: StatementFigure[];
-  /** The per-pair budget (bench/budget.ts): CPU by role, every statement and every Redis command per pair. */
+  /** The per-pair budget (bench/lib/budget.ts): CPU by role, every statement and every Redis command per pair. */
   budget: { cpu: RoleCpu; statements: StatementBudget[]; redisCommands: CommandBudget[] };
   /** The step on the monotonic clock (µs), to cut CPU profiles. */
   window: { fromUs: number; toUs: number };

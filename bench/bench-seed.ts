@@ -6,6 +6,7 @@ import { createRedis } from '../shared/redis/redis';
 import { createClient } from '../shared/tenancy/create-client.use-case';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../fixtures/floor-data';
 import { BENCH_DATABASE, type BenchSettings } from './bench-settings';
+import type { FloorFixture } from './lib/pg-floor';
 
 export const SORTER_PASSWORD = 'bench-sorter-password';
 
@@ -19,16 +20,6 @@ export interface SeededWall {
 export interface SeededSorter {
   email: string;
   wallIndex: number;
-}
-
-/** A wall of its own for the bare-PostgreSQL floor, so the probe never changes what the service serves. */
-export interface FloorFixture {
-  clientId: number;
-  wallId: number;
-  barcode: string;
-  sessionId: number;
-  sessionToken: string;
-  userId: number;
 }
 
 export interface Seeded {

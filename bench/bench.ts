@@ -13,7 +13,7 @@ import { BenchHttp } from './http-client';
 import { labelBenchSettings, runLabelBench, type LabelFigures } from './label-load';
 import { closedLoop, openLoop, type BenchSorter, type StepFigures } from './load';
 import { runCensus, type Census } from './query-census';
-import { measurePgFloor } from './pg-floor';
+import { measurePgFloor } from './lib/pg-floor';
 import { checkTargets, printSummary, toMb, type FloorFigures, type MemoryFigures } from './report';
 import { RssSampler, ServiceProcess, buildServices, pollUntil, type ServiceCommand } from './service-processes';
 import { summarize } from './stats';

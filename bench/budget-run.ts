@@ -5,7 +5,7 @@ import { loadConfig } from '../shared/config/config';
 import { loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
 import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
-import { compareRoles, commandTotals, goals, type CommandBudget, type Goal, type RoleComparison, type StatementBudget } from './budget';
+import { compareRoles, commandTotals, goals, type CommandBudget, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
 import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { cpuMs } from './cpu-usage';
 import { startOwnRedis, type OwnRedis } from './own-redis';
@@ -64,7 +64,7 @@ interface Floor {
 /** The floor of this run, or null with why (it calls the sorting worker's write directly, which may have changed shape). */
 async function measureFloor(s: BenchSettings, redisPid: number | undefined): Promise<Floor | { error: string }> {
   try {
-    const { measurePgFloor } = await import('./pg-floor');
+    const { measurePgFloor } = await import('./lib/pg-floor');
     say(`[floor] database ${new URL(s.databaseUrl).pathname.slice(1)}: drop, create, migrate, seed`);
     await resetDatabase(s);
     await resetRedis(s);
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
       // The supervisor only waits for its children: its profile is empty.
       if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
     }
-    const checked = goals(skeleton, service.steps, floor, comparison);
+    const checked = goals('quiet', skeleton, service.steps, floor, comparison);
     const loadAvg = os.loadavg();
 
     // The report.

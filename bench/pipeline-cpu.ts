@@ -13,7 +13,7 @@ import { freePort } from '../fixtures/local-servers';
 import { recreateDatabase } from './bench-seed';
 import { CpuMeter } from './cpu-usage';
 import { pollUntil } from './service-processes';
-import { bytesPerPair, tableSizes } from './pg-insight';
+import { bytesPerPair, tableSizes } from './lib/pg-insight';
 
 /*
  * `npx tsx bench/pipeline-cpu.ts`: CPU per scan+confirm pair of the event pipeline's roles (the relay

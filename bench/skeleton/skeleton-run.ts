@@ -5,11 +5,11 @@ import { withDatabase, type BenchSettings } from '../bench-settings';
 import { monotonicUs } from '../cpu-profile';
 import { CpuMeter } from '../cpu-usage';
 import { BenchHttp } from '../http-client';
-import { StatementStats } from '../pg-insight';
-import { RedisCommandMeter } from '../redis-commands';
+import { StatementStats } from '../lib/pg-insight';
+import { RedisCommandMeter } from '../lib/redis-commands';
 import { ServiceProcess, pollUntil } from '../service-processes';
 import { summarize, type LatencySummary } from '../stats';
-import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from '../budget';
+import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from '../lib/budget';
 import { SKELETON_WALLS, resetSkeletonDatabase } from './skeleton-schema';
 
 /*

@@ -37,7 +37,7 @@ export interface SqlPoolOptions {
   keepOpen?: number;
 }
 
-/** Runs statements on one pg client: the transaction's, or a bare one (bench/pg-floor.ts). */
+/** Runs statements on one pg client: the transaction's, or a bare one (bench/lib/pg-floor.ts). */
 export class SqlClient implements SqlRunner {
   constructor(
     private readonly client: Pick<PoolClient, 'query'>,

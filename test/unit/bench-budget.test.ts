@@ -1,6 +1,6 @@
-import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/budget';
+import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/lib/budget';
 
-/** The per-pair budget's arithmetic (bench/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
+/** The per-pair budget's arithmetic (bench/lib/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
 describe('the per-pair budget', () => {
   it('puts CPU per pair by role, the PostgreSQL backends of every service role together and the bench’s own out', () => {
     const cpu = rolesPerPair(
@@ -55,31 +55,43 @@ describe('the per-pair budget', () => {
 
 describe('the goals beside the skeleton', () => {
   // Only the fields goals() reads; the rest of a step does not matter here.
-  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, every: { n: 1000, within1s: 995, maxMs: 1500, noAnswer: 0 }, ...over });
-  const skeleton = { pairsPerSecond: 180 } as Parameters<typeof goals>[0];
+  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, every: { n: 1000, within1s: 1000, maxMs: 900, noAnswer: 0 }, ...over });
+  const skeleton = { pairsPerSecond: 180 };
   const roles = (service: RoleCpu, sk: RoleCpu) => compareRoles(service, sk);
 
   it('checks each goal against the skeleton and the floor of the same run', () => {
     const service = rolesPerPair({ api: 2000, sorting: 1000, 'postgres:sorting': 1800, redis: 400 }, 1000);
     const sk = rolesPerPair({ api: 1000, sorting: 800, 'postgres:sorting': 1000, redis: 400 }, 1000);
-    const steps = [step({ step: 'idle-1', scan: { p50: 9 } }), step({ step: 'open-100/s', scanP99All: 24 }), step({ step: 'open-300/s' }), step({ step: 'closed-60', pairsPerSecond: 95 })];
+    const steps = [step({ step: 'idle-1', scan: { p50: 9 } }), step({ step: 'idle-1-deep', scan: { p50: 8 } }), step({ step: 'open-100/s', scanP99All: 24 }), step({ step: 'open-300/s' }), step({ step: 'closed-60', pairsPerSecond: 95 })];
     const floor = { reference: { p50Ms: 4.4, cpuPerPairMs: 10 }, pgP50: 3.4, queueP50: 1 };
-    const out = goals(skeleton, steps as never, floor, roles(service, sk));
+    const out = goals('quiet', skeleton, steps as never, floor, roles(service, sk));
     expect(out.map((g) => [g.goal.split(' ')[0], g.met])).toEqual([
       ['CPU', true], // 5.2 vs 3.2 ms: 1.63×
       ['PostgreSQL', true], // 1.8 vs 1.0: 1.8×
       ['closed', true], // 95 vs 180: 0.53×
-      ['idle', false], // 9 ms vs 2 × 4.4
+      ['idle-1', false], // 9 ms vs 2 × 4.4
+      ['idle-1-deep', true], // 8 ms vs 2 × 4.4
       ['GET', true],
       ['100', true],
       ['300', true],
     ]);
   });
 
-  it('misses the overload goal when an answer took over 2 s or none came', () => {
+  it('holds a busy run to 100 ms at 100 pairs/s, leaves the read of a wall out, and misses a closed loop with a 5xx', () => {
     const service = rolesPerPair({ api: 1000 }, 1000);
-    const late = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 1000, maxMs: 2100, noAnswer: 0 } })] as never, null, roles(service, service));
-    const unanswered = goals(skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 999, maxMs: 900, noAnswer: 1 } })] as never, null, roles(service, service));
+    const steps = [step({ step: 'idle-1' }), step({ step: 'open-100/s', scanP99All: 90 }), step({ step: 'closed-60', pairsPerSecond: 95, fiveXx: 1 })];
+    const quiet = goals('quiet', skeleton, steps as never, null, roles(service, service));
+    const busy = goals('busy', skeleton, steps as never, null, roles(service, service));
+    expect(quiet.find((g) => g.goal.startsWith('100'))!.met).toBe(false);
+    expect(busy.find((g) => g.goal.startsWith('100'))!.met).toBe(true);
+    expect(busy.some((g) => g.goal.startsWith('GET'))).toBe(false);
+    expect(quiet.find((g) => g.goal.startsWith('closed'))!.met).toBe(false);
+  });
+
+  it('misses the overload goal when one answer took over 1 s or none came', () => {
+    const service = rolesPerPair({ api: 1000 }, 1000);
+    const late = goals('quiet', skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 999, maxMs: 1100, noAnswer: 0 } })] as never, null, roles(service, service));
+    const unanswered = goals('quiet', skeleton, [step({ step: 'open-300/s', every: { n: 1000, within1s: 999, maxMs: 900, noAnswer: 1 } })] as never, null, roles(service, service));
     expect(late.at(-1)!.met).toBe(false);
     expect(unanswered.at(-1)!.met).toBe(false);
   });

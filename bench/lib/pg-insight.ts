@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Client as PgClient } from 'pg';
-import type { NamedStatement, Query } from '../shared/db/named-sql';
+import type { NamedStatement, Query } from '../../shared/db/named-sql';
 import type { StatementTotals } from './budget';
 
 /*

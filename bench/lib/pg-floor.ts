@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
-import { SqlClient, WALL_ACTOR_APPLICATION_NAME } from '../shared/db/sql-pool';
-import { applyWallChanges, reserveIds } from '../workers/sorting/queries/wall-write.queries';
-import { productByCode, scanCandidates, scanCandidatesAnyWarehouse } from '../workers/sorting/queries/wall-reads.queries';
-import type { FloorFixture } from './bench-seed';
-import { cpuMs } from './cpu-usage';
+import { SqlClient, WALL_ACTOR_APPLICATION_NAME } from '../../shared/db/sql-pool';
+import { applyWallChanges, reserveIds } from '../../workers/sorting/queries/wall-write.queries';
+import { productByCode, scanCandidates, scanCandidatesAnyWarehouse } from '../../workers/sorting/queries/wall-reads.queries';
+import { cpuMs } from '../cpu-usage';
 import { explainNamed, type ExplainFigure } from './pg-insight';
+
+/** A wall of its own for the bare-PostgreSQL floor, so the probe never changes what the service serves. */
+export interface FloorFixture {
+  clientId: number;
+  wallId: number;
+  barcode: string;
+  sessionId: number;
+  sessionToken: string;
+  userId: number;
+}
 
 /**
  * The floor of a scan in PostgreSQL: what a wall's actor sends for a scan whose order is already in
@@ -78,7 +87,7 @@ export async function measurePgFloor(
  * EXPLAIN (ANALYZE, BUFFERS) of the statements a scan reads with when its wall holds no order that needs
  * the product (the barcode's product, the candidates: the sku's open lines of the wall's warehouse), for
  * the wall's data as it stands: how many buffers and how long that read costs, and whether the planner's
- * estimate held (bench/pg-insight.ts). Nothing is changed.
+ * estimate held (bench/lib/pg-insight.ts). Nothing is changed.
  */
 export async function explainScanRead(databaseUrl: string, f: Omit<FloorFixture, 'sessionId' | 'userId'>): Promise<ExplainFigure[]> {
   const pg = new PgClient({ connectionString: databaseUrl });

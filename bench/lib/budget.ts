@@ -1,6 +1,3 @@
-import type { BadDayStep } from './bad-day';
-import type { SkeletonRun } from './skeleton/skeleton-run';
-
 /*
  * The per-pair budget (docs/benchmarks.md, "The per-pair budget"): CPU per scan+confirm pair by role,
  * the service's against the skeleton's of the same run, PostgreSQL statements and Redis commands per
@@ -150,37 +147,60 @@ export interface Goal {
   met: boolean;
 }
 
-/** Issue 25's goals, checked against this run (for the record; nothing asserts them). */
+/** The conditions every figure is measured under: the machine as it is, or with one core kept busy beside the service. */
+export type Condition = 'quiet' | 'busy';
+
+/** What goals() reads of a service step (bench/bad-day.ts's steps carry these and more). */
+export interface GoalStep {
+  step: string;
+  pairsPerSecond: number;
+  fiveXx: number;
+  scan: { p50: number };
+  scanP99All: number;
+  reads: { p50: number; p99: number };
+  readyz: { p99: number };
+  every: { n: number; within1s: number; maxMs: number; noAnswer: number };
+}
+
+/**
+ * The goals, checked against one condition's run (for the record; nothing asserts them): every ratio
+ * against the skeleton and the floor measured under the same condition. The 100 pairs/s bound is 25 ms
+ * quiet and 100 ms busy; the read of a wall's view is a goal on the quiet machine only.
+ */
 export function goals(
-  skeleton: Pick<SkeletonRun, 'pairsPerSecond'>,
-  steps: BadDayStep[],
+  condition: Condition,
+  skeleton: { pairsPerSecond: number },
+  steps: GoalStep[],
   floor: { reference: { p50Ms: number } } | null,
   comparison: RoleComparison[],
 ): Goal[] {
   const out: Goal[] = [];
   const step = (name: string) => steps.find((x) => x.step === name);
-  const total = comparison.find((r) => r.role === 'total')!;
-  const postgres = comparison.find((r) => r.role === 'postgres')!;
+  const total = comparison.find((r) => r.role === 'total');
+  const postgres = comparison.find((r) => r.role === 'postgres');
   const closed = step('closed-60');
-  if (closed) {
+  if (closed && total && postgres) {
     out.push({ goal: 'CPU per pair, all roles ≤ 2× the skeleton', measured: `${total.service} vs ${total.skeleton} ms (${total.ratio}×)`, met: total.ratio !== null && total.ratio <= 2 });
     out.push({ goal: 'PostgreSQL CPU per pair ≤ 2× the skeleton', measured: `${postgres.service} vs ${postgres.skeleton} ms (${postgres.ratio}×)`, met: postgres.ratio !== null && postgres.ratio <= 2 });
     const r = closed.pairsPerSecond / skeleton.pairsPerSecond;
-    out.push({ goal: 'closed loop ≥ 0.5× the skeleton pairs/s', measured: `${closed.pairsPerSecond} vs ${skeleton.pairsPerSecond} pairs/s (${r.toFixed(2)}×)`, met: r >= 0.5 });
+    out.push({ goal: 'closed loop ≥ 0.5× the skeleton pairs/s, 0 × 5xx', measured: `${closed.pairsPerSecond} vs ${skeleton.pairsPerSecond} pairs/s (${r.toFixed(2)}×), ${closed.fiveXx} × 5xx`, met: r >= 0.5 && closed.fiveXx === 0 });
+  }
+  for (const name of ['idle-1', 'idle-1-deep']) {
+    const idle = step(name);
+    if (idle && floor) out.push({ goal: `${name} scan p50 ≤ 2× the floor`, measured: `${idle.scan.p50} vs ${floor.reference.p50Ms} ms (${(idle.scan.p50 / floor.reference.p50Ms).toFixed(1)}×)`, met: idle.scan.p50 <= 2 * floor.reference.p50Ms });
   }
   const idle = step('idle-1');
-  if (idle && floor) out.push({ goal: 'idle scan p50 ≤ 2× the floor', measured: `${idle.scan.p50} vs ${floor.reference.p50Ms} ms (${(idle.scan.p50 / floor.reference.p50Ms).toFixed(1)}×)`, met: idle.scan.p50 <= 2 * floor.reference.p50Ms });
-  if (idle) out.push({ goal: 'GET /walls/{id} ≤ 2 ms (p50, idle)', measured: `p50 ${idle.reads.p50} ms, p99 ${idle.reads.p99} ms`, met: idle.reads.p50 <= 2 });
+  if (idle && condition === 'quiet') out.push({ goal: 'GET /walls/{id} ≤ 2 ms (p50, idle-1)', measured: `p50 ${idle.reads.p50} ms, p99 ${idle.reads.p99} ms`, met: idle.reads.p50 <= 2 });
   const at100 = step('open-100/s');
-  if (at100) out.push({ goal: '100 pairs/s offered: p99 ≤ 25 ms, 0 × 5xx', measured: `p99 ${at100.scanP99All} ms, ${at100.fiveXx} × 5xx`, met: at100.scanP99All <= 25 && at100.fiveXx === 0 });
+  const bound = condition === 'quiet' ? 25 : 100;
+  if (at100) out.push({ goal: `100 pairs/s offered: p99 ≤ ${bound} ms, 0 × 5xx`, measured: `p99 ${at100.scanP99All} ms, ${at100.fiveXx} × 5xx`, met: at100.scanP99All <= bound && at100.fiveXx === 0 });
   const at300 = step('open-300/s');
   if (at300) {
     const e = at300.every;
-    const share = e.n ? e.within1s / e.n : 0;
     out.push({
-      goal: '300 pairs/s offered: answers within 1 s at p99, none over 2 s, /readyz p99 ≤ 50 ms',
-      measured: `${(100 * share).toFixed(1)} % within 1 s, slowest ${e.maxMs} ms, ${e.noAnswer} unanswered, /readyz p99 ${at300.readyz.p99} ms (${at300.pairsPerSecond} pairs/s done)`,
-      met: share >= 0.99 && e.maxMs <= 2000 && e.noAnswer === 0 && at300.readyz.p99 <= 50,
+      goal: '300 pairs/s offered: every answer within 1 s, none unanswered, /readyz p99 ≤ 50 ms',
+      measured: `${e.n - e.within1s} of ${e.n} over 1 s or none, slowest ${e.maxMs} ms, ${e.noAnswer} unanswered, /readyz p99 ${at300.readyz.p99} ms (${at300.pairsPerSecond} pairs/s done)`,
+      met: e.n > 0 && e.within1s === e.n && e.noAnswer === 0 && at300.readyz.p99 <= 50,
     });
   }
   return out;
