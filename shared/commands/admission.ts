@@ -42,7 +42,8 @@ const NEW_WORK_SHARE = 0.5;
 /** Weight of the newest service time in a partition's average: about the last ten answers count. */
 const SERVICE_WEIGHT = 0.2;
 const MIN_RETRY_MS = 1000;
-const MAX_RETRY_MS = 30_000;
+/** The longest Retry-After drawn is twice this. */
+const MAX_RETRY_MS = 15_000;
 
 export type RefusalReason = 'ceiling' | 'loop' | 'late' | 'wait';
 
@@ -128,7 +129,8 @@ export class Admission {
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
     const oldest = lane.oldestAt();
-    if (oldest !== undefined && now - oldest >= budget) return { reason: 'late', waitMs: Math.max(waitMs, now - oldest) };
+    // How long a late backlog still needs is not known: at least its budget.
+    if (oldest !== undefined && now - oldest >= budget) return { reason: 'late', waitMs: Math.max(waitMs, budget) };
     const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
     if (lane.inFlight >= floor && waitMs > budget) return { reason: 'wait', waitMs };
     return { reason: null, waitMs };

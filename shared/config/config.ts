@@ -80,9 +80,9 @@ export const configSchema = z.object({
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1)
     .describe('`npm start`: API processes; one listens on its own socket; several share `PORT` as node cluster workers that each accept their own connections (`SCHED_NONE`)'),
   COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000)
-    .describe('the API\'s one admission policy for commands, kept per command partition: a process admits a command that finishes work in hand (a confirm, a release) only if, at the rate that partition\'s answers arrive (measured over 2 s of busy time), every command waiting there would be answered within this time and the oldest has waited less; new work (a scan) only within half of it (4 per partition are always admitted); otherwise 503 `service-unavailable` with `Retry-After` at once'),
+    .describe('the API\'s one admission policy for commands, kept per command partition: a process admits a command that finishes work in hand (a confirm, a release) only while the commands it waits for on that partition, times the service time the sorting workers report, plus the API\'s own event loop delay, come within this time and the oldest has waited less; new work (a scan) only within half of it (4 per partition are always admitted); otherwise 503 `service-unavailable` at once, with `Retry-After` drawn between once and twice the time the backlog needs to drain'),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
-    .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the rate (a bound on memory)'),
+    .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the estimates (a bound on memory)'),
   JWT_SECRET: z.string().min(16).optional()
     .describe('signing key of access tokens, at least 16 characters; **required** when `NODE_ENV=production`. Unset: the service makes its own random key on its first start and keeps it in the database (table `service_secret`), shared by all its processes and kept across restarts; no published secret ever signs a token').meta({ shownDefault: 'unset: a random key kept in the database' }),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).default(12 * 3600)

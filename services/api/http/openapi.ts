@@ -19,6 +19,10 @@ const problemSchema = {
     code: { type: 'string', enum: Object.keys(ERROR_CODES) },
     detail: { type: 'string', description: 'What happened, in words a sorter or integrator can act on.' },
     instance: { type: 'string' },
+    retryAfterMs: {
+      type: 'integer',
+      description: 'On a 503 of admission (the service at capacity): the milliseconds to wait before sending again, of which Retry-After is the rounded seconds.',
+    },
     errors: {
       type: 'array',
       items: {
@@ -27,6 +31,15 @@ const problemSchema = {
         properties: { path: { type: 'string' }, message: { type: 'string' }, in: { type: 'string' } },
       },
     },
+  },
+} as const;
+
+/** What a 503 or a 504 says about Retry-After (docs/api.md §1). */
+const RETRY_AFTER = {
+  'Retry-After': {
+    description:
+      'Whole seconds to wait before sending the request again. A 503 of admission (the service at capacity) draws it between once and twice the time the backlog needs to drain (at least 1 s), so that clients refused at once do not come back at once; its problem carries the drawn milliseconds as retryAfterMs.',
+    schema: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -81,6 +94,7 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
       for (const [status, list] of [...byStatus.entries()].sort((a, b) => a[0] - b[0])) {
         responses[String(status)] = {
           description: list.join(', '),
+          ...(status === 503 || status === 504 ? { headers: RETRY_AFTER } : {}),
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         };
       }
