@@ -13,10 +13,21 @@ import { REALISTIC_PASSWORD, type RealisticSeed, type RealisticWall } from './re
  * 24 slots, each wall in a warehouse of its own, 6 sorters and a shipper per wall and a Manager for the
  * hubs; a handful of SKUs shared by every warehouse. The backlog (orders of two lines of 5 units) is not
  * seeded: it is uploaded through the admin loader (uploadBacklog) once the service runs, and scanned at once.
+ * Beside them, the deep and the cold wall (DEEP_SLOTS).
  */
 
 export const BAD_DAY_SLOTS = 24;
 const UNITS_PER_LINE = 5;
+/**
+ * The deep and the cold wall: 40 slots, 40 orders of ONE SKU of their own, 100 units each, so every
+ * scan after an order's first goes to an order already in a slot and an order line gathers up to 100
+ * confirmed units (what a floor measured from outside does and the 24-slot walls above do not).
+ */
+export const DEEP_SLOTS = 40;
+const DEEP_ORDERS = 40;
+const DEEP_UNITS = 100;
+/** Sorters of the cold wall: its first commands come from six at once. */
+export const COLD_SORTERS = 6;
 
 export interface BadDaySeed extends RealisticSeed {
   managerEmail: string;
@@ -26,6 +37,12 @@ export interface BadDaySeed extends RealisticSeed {
   upcs: string[];
   /** The orders to upload (PUT /admin/orders), per wall in id order. */
   backlog: unknown[][];
+  /**
+   * The two walls of 40 slots and one SKU (after the bad day's walls in `walls`, with a shipper each in
+   * `shippers`; their sorters are not in `sorters`): `deep` for one sorter, `cold` untouched until its step.
+   */
+  deep: { wallIndex: number; sorters: string[] };
+  cold: { wallIndex: number; sorters: string[] };
 }
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
@@ -74,6 +91,33 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
       warehouseIds.push(wh.id);
       backlog.push(orders);
     }
+    const extra: { wallIndex: number; sorters: string[] }[] = [];
+    for (const [n, kind] of [[opts.walls + 1, 'deep'], [opts.walls + 2, 'cold']] as const) {
+      const e = em.fork();
+      const sku = { sku: `DAY-${kind.toUpperCase()}-SKU`, upc: `84${pad(n, 10)}` };
+      await addProducts(e, clientId, [sku]);
+      const wh = await addWarehouse(e, clientId, { id: 200 + n, name: `Bad Day ${kind} DC` });
+      const wall = await addWall(e, clientId, { name: `Bad Day ${kind} wall`, warehouseId: wh.id, maxSorters: COLD_SORTERS });
+      await addSlots(e, clientId, wall.id, DEEP_SLOTS);
+      const orders: unknown[] = [];
+      const orderUnits = new Map<number, number>();
+      for (let k = 1; k <= DEEP_ORDERS; k++) {
+        const id = (200 + n) * 100_000 + k;
+        orders.push({
+          id,
+          warehouseId: wh.id,
+          orderDate: '2026-11-25T06:00:00Z',
+          shipTo: { name: `Customer ${id}`, street1: `${k} Main St`, city: 'Omaha', postalCode: '68102', country: 'US' },
+          items: [{ sku: sku.sku, qty: DEEP_UNITS }],
+        });
+        orderUnits.set(id, DEEP_UNITS);
+        units += DEEP_UNITS;
+      }
+      walls.push({ id: wall.id, tote: Array.from({ length: DEEP_ORDERS * DEEP_UNITS }, () => sku.upc), cursor: 0, putBack: [], orderUnits });
+      warehouseIds.push(wh.id);
+      backlog.push(orders);
+      extra.push({ wallIndex: walls.length - 1, sorters: Array.from({ length: kind === 'deep' ? 1 : COLD_SORTERS }, (_, i) => `sorter-${kind}-${i + 1}@bad-day.example.com`) });
+    }
     const passwordHash = await hashSecret(REALISTIC_PASSWORD, 4);
     const e = em.fork();
     const sorters: BadDaySeed['sorters'] = [];
@@ -90,10 +134,16 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
       person(email, ['Sorter'], `Shipper ${w + 1}`);
       shippers.push({ email, wallIndex: w });
     }
+    for (const x of extra) {
+      for (const email of x.sorters) person(email, ['Sorter'], email.split('@')[0]!);
+      const email = `shipper-${pad(x.wallIndex + 1, 2)}@bad-day.example.com`;
+      person(email, ['Sorter'], `Shipper ${x.wallIndex + 1}`);
+      shippers.push({ email, wallIndex: x.wallIndex });
+    }
     const managerEmail = 'hub@bad-day.example.com';
     person(managerEmail, ['Manager'], 'Hub');
     await e.flush();
-    return { clientId, adminEmail, managerEmail, walls, warehouseIds, upcs: products.map((p) => p.upc), sorters, shippers, units, backlog };
+    return { clientId, adminEmail, managerEmail, walls, warehouseIds, upcs: products.map((p) => p.upc), sorters, shippers, units, backlog, deep: extra[0]!, cold: extra[1]! };
   } finally {
     await orm.close();
   }

@@ -6,13 +6,13 @@ import { Client as PgClient } from 'pg';
 import type { AppConfig } from '../shared/config/config';
 import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { recreateDatabase, resetRedis } from './bench-seed';
-import { BAD_DAY_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
+import { BAD_DAY_SLOTS, DEEP_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
 import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
-import { BenchHttp, RecordingHttp } from './http-client';
+import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type RequestOptions } from './http-client';
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
 import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
-import { WallListeners, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
+import { WallListeners, connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { entry } from './realistic';
 import { processesByRole } from './service-roles';
@@ -26,9 +26,10 @@ import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, t
  * many orders and warehouses (10 walls × 6 sorters, 24 slots, one warehouse per wall), orders of two
  * lines of 5 units uploaded through PUT /admin/orders and scanned at once, without ANALYZE; a hub per
  * wall reading GET /walls/{id} every 3 s and following a WebSocket; shippers releasing completed slots;
- * /readyz probed on fresh connections throughout. Steps: one sorter, six on one wall, open loops up to
- * an overload (how soon the service is back to normal when it drops), a closed loop. Everything beside
- * the floor of the same run.
+ * /readyz probed on fresh connections throughout. Steps: one sorter, one sorter on the deep wall (40
+ * slots, one SKU, 100 units an order, fresh connections), six sorters on the cold wall (its first
+ * commands), six on one wall, open loops up to an overload (how soon the service is back to normal when
+ * it drops), a closed loop. Everything beside the floor of the same run.
  */
 
 const HUB_POLL_MS = 3000;
@@ -60,6 +61,12 @@ async function pipelineBacklog(pg: PgClient): Promise<PipelineBacklog> {
 select (select count(*)::int from outbox_event where relay_seq is null) as unrelayed,
        (select count(*)::int from outbox_event where relay_seq > (select coalesce(min(position), 0) from outbox_consumer)) as unconsumed`);
   return rows[0]!;
+}
+
+/** Sessions ever opened on the connected database (the statistics collector's count, PostgreSQL 14 and later). */
+async function sessionsOpened(pg: PgClient): Promise<number> {
+  const { rows } = await pg.query<{ sessions: string }>(`/* bench_probe */ select sessions from pg_stat_database where datname = current_database()`);
+  return Number(rows[0]?.sessions ?? NaN);
 }
 
 export interface BadDayStep extends RealisticStep {
@@ -99,6 +106,12 @@ export interface BadDayStep extends RealisticStep {
   budget: { cpu: RoleCpu; statements: StatementBudget[]; redisCommands: CommandBudget[] };
   /** The step on the monotonic clock (µs), to cut CPU profiles. */
   window: { fromUs: number; toUs: number };
+  /** PostgreSQL sessions opened on the step's database during the step (pg_stat_database.sessions): new backends, each planning its statements afresh. */
+  newSessions: number;
+  /** `cold-wall`: the wall's first commands (docs/benchmarks.md, "The cold wall"). */
+  cold?: ColdFigures;
+  /** `idle-1-deep`: GET /walls/{id} one after the other after the step, on the deep wall (fresh connections and kept alive) and on a 24-slot wall. */
+  wallReads?: Record<string, LatencySummary>;
   /** Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again (null: not within 30 s). */
   recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[] };
 }
@@ -199,6 +212,105 @@ async function eventLoopLag(http: BenchHttp): Promise<{ p99: number; max: number
   return { p99: round2(read('nodejs_eventloop_lag_p99_seconds')), max: round2(read('nodejs_eventloop_lag_max_seconds')) };
 }
 
+/** Every request sent through it, with its send time (performance.now()), latency, status, method and path. */
+class TimedHttp implements HttpClient {
+  readonly records: { at: number; ms: number; status: number; method: string; path: string }[] = [];
+
+  constructor(private readonly inner: HttpClient) {}
+
+  async request(method: string, path: string, opts?: RequestOptions): Promise<HttpAnswer> {
+    const at = performance.now();
+    const answer = await this.inner.request(method, path, opts);
+    this.records.push({ at, ms: performance.now() - at, status: answer.status, method, path });
+    return answer;
+  }
+}
+
+export interface ColdFigures {
+  /** Each sorter's session connect (the wall's very first commands, six at once), ms. */
+  connectMs: number[];
+  /** Each sorter's first scan and first confirm, ms. */
+  firstScanMs: number[];
+  firstConfirmMs: number[];
+  /** Answers over 100 ms, and when the last of them came, ms from the step's start. */
+  over100: number;
+  lastOver100AtMs: number | null;
+  /** Scans answered from the step's second second on: the same wall warm. */
+  warmScan: LatencySummary;
+}
+
+const isScan = (r: { method: string; path: string }) => r.method === 'POST' && r.path === '/api/v1/sort-box-items';
+const isConfirm = (r: { method: string; path: string }) => r.method === 'PATCH' && r.path.endsWith('/confirm');
+
+/**
+ * The cold wall: its sorters (signed in, not yet connected) connect at once, then each scans and
+ * confirms one pair after another until the step ends, every request on a fresh connection.
+ */
+async function coldWall(http: HttpClient, floor: RealisticFloor, wallIndex: number, actors: Actor[], durationMs: number, label: string): Promise<RealisticStep & { cold: ColdFigures }> {
+  const wallId = floor.seed.walls[wallIndex]!.id;
+  const start = performance.now();
+  const per = actors.map(() => new TimedHttp(http));
+  const runs = await Promise.all(
+    actors.map(async (a, i) => {
+      // Every answer counts, a 503 too; the sorter connects again until it is in.
+      a.sessionToken = await connectSession(per[i]!, wallId, a.auth);
+      return realisticClosed(per[i]!, floor, Math.max(0, durationMs - (performance.now() - start)), `${label} #${i + 1}`, { sorters: [a] });
+    }),
+  );
+  const all = per.flatMap((p) => p.records);
+  const ok = (r: { status: number }) => r.status === 200;
+  const seconds = (Math.max(...all.map((r) => r.at + r.ms), start + durationMs) - start) / 1000;
+  const pairs = runs.reduce((a, r) => a + r.pairs, 0);
+  const errors: Record<string, number> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.errors)) errors[k] = (errors[k] ?? 0) + v;
+  const over = all.filter((r) => r.ms > 100);
+  return {
+    step: label,
+    offeredRate: null,
+    seconds: round2(seconds),
+    pairs,
+    pairsPerSecond: Math.round((pairs / seconds) * 10) / 10,
+    scan: summarize(all.filter((r) => isScan(r) && ok(r)).map((r) => r.ms)),
+    scanP99All: summarize(all.filter(isScan).map((r) => r.ms)).p99,
+    confirm: summarize(all.filter((r) => isConfirm(r) && ok(r)).map((r) => r.ms)),
+    release: summarize(all.filter((r) => r.path.endsWith('/release') && ok(r)).map((r) => r.ms)),
+    errors,
+    fiveXx: runs.reduce((a, r) => a + r.fiveXx, 0),
+    cold: {
+      connectMs: per.map((p) => round2(p.records[0]?.ms ?? NaN)),
+      firstScanMs: per.map((p) => round2(p.records.find(isScan)?.ms ?? NaN)),
+      firstConfirmMs: per.map((p) => round2(p.records.find(isConfirm)?.ms ?? NaN)),
+      over100: over.length,
+      lastOver100AtMs: over.length ? Math.round(Math.max(...over.map((r) => r.at + r.ms)) - start) : null,
+      warmScan: summarize(all.filter((r) => isScan(r) && ok(r) && r.at - start >= 1000).map((r) => r.ms)),
+    },
+  };
+}
+
+/** `n` reads of a wall's view, one after the other. */
+async function readWall(http: HttpClient, auth: string, wallId: number, n: number): Promise<LatencySummary> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await http.request('GET', `/api/v1/walls/${wallId}`, { auth, timeoutMs: 15_000 });
+    if (res.status === 200) ms.push(performance.now() - t0);
+  }
+  return summarize(ms);
+}
+
+/** Signs the named sorters in; `connect`: and connects each to the wall. */
+async function signInActors(http: HttpClient, emails: string[], wallIndex: number, wallId: number, connect: boolean): Promise<Actor[]> {
+  return Promise.all(
+    emails.map(async (email) => {
+      const t = await signIn(http, email);
+      if (!t.auth) throw new Error(`sign-in of ${email} failed: ${t.status} ${t.code}`);
+      const actor: Actor = { auth: t.auth, wallIndex };
+      if (connect) actor.sessionToken = await connectSession(http, wallId, t.auth);
+      return actor;
+    }),
+  );
+}
+
 export async function runBadDay(
   s: BenchSettings,
   config: AppConfig,
@@ -223,7 +335,7 @@ export async function runBadDayOnce(
   await resetRedis(s);
   const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, skus: s.badDaySkus });
   if (statistics === 'fresh') await holdStatistics(s.databaseUrl);
-  say(`[bad-day ${statistics}] seeded ${seed.walls.length} walls × ${BAD_DAY_SLOTS} slots, ${seed.sorters.length} sorters, ${seed.shippers.length} shippers, ${seed.upcs.length} SKUs; ${seed.walls.length * s.badDayOrdersPerWall} orders to upload`);
+  say(`[bad-day ${statistics}] seeded ${seed.walls.length - 2} walls × ${BAD_DAY_SLOTS} slots and the deep and cold walls × ${DEEP_SLOTS}, ${seed.sorters.length} sorters, ${seed.shippers.length} shippers, ${seed.upcs.length} SKUs; ${seed.backlog.flat().length} orders to upload`);
 
   const env: NodeJS.ProcessEnv = { ...serviceEnv(s), SEED_DEMO: 'false', HEALTH_PORT: String(s.port + 2) };
   delete env.SORTING_WORKERS;
@@ -270,6 +382,9 @@ export async function runBadDayOnce(
     }
     say(`[bad-day ${statistics}] uploaded ${upload.orders} orders in ${upload.calls} calls, ${upload.ms} ms${analyzeMs !== null ? `; ANALYZE ${analyzeMs} ms` : '; no ANALYZE, autovacuum off'}`);
     const floor: RealisticFloor = await prepareFloor(keepAlive, seed);
+    const deepWall = seed.walls[seed.deep.wallIndex]!;
+    const deepActors = await signInActors(keepAlive, seed.deep.sorters, seed.deep.wallIndex, deepWall.id, true);
+    const coldActors = await signInActors(keepAlive, seed.cold.sorters, seed.cold.wallIndex, seed.walls[seed.cold.wallIndex]!.id, false);
     const manager = await signIn(keepAlive, seed.managerEmail);
     if (!manager.auth) throw new Error(`sign-in of the hub's Manager failed: ${manager.status}`);
     await listeners.open(s.port, manager.auth, seed.walls);
@@ -288,9 +403,33 @@ export async function runBadDayOnce(
     const wall0 = floor.sorters.filter((a) => a.wallIndex === 0);
     const sorterHttp = new RecordingHttp(keepAlive);
     const openHttp = new RecordingHttp(s.badDayFreshConnections ? fresh : keepAlive);
-    type Plan = { name: string; kind: 'closed' | 'open'; sorters: Actor[]; http: RecordingHttp; run: (onOfferEnd: () => void) => Promise<RealisticStep> };
+    const freshHttp = new RecordingHttp(fresh);
+    type Plan = {
+      name: string;
+      kind: 'closed' | 'open';
+      sorters: Actor[];
+      http: RecordingHttp;
+      run: (onOfferEnd: () => void) => Promise<RealisticStep & { cold?: ColdFigures }>;
+      /** Measured after the step, outside its CPU and statement window. */
+      after?: () => Promise<Partial<BadDayStep>>;
+      /** Only when BENCH_BADDAY_STEPS names it. */
+      optional?: boolean;
+    };
+    const idle = (name: string, sorters: Actor[], http: RecordingHttp, more: Partial<Plan> = {}): Plan => ({ name, kind: 'closed', sorters, http, run: () => realisticClosed(http, floor, durationMs, `${statistics} ${name}`, { sorters }), ...more });
+    const deepReads = async (): Promise<Partial<BadDayStep>> => ({
+      wallReads: {
+        'deep wall, fresh connections': await readWall(fresh, manager.auth!, deepWall.id, 100),
+        'deep wall, kept alive': await readWall(keepAlive, manager.auth!, deepWall.id, 100),
+        '24-slot wall, kept alive': await readWall(keepAlive, manager.auth!, seed.walls[0]!.id, 100),
+      },
+    });
     const plan: Plan[] = [
-      { name: 'idle-1', kind: 'closed', sorters: wall0.slice(0, 1), http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} idle-1`, { sorters: wall0.slice(0, 1) }) },
+      idle('idle-1', wall0.slice(0, 1), sorterHttp),
+      // As idle-1 and idle-1-deep, on the other kind of connection: which of the two differences costs what.
+      idle('idle-1-fresh', wall0.slice(0, 1), freshHttp, { optional: true }),
+      idle('idle-1-deep', deepActors, freshHttp, { after: deepReads }),
+      idle('idle-1-deep-keepalive', deepActors, sorterHttp, { optional: true }),
+      { name: 'cold-wall', kind: 'closed', sorters: coldActors, http: freshHttp, run: () => coldWall(freshHttp, floor, seed.cold.wallIndex, coldActors, durationMs, `${statistics} cold-wall`) },
       { name: 'wall-6', kind: 'closed', sorters: wall0, http: sorterHttp, run: () => realisticClosed(sorterHttp, floor, durationMs, `${statistics} wall-6`, { sorters: wall0 }) },
       ...s.badDayRates.map(
         (rate): Plan => ({
@@ -305,13 +444,14 @@ export async function runBadDayOnce(
     ];
 
     // BENCH_BADDAY_STEPS: only the named steps (e.g. to profile one of them alone).
-    const chosen = s.badDaySteps ? plan.filter((p) => s.badDaySteps!.includes(p.name)) : plan;
+    const chosen = s.badDaySteps ? plan.filter((p) => s.badDaySteps!.includes(p.name)) : plan.filter((p) => !p.optional);
     const steps: BadDayStep[] = [];
     for (const [i, step] of chosen.entries()) {
       if (!supervisor.running) throw new Error(`npm start exited during the run:\n${supervisor.lastLines()}`);
       say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}, ${s.seconds} s`);
       const sizesBefore = await tableSizes(pg);
       const backlogBefore = await pipelineBacklog(pg);
+      const sessionsBefore = await sessionsOpened(pg);
       await stats.reset(pg);
       const cpuBefore = await meter.snapshot();
       const commandsBefore = await commands.read();
@@ -322,8 +462,8 @@ export async function runBadDayOnce(
       benchLag.reset();
       const from = performance.now();
       let recovery: Promise<BadDayStep['recovery']> | undefined;
-      const idle = steps.find((x) => x.step === 'idle-1');
-      const normalScanMs = Math.max(20, 2 * (idle?.scan.p50 ?? 10));
+      const idle1 = steps.find((x) => x.step === 'idle-1');
+      const normalScanMs = Math.max(20, 2 * (idle1?.scan.p50 ?? 10));
       const run = await step.run(() => {
         recovery = recover(keepAlive, floor, probeSorter, releases, normalScanMs);
       });
@@ -333,6 +473,7 @@ export async function runBadDayOnce(
       const commandsAfter = await commands.read();
       const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
       const backlogAfter = await pipelineBacklog(pg);
+      const newSessions = (await sessionsOpened(pg)) - sessionsBefore;
       const pairs = run.pairs;
       const perPair = (v: number) => (pairs ? round2(v / pairs) : NaN);
       const cpuPerPairMs = Object.fromEntries(Object.entries(cpuMs).map(([k, v]) => [k, perPair(v)]));
@@ -353,6 +494,7 @@ export async function runBadDayOnce(
         sorters: step.sorters.length,
         loadAvg1m: round2(os.loadavg()[0]!),
         pipelineBacklog: { start: backlogBefore, end: backlogAfter },
+        newSessions,
         every: everyAnswer(step.http.take()),
         reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
@@ -370,10 +512,16 @@ export async function runBadDayOnce(
         window: { fromUs, toUs },
         ...(rec ? { recovery: rec } : {}),
       };
+      if (step.after) Object.assign(figures, await step.after());
       steps.push(figures);
+      if (figures.cold) {
+        const c = figures.cold;
+        say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] cold wall: connects ${c.connectMs.join(', ')} ms · first scans ${c.firstScanMs.join(', ')} ms · first confirms ${c.firstConfirmMs.join(', ')} ms · ${c.over100} answers over 100 ms, the last ${c.lastOver100AtMs ?? '-'} ms into the step · warm scan p50 ${c.warmScan.p50} ms`);
+      }
+      if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
-          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
       );
     }
     await commands.close();

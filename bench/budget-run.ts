@@ -5,7 +5,8 @@ import { loadConfig } from '../shared/config/config';
 import { loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
 import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
-import { compareRoles, commandTotals, goals, type CommandBudget, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
+import { compareRoles, commandTotals, goals, type CommandBudget, type Condition, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
+import { startCpuHog } from './lib/cpu-hog';
 import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { cpuMs } from './cpu-usage';
 import { startOwnRedis, type OwnRedis } from './own-redis';
@@ -18,11 +19,13 @@ import { createRedis } from '../shared/redis/redis';
 /*
  * `npm run bench` (docs/benchmarks.md): the skeleton of the service's architecture and the service
  * itself (`npm start`'s compiled processes on the bad day's floor: 10 walls × 6 sorters, shippers, hubs
- * reading), one after the other on the same machine, with the floor (a bare PostgreSQL transaction and
- * a bare queue round trip) of the same run. Prints CPU per pair by role for both and their ratios, the
- * per-pair budget (PostgreSQL statements, Redis commands, Node CPU profiles with BENCH_CPU_PROF=1) and
- * the goals. `npm run bench -- --cpu-prof` (or BENCH_CPU_PROF=1) profiles every process; `npm run bench -- --quick` (or BENCH_QUICK=1): short steps, the idle and closed-loop steps
- * only, to check that it runs. The other scenarios: `npm run bench:scenarios`.
+ * reading, and the deep and cold walls), one after the other on the same machine, with the floor (a bare
+ * PostgreSQL transaction and a bare queue round trip) of the same run; all of it twice: quiet (the
+ * machine as it is) and busy (one core kept busy by a spinning child, bench/lib/cpu-hog.ts). Prints CPU
+ * per pair by role for both and their ratios, the per-pair budget (PostgreSQL statements, Redis commands,
+ * Node CPU profiles with BENCH_CPU_PROF=1) and the goals, per condition. `--cpu-prof` (or
+ * BENCH_CPU_PROF=1) profiles every process; `--quick` (or BENCH_QUICK=1): short steps, fewer of them;
+ * `--quiet-only`, `--busy-only` (or BENCH_CONDITIONS): one condition. The other scenarios: `npm run bench:scenarios`.
  */
 
 const say = (line: string) => console.log(line);
@@ -33,6 +36,18 @@ export interface BudgetSettings {
   steps: string[];
   /** `own` (a redis-server of the bench's own, the default) or `shared` (REDIS_URL). */
   redis: 'own' | 'shared';
+  /** Quiet, busy or both, in that order. */
+  conditions: Condition[];
+}
+
+const CONDITIONS: readonly Condition[] = ['quiet', 'busy'];
+
+function conditionsOf(env: NodeJS.ProcessEnv, argv: string[]): Condition[] {
+  if (argv.includes('--quiet-only')) return ['quiet'];
+  if (argv.includes('--busy-only')) return ['busy'];
+  const raw = (env.BENCH_CONDITIONS ?? CONDITIONS.join(',')).split(',').map((v) => v.trim()).filter(Boolean);
+  for (const v of raw) if (!CONDITIONS.includes(v as Condition)) throw new Error(`BENCH_CONDITIONS must list some of ${CONDITIONS.join(', ')}; got '${v}'.`);
+  return CONDITIONS.filter((c) => raw.includes(c));
 }
 
 /** The bench settings as this run uses them: quick mode shortens what the caller did not set. */
@@ -50,9 +65,11 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
     // One run (the first statistics mode asked for).
     badDayStatistics: [base.badDayStatistics[0] ?? 'fresh'],
   };
-  const steps = base.badDaySteps ?? (quick ? ['idle-1', 'closed-60'] : ['idle-1', ...s.badDayRates.map((r) => `open-${r}/s`), 'closed-60']);
+  // idle-1-fresh and idle-1-deep-keepalive part idle-1-deep's two differences from idle-1: the wall and the connections.
+  const idle = ['idle-1', 'idle-1-fresh', 'idle-1-deep', 'idle-1-deep-keepalive', 'cold-wall'];
+  const steps = base.badDaySteps ?? (quick ? [...idle, 'closed-60'] : [...idle, ...s.badDayRates.map((r) => `open-${r}/s`), 'closed-60']);
   const redis = env.BENCH_REDIS === 'shared' ? 'shared' : 'own';
-  return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis } };
+  return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis, conditions: conditionsOf(env, argv) } };
 }
 
 interface Floor {
@@ -93,67 +110,129 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined): Pro
 
 const f = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(digits));
 
-/** The report as markdown tables (bench/results/budget.md), the form docs/benchmarks.md carries. */
-export function budgetMarkdown(r: {
-  at: string;
-  loadAvg: number[];
+/** One condition's run: the floor, the skeleton and the service measured with the machine in that state. */
+export interface ConditionRun {
+  condition: Condition;
+  /** Busy: the spinning child's core (null: not pinned) and the CPU share it got over the condition's run. */
+  hog: { core: number | null; cpuShare: number } | null;
+  loadAvgStart: number[];
+  loadAvgEnd: number[];
+  seconds: number;
+  floor: Floor | null;
+  floorError: string | null;
   skeleton: SkeletonRun;
   service: BadDayRun;
-  floor: Floor | null;
   comparison: RoleComparison[];
   goals: Goal[];
   profiles: Record<string, (ProfileSummary & { role: string })[]>;
-}): string {
+}
+
+const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' / ');
+
+/** Quiet and busy side by side: every step's figures beside the floor and the skeleton of the same condition. */
+function sideBySide(runs: ConditionRun[]): string[] {
   const lines: string[] = [];
-  const closed = r.service.steps.find((x) => x.step === 'closed-60');
-  lines.push(`Run of ${r.at}, load average at the end ${r.loadAvg.map((v) => v.toFixed(2)).join(' / ')} (1/5/15 min) on ${os.cpus().length} CPUs.`);
-  lines.push('');
-  lines.push('| closed loop, 60 clients over 10 walls | pairs/s | scan p50 / p99 ms | load (1 min) |');
-  lines.push('|---|---|---|---|');
-  lines.push(`| skeleton | ${f(r.skeleton.pairsPerSecond, 1)} | ${f(r.skeleton.scan.p50)} / ${f(r.skeleton.scan.p99)} | ${f(r.skeleton.loadAvg1m)} |`);
-  if (closed) lines.push(`| service (\`npm start\`) | ${f(closed.pairsPerSecond, 1)} | ${f(closed.scan.p50)} / ${f(closed.scanP99All)} | ${f(closed.loadAvg1m)} |`);
-  if (r.floor) lines.push(`| floor (bare PG transaction + bare queue round trip, one at a time) | – | ${f(r.floor.reference.p50Ms)} p50 | – |`);
-  lines.push('');
-  lines.push('| CPU ms per pair | service | skeleton | service / skeleton | extra |');
-  lines.push('|---|---|---|---|---|');
-  for (const c of r.comparison) lines.push(`| ${c.role === 'total' ? '**all roles**' : c.role} | ${f(c.service)} | ${f(c.skeleton)} | ${c.ratio === null ? '–' : `${f(c.ratio, 1)}×`} | ${f(c.extra)} |`);
-  if (closed) lines.push(`| PostgreSQL by role (service) | ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(', ')} | | | |`);
-  lines.push('');
-  const statements = (list: StatementBudget[], n: number) => {
-    lines.push('| statement | calls / pair | ms / pair | ms / call | buffers / pair | buffers / call | share of time |');
-    lines.push('|---|---|---|---|---|---|---|');
-    for (const q of list.slice(0, n)) lines.push(`| ${q.statement.replace(/\|/g, '\\|')} | ${f(q.callsPerPair)} | ${f(q.msPerPair, 3)} | ${f(q.meanMs, 3)} | ${f(q.buffersPerPair, 1)} | ${f(q.buffersPerCall, 1)} | ${f(q.share, 1)} % |`);
-    const sum = (k: 'callsPerPair' | 'msPerPair' | 'buffersPerPair') => list.reduce((a, q) => a + q[k], 0);
-    lines.push(`| **all ${list.length} listed** | ${f(sum('callsPerPair'))} | ${f(sum('msPerPair'), 3)} | | ${f(sum('buffersPerPair'), 1)} | | |`);
-  };
-  if (closed) {
-    lines.push('Service, closed loop, PostgreSQL statements per pair (`pg_stat_statements`):');
-    lines.push('');
-    statements(closed.budget.statements, 25);
-    lines.push('');
+  const head = runs.map((r) => `${r.condition}: pairs/s | scan p50 / p99 ms | confirm p50 / p99 ms | CPU ms/pair`).join(' | ');
+  lines.push(`| | ${head} |`);
+  lines.push(`|---|${runs.map(() => '---|---|---|---|').join('')}`);
+  const row = (label: string, cell: (r: ConditionRun) => [string, string, string, string]) => lines.push(`| ${label} | ${runs.map((r) => cell(r).join(' | ')).join(' | ')} |`);
+  row('floor (bare PG transaction + bare queue round trip)', (r) => (r.floor ? ['–', `${f(r.floor.reference.p50Ms)} p50`, '–', f(r.floor.reference.cpuPerPairMs)] : ['–', 'not measured', '–', '–']));
+  row('skeleton, closed loop, 60 clients', (r) => [f(r.skeleton.pairsPerSecond, 1), `${f(r.skeleton.scan.p50)} / ${f(r.skeleton.scan.p99)}`, '–', f(r.skeleton.cpu.total)]);
+  const names = [...new Set(runs.flatMap((r) => r.service.steps.map((x) => x.step)))];
+  for (const name of names) {
+    row(`service \`${name}\``, (r) => {
+      const st = r.service.steps.find((x) => x.step === name);
+      if (!st) return ['–', '–', '–', '–'];
+      const fiveXx = st.fiveXx ? ` (${st.fiveXx} × 5xx)` : '';
+      return [`${f(st.pairsPerSecond, 1)}${fiveXx}`, `${f(st.scan.p50)} / ${f(st.scanP99All)}`, `${f(st.confirm.p50)} / ${f(st.confirm.p99)}`, f(st.budget.cpu.total)];
+    });
   }
-  lines.push('Skeleton, PostgreSQL statements per pair:');
   lines.push('');
-  statements(r.skeleton.statements, 5);
+  for (const r of runs) {
+    const cold = r.service.steps.find((x) => x.cold)?.cold;
+    if (cold) {
+      lines.push(
+        `- ${r.condition}, \`cold-wall\`: the six connects ${cold.connectMs.map((v) => f(v, 0)).join(', ')} ms; first scans ${cold.firstScanMs.map((v) => f(v, 0)).join(', ')} ms; first confirms ${cold.firstConfirmMs.map((v) => f(v, 0)).join(', ')} ms; ` +
+          `${cold.over100} answers over 100 ms, the last ${cold.lastOver100AtMs ?? '–'} ms into the step; scans from the second second on p50 ${f(cold.warmScan.p50)} / p99 ${f(cold.warmScan.p99)} ms`,
+      );
+    }
+    const reads = r.service.steps.find((x) => x.wallReads)?.wallReads;
+    if (reads) lines.push(`- ${r.condition}, \`GET /walls/{id}\` p50 / p99, 100 one after the other after \`idle-1-deep\`: ${Object.entries(reads).map(([k, v]) => `${k} ${f(v.p50)} / ${f(v.p99)} ms`).join('; ')}`);
+    lines.push(`- ${r.condition}, PostgreSQL sessions opened during each step (new backends): ${r.service.steps.map((x) => `\`${x.step}\` ${x.newSessions}`).join(', ')}`);
+    const idle = r.service.steps.find((x) => x.step === 'idle-1');
+    if (idle) lines.push(`- ${r.condition}, the hubs' \`GET /walls/{id}\` every 3 s during \`idle-1\`: p50 ${f(idle.reads.p50)} / p99 ${f(idle.reads.p99)} ms; \`/readyz\` p99 ${f(idle.readyz.p99)} ms`);
+  }
+  return lines;
+}
+
+/** The goals of every condition in one table. */
+function goalTable(runs: ConditionRun[]): string[] {
+  const lines = [`| goal | ${runs.map((r) => `${r.condition} | `).join(' | ')} |`, `|---|${runs.map(() => '---|---|').join('')}`];
+  const names = [...new Set(runs.flatMap((r) => r.goals.map((g) => g.goal)))];
+  for (const name of names) {
+    lines.push(`| ${name} | ${runs.map((r) => { const g = r.goals.find((x) => x.goal === name); return g ? `${g.measured} | ${g.met ? 'MET' : '**MISS**'}` : '– | –'; }).join(' | ')} |`);
+  }
+  return lines;
+}
+
+/** The report as markdown tables (bench/results/budget.md), the form docs/benchmarks.md carries. */
+export function budgetMarkdown(at: string, runs: ConditionRun[]): string {
+  const lines: string[] = [];
+  lines.push(`Run of ${at} on ${os.cpus().length} CPUs. ${runs.map((r) => `${r.condition}${r.hog ? ` (a spinning child ${r.hog.core === null ? 'unpinned' : `on core ${r.hog.core}`}, ${f(100 * r.hog.cpuShare, 0)} % of a core)` : ''}: load average ${loads(r.loadAvgStart)} at its start, ${loads(r.loadAvgEnd)} at its end (1/5/15 min), ${r.seconds} s`).join('; ')}.`);
   lines.push('');
-  const commands = (list: CommandBudget[]) => {
-    const t = commandTotals(list);
-    return `${f(t.callsPerPair, 1)} calls, ${f(t.usecPerPair / 1000, 3)} ms per pair: ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(', ')}`;
-  };
-  lines.push('Redis commands per pair (`INFO commandstats`):');
+  lines.push(...sideBySide(runs));
   lines.push('');
-  if (closed) lines.push(`- service: ${commands(closed.budget.redisCommands)}`);
-  lines.push(`- skeleton: ${commands(r.skeleton.redisCommands)}`);
+  lines.push(...goalTable(runs));
   lines.push('');
-  for (const [who, list] of Object.entries(r.profiles)) {
-    for (const p of list) {
-      lines.push(`CPU profile, ${who} ${p.role}: ${p.busyMs} ms busy of ${p.spanMs} ms; top functions: ${p.byFunction.slice(0, 6).map((x) => `${x.name.replace(/\|/g, '\\|')} ${x.share} %`).join('; ')}`);
+  for (const r of runs) {
+    const closed = r.service.steps.find((x) => x.step === 'closed-60');
+    lines.push(`### ${r.condition}`);
+    lines.push('');
+    lines.push('| CPU ms per pair, closed loop | service | skeleton | service / skeleton | extra |');
+    lines.push('|---|---|---|---|---|');
+    for (const c of r.comparison) lines.push(`| ${c.role === 'total' ? '**all roles**' : c.role} | ${f(c.service)} | ${f(c.skeleton)} | ${c.ratio === null ? '–' : `${f(c.ratio, 1)}×`} | ${f(c.extra)} |`);
+    if (closed) lines.push(`| PostgreSQL by role (service) | ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(', ')} | | | |`);
+    lines.push('');
+    const statements = (list: StatementBudget[], n: number) => {
+      lines.push('| statement | calls / pair | ms / pair | ms / call | buffers / pair | buffers / call | share of time |');
+      lines.push('|---|---|---|---|---|---|---|');
+      for (const q of list.slice(0, n)) lines.push(`| ${q.statement.replace(/\|/g, '\\|')} | ${f(q.callsPerPair)} | ${f(q.msPerPair, 3)} | ${f(q.meanMs, 3)} | ${f(q.buffersPerPair, 1)} | ${f(q.buffersPerCall, 1)} | ${f(q.share, 1)} % |`);
+      const sum = (k: 'callsPerPair' | 'msPerPair' | 'buffersPerPair') => list.reduce((a, q) => a + q[k], 0);
+      lines.push(`| **all ${list.length} listed** | ${f(sum('callsPerPair'))} | ${f(sum('msPerPair'), 3)} | | ${f(sum('buffersPerPair'), 1)} | | |`);
+    };
+    for (const st of r.service.steps) {
+      if (st.step === 'closed-60' || !st.pairs) continue;
+      lines.push(`Service \`${st.step}\`, PostgreSQL statements per pair (\`pg_stat_statements\`):`);
+      lines.push('');
+      statements(st.budget.statements, 8);
       lines.push('');
     }
+    if (closed) {
+      lines.push('Service `closed-60`, PostgreSQL statements per pair:');
+      lines.push('');
+      statements(closed.budget.statements, 25);
+      lines.push('');
+    }
+    lines.push('Skeleton, PostgreSQL statements per pair:');
+    lines.push('');
+    statements(r.skeleton.statements, 5);
+    lines.push('');
+    const commands = (list: CommandBudget[]) => {
+      const t = commandTotals(list);
+      return `${f(t.callsPerPair, 1)} calls, ${f(t.usecPerPair / 1000, 3)} ms per pair: ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(', ')}`;
+    };
+    lines.push('Redis commands per pair (`INFO commandstats`):');
+    lines.push('');
+    if (closed) lines.push(`- service: ${commands(closed.budget.redisCommands)}`);
+    lines.push(`- skeleton: ${commands(r.skeleton.redisCommands)}`);
+    lines.push('');
+    for (const [who, list] of Object.entries(r.profiles)) {
+      for (const p of list) {
+        lines.push(`CPU profile, ${who} ${p.role}: ${p.busyMs} ms busy of ${p.spanMs} ms; top functions: ${p.byFunction.slice(0, 6).map((x) => `${x.name.replace(/\|/g, '\\|')} ${x.share} %`).join('; ')}`);
+        lines.push('');
+      }
+    }
   }
-  lines.push('| goal | measured | |');
-  lines.push('|---|---|---|');
-  for (const g of r.goals) lines.push(`| ${g.goal} | ${g.measured} | ${g.met ? 'met' : '**missed**'} |`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -194,7 +273,7 @@ async function main(): Promise<void> {
   }
   const started = Date.now();
   const load0 = os.loadavg();
-  say(`[setup] ${b.quick ? 'quick run' : 'run'}: ${s.seconds} s per step, service steps ${b.steps.join(', ')}; Redis ${own ? `of the bench's own (${own.url})` : s.redisUrl}; load average ${load0.map((v) => v.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
+  say(`[setup] ${b.quick ? 'quick run' : 'run'}: ${b.conditions.join(' then ')}; ${s.seconds} s per step, service steps ${b.steps.join(', ')}; Redis ${own ? `of the bench's own (${own.url})` : s.redisUrl}; load average ${loads(load0)} on ${os.cpus().length} CPUs`);
   if (load0[0]! > os.cpus().length * 0.5) say(`[setup] the machine is busy: throughput and latency figures will be low; CPU per pair and the service/skeleton ratios are the fairer comparison`);
   try {
     if (s.runtime === 'node') {
@@ -202,57 +281,93 @@ async function main(): Promise<void> {
       const warning = buildServices(s.root, s.resultsDir);
       if (warning) say(`[setup] ${warning}`);
     }
-    const floorRun = await measureFloor(s, redisPid);
-    const floor = 'error' in floorRun ? null : floorRun;
+    const runs: ConditionRun[] = [];
+    for (const condition of b.conditions) {
+      const t0 = Date.now();
+      const loadAvgStart = os.loadavg();
+      const hog = condition === 'busy' ? startCpuHog() : null;
+      const hogCpu0 = hog ? cpuMs(hog.pid) : undefined;
+      if (hog) say(`\n[busy] a spinning child (pid ${hog.pid}) ${hog.core === null ? 'unpinned (no taskset)' : `pinned to core ${hog.core}`} beside everything below`);
+      else say(`\n[quiet] the machine as it is (load average ${loads(loadAvgStart)})`);
+      try {
+        const floorRun = await measureFloor(s, redisPid);
+        const floor = 'error' in floorRun ? null : floorRun;
 
-    say('\n[skeleton] Express → BullMQ queue per partition (8) → worker, concurrency 1 → one PostgreSQL statement → Redis PUBLISH → answer');
-    const skeleton = await runSkeleton(s, { redisPid, nodeArgs, say });
+        say(`\n[${condition} skeleton] Express → BullMQ queue per partition (8) → worker, concurrency 1 → one PostgreSQL statement → Redis PUBLISH → answer`);
+        const skeleton = await runSkeleton(s, { redisPid, nodeArgs, say });
 
-    say(`\n[service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
-    const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
-    const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs });
-    const closed = service.steps.find((x) => x.step === 'closed-60');
-    const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
-    const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
-    if (s.cpuProf) {
-      profiles.skeleton = profilesOf(profileDir, s.root, { api: [skeleton.pids.api], sorting: [skeleton.pids.sorting] }, skeleton.window);
-      // The supervisor only waits for its children: its profile is empty.
-      if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
-    }
-    const checked = goals('quiet', skeleton, service.steps, floor, comparison);
-    const loadAvg = os.loadavg();
-
-    // The report.
-    console.log(`\n=== Skeleton and service, same machine, one after the other (${Math.round((Date.now() - started) / 1000)} s) ===`);
-    console.log(`load average at the start ${load0.map((v) => v.toFixed(2)).join(' / ')}, at the end ${loadAvg.map((v) => v.toFixed(2)).join(' / ')} (1/5/15 min), ${os.cpus().length} CPUs`);
-    if (floor) console.log(`floor: PG p50 ${f(floor.pgP50)} + queue p50 ${f(floor.queueP50)} = ${f(floor.reference.p50Ms)} ms; ${f(floor.reference.cpuPerPairMs)} ms CPU per pair`);
-    else console.log(`floor: not measured (${(floorRun as { error: string }).error})`);
-    console.log(`skeleton closed-60: ${f(skeleton.pairsPerSecond, 1)} pairs/s, scan p50 ${f(skeleton.scan.p50)} p99 ${f(skeleton.scan.p99)} ms, ${skeleton.errors} errors, load ${f(skeleton.loadAvg1m)}`);
-    for (const st of service.steps) {
-      console.log(`service ${st.step.padEnd(11)} ${f(st.pairsPerSecond, 1)} pairs/s, scan p50 ${f(st.scan.p50)} p99* ${f(st.scanP99All)} ms, ${st.fiveXx} × 5xx, reads p50 ${f(st.reads.p50)} ms, /readyz p99 ${f(st.readyz.p99)} ms, CPU ${f(st.budget.cpu.total)} ms/pair, load ${f(st.loadAvg1m)}`);
-    }
-    if (closed) {
-      console.log(`\nCPU ms per pair, closed loop (service ${closed.pairs} pairs, skeleton ${skeleton.pairs}):`);
-      console.log(`  ${'role'.padEnd(10)}${'service'.padStart(9)}${'skeleton'.padStart(10)}${'ratio'.padStart(8)}${'extra'.padStart(8)}`);
-      for (const c of comparison) console.log(`  ${c.role.padEnd(10)}${f(c.service).padStart(9)}${f(c.skeleton).padStart(10)}${(c.ratio === null ? '–' : `${f(c.ratio, 1)}×`).padStart(8)}${f(c.extra).padStart(8)}`);
-      console.log(`  PostgreSQL by role (service): ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(' · ')}`);
-      console.log('\nPostgreSQL statements per pair, service closed loop:');
-      for (const q of closed.budget.statements.slice(0, 25)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call) ${f(q.share, 1).padStart(5)} %`);
-      console.log('PostgreSQL statements per pair, skeleton:');
-      for (const q of skeleton.statements.slice(0, 5)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call)`);
-      for (const [who, list] of [['service', closed.budget.redisCommands], ['skeleton', skeleton.redisCommands]] as const) {
-        const t = commandTotals(list);
-        console.log(`Redis per pair, ${who}: ${f(t.callsPerPair, 1)} commands, ${f(t.usecPerPair, 0)} µs · ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(' · ')}`);
+        say(`\n[${condition} service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
+        const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
+        const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs });
+        const closed = service.steps.find((x) => x.step === 'closed-60');
+        const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
+        const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
+        if (s.cpuProf) {
+          profiles.skeleton = profilesOf(profileDir, s.root, { api: [skeleton.pids.api], sorting: [skeleton.pids.sorting] }, skeleton.window);
+          // The supervisor only waits for its children: its profile is empty.
+          if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
+        }
+        const seconds = Math.round((Date.now() - t0) / 1000);
+        const hogShare = hog ? ((cpuMs(hog.pid) ?? NaN) - (hogCpu0 ?? NaN)) / (Date.now() - t0) : NaN;
+        runs.push({
+          condition,
+          hog: hog ? { core: hog.core, cpuShare: Math.round(hogShare * 100) / 100 } : null,
+          loadAvgStart,
+          loadAvgEnd: os.loadavg(),
+          seconds,
+          floor,
+          floorError: 'error' in floorRun ? floorRun.error : null,
+          skeleton,
+          service,
+          comparison,
+          goals: goals(condition, skeleton, service.steps, floor, comparison),
+          profiles,
+        });
+      } finally {
+        hog?.stop();
       }
     }
-    for (const [who, list] of Object.entries(profiles)) for (const p of list) printProfile(p, `CPU profile, ${who} ${p.role}, measured step only`);
-    console.log('\nGoals (issue 25, beside the skeleton of this run):');
-    for (const g of checked) console.log(`  ${g.met ? 'MET ' : 'MISS'}  ${g.goal}: ${g.measured}`);
+
+    // The report.
+    console.log(`\n=== Floor, skeleton and service, ${b.conditions.join(' and ')}, same machine, one after the other (${Math.round((Date.now() - started) / 1000)} s) ===`);
+    for (const r of runs) {
+      const closed = r.service.steps.find((x) => x.step === 'closed-60');
+      console.log(`\n--- ${r.condition}${r.hog ? ` (spinning child ${r.hog.core === null ? 'unpinned' : `on core ${r.hog.core}`}: ${f(100 * r.hog.cpuShare, 0)} % of a core)` : ''}: load average ${loads(r.loadAvgStart)} at its start, ${loads(r.loadAvgEnd)} at its end (1/5/15 min), ${os.cpus().length} CPUs`);
+      if (r.floor) console.log(`floor: PG p50 ${f(r.floor.pgP50)} + queue p50 ${f(r.floor.queueP50)} = ${f(r.floor.reference.p50Ms)} ms; ${f(r.floor.reference.cpuPerPairMs)} ms CPU per pair`);
+      else console.log(`floor: not measured (${r.floorError})`);
+      console.log(`skeleton closed-60: ${f(r.skeleton.pairsPerSecond, 1)} pairs/s, scan p50 ${f(r.skeleton.scan.p50)} p99 ${f(r.skeleton.scan.p99)} ms, ${r.skeleton.errors} errors, load ${f(r.skeleton.loadAvg1m)}`);
+      for (const st of r.service.steps) {
+        console.log(`service ${st.step.padEnd(12)} ${f(st.pairsPerSecond, 1)} pairs/s, scan p50 ${f(st.scan.p50)} p99* ${f(st.scanP99All)} ms, confirm p50 ${f(st.confirm.p50)} p99 ${f(st.confirm.p99)} ms, ${st.fiveXx} × 5xx, reads p50 ${f(st.reads.p50)} ms, /readyz p99 ${f(st.readyz.p99)} ms, CPU ${f(st.budget.cpu.total)} ms/pair, ${st.newSessions} new PostgreSQL sessions, load ${f(st.loadAvg1m)}`);
+      }
+      if (closed) {
+        console.log(`\nCPU ms per pair, closed loop (service ${closed.pairs} pairs, skeleton ${r.skeleton.pairs}):`);
+        console.log(`  ${'role'.padEnd(10)}${'service'.padStart(9)}${'skeleton'.padStart(10)}${'ratio'.padStart(8)}${'extra'.padStart(8)}`);
+        for (const c of r.comparison) console.log(`  ${c.role.padEnd(10)}${f(c.service).padStart(9)}${f(c.skeleton).padStart(10)}${(c.ratio === null ? '–' : `${f(c.ratio, 1)}×`).padStart(8)}${f(c.extra).padStart(8)}`);
+        console.log(`  PostgreSQL by role (service): ${Object.entries(closed.budget.cpu.postgresByRole).map(([k, v]) => `${k} ${f(v)}`).join(' · ')}`);
+      }
+      for (const st of r.service.steps) {
+        if (!st.pairs) continue;
+        console.log(`PostgreSQL statements per pair, service ${st.step}:`);
+        for (const q of st.budget.statements.slice(0, st.step === 'closed-60' ? 25 : 8)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call) ${f(q.share, 1).padStart(5)} %`);
+      }
+      console.log('PostgreSQL statements per pair, skeleton:');
+      for (const q of r.skeleton.statements.slice(0, 5)) console.log(`  ${q.statement.padEnd(44).slice(0, 44)} ${f(q.callsPerPair).padStart(6)} calls ${f(q.msPerPair, 3).padStart(7)} ms ${f(q.meanMs, 3).padStart(7)} ms/call ${f(q.buffersPerPair, 1).padStart(7)} buffers (${f(q.buffersPerCall, 1)}/call)`);
+      if (closed) {
+        for (const [who, list] of [['service', closed.budget.redisCommands], ['skeleton', r.skeleton.redisCommands]] as const) {
+          const t = commandTotals(list);
+          console.log(`Redis per pair, ${who}: ${f(t.callsPerPair, 1)} commands, ${f(t.usecPerPair, 0)} µs · ${list.slice(0, 14).map((c) => `${c.command} ${f(c.callsPerPair, 1)}`).join(' · ')}`);
+        }
+      }
+      for (const [who, list] of Object.entries(r.profiles)) for (const p of list) printProfile(p, `CPU profile, ${r.condition}, ${who} ${p.role}, measured step only`);
+    }
+    console.log('\n=== Side by side ===');
+    for (const line of sideBySide(runs)) console.log(line);
+    console.log('\nGoals (beside the skeleton and the floor of the same condition):');
+    for (const r of runs) for (const g of r.goals) console.log(`  ${r.condition.padEnd(6)}${g.met ? 'MET ' : 'MISS'}  ${g.goal}: ${g.measured}`);
 
     const at = new Date().toISOString();
-    const report = { at, loadAvg, skeleton, service, floor, comparison, goals: checked, profiles };
-    writeFileSync(path.join(s.resultsDir, 'budget.json'), `${JSON.stringify({ ...report, loadAvgAtStart: load0, settings: { ...b, seconds: s.seconds, statistics: s.badDayStatistics[0], runtime: s.runtime } }, null, 2)}\n`);
-    writeFileSync(path.join(s.resultsDir, 'budget.md'), budgetMarkdown(report));
+    writeFileSync(path.join(s.resultsDir, 'budget.json'), `${JSON.stringify({ at, loadAvgAtStart: load0, loadAvg: os.loadavg(), conditions: runs, settings: { ...b, seconds: s.seconds, statistics: s.badDayStatistics[0], runtime: s.runtime } }, null, 2)}\n`);
+    writeFileSync(path.join(s.resultsDir, 'budget.md'), budgetMarkdown(at, runs));
     say(`\nresults in bench/results/budget.json, the tables for docs/benchmarks.md in bench/results/budget.md (${Math.round((Date.now() - started) / 1000)} s in all)`);
   } finally {
     own?.stop();

@@ -51,17 +51,26 @@ export async function signIn(http: HttpClient, email: string): Promise<{ status:
   return { status: res.status, code: res.code, auth: res.status === 200 ? `Bearer ${(res.body as { access_token: string }).access_token}` : undefined };
 }
 
+/**
+ * Connects a signed-in sorter to a wall; a 503 (nothing was changed: the service sheds load on a busy
+ * machine) is sent again after a second, up to 30 times, as a device would.
+ */
+export async function connectSession(http: HttpClient, wallId: number, auth: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await http.request('POST', `/api/v1/walls/${wallId}/sessions`, { auth, body: {}, timeoutMs: CLIENT_TIMEOUT_MS });
+    if (res.status === 200) return (res.body as { token: string }).token;
+    if (res.status !== 503 || attempt === 30) throw new Error(`connecting to wall ${wallId} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    await pause(RETRY_PAUSE_MS);
+  }
+}
+
 /** Signs every sorter and shipper in (a few at a time) and connects each sorter to its wall. */
 export async function prepareFloor(http: HttpClient, seed: RealisticSeed): Promise<RealisticFloor> {
   const one = async (p: { email: string; wallIndex: number }, connect: boolean): Promise<Actor> => {
     const t = await signIn(http, p.email);
     if (!t.auth) throw new Error(`sign-in of ${p.email} failed: ${t.status} ${t.code}`);
     const actor: Actor = { auth: t.auth, wallIndex: p.wallIndex };
-    if (connect) {
-      const res = await http.request('POST', `/api/v1/walls/${seed.walls[p.wallIndex].id}/sessions`, { auth: t.auth, body: {} });
-      if (res.status !== 200) throw new Error(`connecting ${p.email} failed: ${res.status} ${JSON.stringify(res.body)}`);
-      actor.sessionToken = (res.body as { token: string }).token;
-    }
+    if (connect) actor.sessionToken = await connectSession(http, seed.walls[p.wallIndex].id, t.auth);
     return actor;
   };
   const sorters: Actor[] = [];
