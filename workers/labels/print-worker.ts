@@ -1,5 +1,5 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { localWaiter } from '../pipeline/notifications';
+import { startDueSender } from '../pipeline/due-sender';
 import { claimPrintJobs, deleteOldPrintJobs, nextPrintDue } from './print.queries';
 import { PRINT_CONNECT_TIMEOUT_MS, PRINT_WRITE_TIMEOUT_MS, TOO_LATE, UNKNOWN_OUTCOME, sendPrintJob } from './print-sender';
 
@@ -9,8 +9,7 @@ const CONCURRENCY = 8;
 const LEASE_MS = PRINT_CONNECT_TIMEOUT_MS + PRINT_WRITE_TIMEOUT_MS + 15_000;
 /**
  * The sender looks for due jobs at least this often: a print is expected within a moment of the scan.
- * The look is one probe of a partial index of the Queued jobs; no LISTEN (PostgreSQL would wake this
- * process at every commit of the floor).
+ * The look is one probe of a partial index of the Queued jobs.
  */
 export const PRINT_POLL_MS = 200;
 /** Finished jobs (and the bytes they hold) are kept this long for GET /print-jobs/{id} and the printer's list. */
@@ -20,16 +19,12 @@ const RETENTION_EVERY_MS = 3_600_000;
 /**
  * The labels worker's print sender (docs/api.md §12): it works through every due print job (those of
  * POST /license-plates/{slot}/print, and those the `printing` consumer makes for walls that print by
- * themselves: `wake` after its batch committed),
- * CONCURRENCY at a time per process, any number of processes (each claims its own, skip locked).
- * Retries and their schedule are columns of print_job: nothing of a print is only in memory or Redis.
+ * themselves: `wake` after its batch committed), CONCURRENCY at a time per process, any number of
+ * processes (each claims its own, skip locked; workers/pipeline/due-sender.ts). Retries and their
+ * schedule are columns of print_job: nothing of a print is only in memory or Redis.
  */
 export async function startPrinting(runtime: Runtime): Promise<{ wake(): void }> {
   const { config, log, ormSql } = runtime;
-  const waiter = localWaiter();
-  let stopped = false;
-  let inFlight = 0;
-  const running = new Set<Promise<unknown>>();
   const giveUpMs = Math.round(config.PRINT_JOB_GIVE_UP_MINUTES * 60_000);
   let nextRetention = Date.now() + 60_000;
 
@@ -40,60 +35,28 @@ export async function startPrinting(runtime: Runtime): Promise<{ wake(): void }>
         await record();
         return;
       } catch (err) {
-        if (stopped) throw err;
+        if (sender.stopped()) throw err;
         log.warn({ err }, 'could not record a sent print job; trying again (it is not sent again)');
         await new Promise((r) => setTimeout(r, wait));
       }
     }
   };
 
-  // Looks while the database does not answer back off (1 s, doubling, at most 5 s: a shipper awaits the label).
-  let outage = 0;
-  const sender = (async () => {
-    while (!stopped) {
-      let waitMs = PRINT_POLL_MS;
-      try {
-        const free = CONCURRENCY - inFlight;
-        if (free > 0) {
-          // A read first: a sender with nothing due costs one probe of the Queued jobs' index per look.
-          const [{ due_at: due }] = (await nextPrintDue(ormSql, {})) as [{ due_at: Date | null }];
-          const dueIn = due ? new Date(due).getTime() - Date.now() : null;
-          if (dueIn !== null && dueIn <= 0) {
-            const claimed = await claimPrintJobs(ormSql, { limit: free, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE });
-            for (const job of claimed) {
-              inFlight++;
-              const p = sendPrintJob(ormSql, job, config, log, keepRecording)
-                .catch((err) => log.warn({ err, printJobId: job.id }, 'could not record a print attempt; the job is tried again when its lease ends'))
-                .finally(() => {
-                  inFlight--;
-                  running.delete(p);
-                  waiter.wake();
-                });
-              running.add(p);
-            }
-            if (claimed.length === free) continue;
-          } else if (dueIn !== null) waitMs = Math.min(waitMs, dueIn);
-        }
-        if (Date.now() >= nextRetention) {
-          nextRetention = Date.now() + RETENTION_EVERY_MS;
-          const gone = await deleteOldPrintJobs(ormSql, { days: PRINT_JOB_RETENTION_DAYS, batch: 1000 });
-          if (gone.length) log.info({ deleted: gone.length }, 'old print jobs deleted');
-        }
-        if (outage) log.info('print sender reaches the database again');
-        outage = 0;
-      } catch (err) {
-        if (outage++ === 0) log.warn({ err }, 'print sender could not read its jobs; retrying');
-        waitMs = Math.min(1000 * 2 ** Math.min(outage - 1, 3), 5_000);
-      }
-      if (!stopped) await waiter.wait(waitMs);
-    }
-  })();
-  log.info({ retryBaseMs: config.PRINT_RETRY_BASE_MS, retryMaxMs: config.PRINT_RETRY_MAX_MS, giveUpMinutes: config.PRINT_JOB_GIVE_UP_MINUTES }, 'print sender started');
-  runtime.onClose('print sender', async () => {
-    stopped = true;
-    waiter.wake();
-    await sender;
-    await Promise.all(running);
+  const sender = startDueSender(runtime, {
+    name: 'print sender',
+    concurrency: CONCURRENCY,
+    pollMs: PRINT_POLL_MS,
+    nextDue: async () => (await nextPrintDue(ormSql, {}))[0]?.due_at ?? null,
+    claim: (limit) => claimPrintJobs(ormSql, { limit, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE }),
+    send: (job) => sendPrintJob(ormSql, job, config, log, keepRecording),
+    failed: (err, job) => log.warn({ err, printJobId: job.id }, 'could not record a print attempt; the job is tried again when its lease ends'),
+    tick: async () => {
+      if (Date.now() < nextRetention) return;
+      nextRetention = Date.now() + RETENTION_EVERY_MS;
+      const gone = await deleteOldPrintJobs(ormSql, { days: PRINT_JOB_RETENTION_DAYS, batch: 1000 });
+      if (gone.length) log.info({ deleted: gone.length }, 'old print jobs deleted');
+    },
   });
-  return { wake: () => waiter.wake() };
+  log.info({ retryBaseMs: config.PRINT_RETRY_BASE_MS, retryMaxMs: config.PRINT_RETRY_MAX_MS, giveUpMinutes: config.PRINT_JOB_GIVE_UP_MINUTES }, 'print sender started');
+  return { wake: sender.wake };
 }
