@@ -114,6 +114,11 @@ export class WallActor {
     while (!this.idle()) await this.tail;
   }
 
+  /** Its state holds a connected session. */
+  holdsSessions(): boolean {
+    return (this.state?.sessions.size ?? 0) > 0;
+  }
+
   /** Forgets the state: the next command loads it afresh (a command under way finishes on what it loaded). */
   forget(): void {
     this.generation++;
@@ -358,11 +363,15 @@ export class WallActors {
     return actor.run(command);
   }
 
-  /** Walls without a command for a while are forgotten (memory stays bounded by the walls at work). */
-  private forgetIdle(now: number): void {
+  /**
+   * Walls without a command for a while are forgotten (memory stays bounded by the walls at work),
+   * but not a wall with a sorter connected: its sorters on a break come back to a wall in memory, not
+   * to a load (its sessions end by themselves after the idle timeout, and the wall is forgotten then).
+   */
+  forgetIdle(now: number): void {
     this.sweptAt = now;
     for (const [key, actor] of this.actors) {
-      if (now - actor.lastUsed > IDLE_FORGET_MS) this.removeIdle(key, actor);
+      if (now - actor.lastUsed > IDLE_FORGET_MS && !actor.holdsSessions()) this.removeIdle(key, actor);
     }
   }
 
