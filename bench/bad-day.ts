@@ -58,8 +58,8 @@ interface PipelineBacklog {
 
 async function pipelineBacklog(pg: PgClient): Promise<PipelineBacklog> {
   const { rows } = await pg.query<PipelineBacklog>(`/* bench_probe */
-select (select count(*)::int from outbox_event where relay_seq is null) as unrelayed,
-       (select count(*)::int from outbox_event where relay_seq > (select coalesce(min(position), 0) from outbox_consumer)) as unconsumed`);
+select (select count(*)::int from outbox_event where id > (select through from outbox_horizon)) as unrelayed,
+       (select count(*)::int from outbox_event where id > (select coalesce(min(position), 0) from outbox_consumer) and id <= (select through from outbox_horizon)) as unconsumed`);
   return rows[0]!;
 }
 

@@ -83,8 +83,8 @@ async function generate(pg: PgClient, clientId: number, scans: number, end: Date
       'barcodeInputMethod', method, 'userId', user_id, 'color', 'Red', 'createdAt', at ${extra}),
       'sortBox', jsonb_build_object('crc', crc, 'position', position, 'wallId', wall_id))`;
   const insert = (type: string, at: string, data: string, where: string) =>
-    pg.query(`insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data, published_at)
-              select gen_random_uuid(), ${clientId}, wall_id, '${type}', ${at}, ${data}, now() from bench_scan where ${where}`);
+    pg.query(`insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+              select gen_random_uuid(), ${clientId}, wall_id, '${type}', ${at}, ${data} from bench_scan where ${where}`);
   await insert('sort-box-item.created', 'at', item('PendingConfirmation', ", 'units', 1, 'confirmedUnits', 0"), 'true');
   const confirmedAt = `at + (20 + i % 90) * interval '1 second'`;
   const units = `(case when i % 3 = 0 then 2 else 1 end)`;
@@ -93,6 +93,9 @@ async function generate(pg: PgClient, clientId: number, scans: number, end: Date
   await insert('sort-box.completed', `at + interval '2 minutes'`, `jsonb_build_object('sortBox', jsonb_build_object('crc', crc, 'position', position, 'wallId', wall_id, 'status', 'Complete'), 'orderId', i / 3)`, 'i % 3 = 0 and i % 10 <> 9');
   await insert('command.refused', `at + interval '5 seconds'`, `jsonb_build_object('command', 'item.scan', 'code', 'barcode-not-recognized', 'userId', user_id, 'barcodeInputMethod', method, 'barcode', 'UNKNOWN')`, 'i % 33 = 0');
   await pg.query('drop table bench_scan');
+  // A history the statistics consumer has passed (the rebuild counts it): relayed, and behind its position.
+  await pg.query(`update outbox_horizon set through = greatest(through, (select coalesce(max(id), 0) from outbox_event))`);
+  await pg.query(`update outbox_consumer set position = (select through from outbox_horizon) where name = 'stats'`);
   await pg.query('analyze outbox_event');
   const { rows } = await pg.query<{ n: string }>('select count(*) as n from outbox_event');
   return Number(rows[0].n);

@@ -23,8 +23,6 @@ export interface HubLatencyFigures {
   /** From the scan's 200 answer at the client to the hub message (negative: the hub was first). */
   answerToHub: LatencySummary;
   scanLatency: LatencySummary;
-  /** outbox_event.published_at − occurred_at for the step's events. */
-  relayLag: LatencySummary;
 }
 
 /** Opens one WebSocket per wall (as a hub does) and resolves once all are open. */
@@ -65,7 +63,6 @@ export async function measureHubLatency(
   const pg = new PgClient({ connectionString: opts.databaseUrl });
   await pg.connect();
   try {
-    const { rows: [{ now: stepStart }] } = await pg.query<{ now: Date }>('select now()');
     const total = Math.round((opts.rate * opts.durationMs) / 1000);
     const inFlight = new Set<Promise<void>>();
     const start = performance.now();
@@ -96,11 +93,6 @@ export async function measureHubLatency(
     const seconds = (performance.now() - start) / 1000;
     const deadline = performance.now() + 5000;
     while (scans.some((x) => !arrived.has(x.id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const { rows } = await pg.query<{ lag_ms: number }>(
-      `select extract(epoch from (published_at - occurred_at)) * 1000 as lag_ms from outbox_event
-        where occurred_at >= $1 and published_at is not null`,
-      [stepStart],
-    );
     const seen = scans.filter((x) => arrived.has(x.id));
     return {
       rate: opts.rate,
@@ -111,7 +103,6 @@ export async function measureHubLatency(
       sendToHub: summarize(seen.map((x) => arrived.get(x.id)! - x.sentAt)),
       answerToHub: summarize(seen.map((x) => arrived.get(x.id)! - x.answeredAt)),
       scanLatency: summarize(scanLatency),
-      relayLag: summarize(rows.map((r) => Number(r.lag_ms))),
     };
   } finally {
     for (const ws of hubs) ws.terminate();

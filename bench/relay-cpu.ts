@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     await pollUntil(
       'every event to be relayed',
       async () => {
-        const { rows } = await pg.query<{ n: string }>('select count(*) as n from outbox_event where published_at is null');
+        const { rows } = await pg.query<{ n: string }>('select count(*) as n from outbox_event where id > (select through from outbox_horizon)');
         return Number(rows[0]!.n) === 0;
       },
       { timeoutMs: 300_000 },
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
         `the ${c.kind} consumer to catch up`,
         async () => {
           const { rows } = await pg.query<{ done: boolean; pending: string }>(
-            `select coalesce((select position from outbox_consumer where name = $1) >= (select max(relay_seq) from outbox_event), false) as done,
+            `select coalesce((select position from outbox_consumer where name = $1) >= (select through from outbox_horizon), false) as done,
                     (select count(*) from webhook_pending) as pending`,
             [c.kind === WEBHOOKS_KIND ? 'webhooks' : c.kind],
           );

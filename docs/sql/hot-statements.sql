@@ -353,11 +353,8 @@ select w.id as "wallId", w.client_id as "clientId",
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode,
-       coalesce(greatest(
-         (select max(o.id) from outbox_event o
-           where o.client_id = w.client_id and o.wall_id = w.id and o.relay_seq is not null and o.type not in ('lights.mode', 'lights.controller', 'lights.button')),
-         (select max(o.id) from outbox_event o
-           where o.published_at is null and o.wall_id = w.id and o.type not in ('lights.mode', 'lights.controller', 'lights.button'))), 0)::text as through
+       coalesce((select max(o.id) from outbox_event o
+                  where o.client_id = w.client_id and o.wall_id = w.id and o.type not in ('lights.mode', 'lights.controller', 'lights.button')), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[]);
 
@@ -367,56 +364,54 @@ select distinct wall_id as "wallId" from sort_box where client_id = :clientId an
 -- name: lights-walls-with-slots
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
 
+-- name: outbox-advance
+with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
+select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders
+  from relay_lock l left join lateral outbox_advance_horizon(l.locked, :candidate::bigint, :holders::text[]) s on true;
+
 -- name: outbox-consumer-has-work
-select c.position < (select case when s.is_called then s.last_value else 0 end from outbox_relay_seq s) as work
+select c.position < coalesce((select h.through from outbox_horizon h), 0) as work
      from outbox_consumer c where c.name = :name::text;
 
 -- name: outbox-consumer-lock
 select position::text from outbox_consumer where name = :name::text for update skip locked;
 
 -- name: outbox-consumer-register
-insert into outbox_consumer (name, position) values (:name::text, coalesce((select max(relay_seq) from outbox_event), 0))
+insert into outbox_consumer (name, position) values (:name::text, coalesce((select through from outbox_horizon), 0))
 on conflict (name) do nothing;
 
 -- name: outbox-consumer-save
 update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text;
 
 -- name: outbox-next-events
-with batch as (
-  select b.id, b.relay_seq, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
-    from outbox_relayed_after(:after::bigint, :batchSize::int, :types::text[]) b
+with horizon as (select through from outbox_horizon), batch as (
+  select b.id, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+    from outbox_events_after(:after::bigint, (select through from horizon), :batchSize::int, :types::text[]) b
 ), reach as (
-  select case when (select count(*) from batch) >= :batchSize::int then (select max(relay_seq) from batch)
-              else outbox_relayed_through(:after::bigint) end as through
+  select case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch)
+              else (select through from horizon) end as through
 )
-select r.through::text, b.* from reach r left join batch b on true order by b.relay_seq;
+select r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+  from reach r left join batch b on true order by b.id;
 
 -- name: outbox-next-range
-with batch as (select relay_seq from outbox_relayed_after(:after::bigint, :batchSize::int, null))
-select (select max(relay_seq) from batch)::text as through, (select count(*) from batch)::int as n;
+with batch as (select id from outbox_events_after(:after::bigint, (select through from outbox_horizon), :batchSize::int, null))
+select (select max(id) from batch)::text as through, (select count(*) from batch)::int as n;
 
 -- name: outbox-recently-relayed
 with last as (
-  select * from outbox_event
-   where relay_seq is not null and (:before::bigint is null or relay_seq < :before::bigint)
-   order by relay_seq desc limit 1000
+  select * from outbox_event where id <= :through::bigint order by id desc limit 1000
 )
-select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from last
- where published_at >= (select max(published_at) from last) - interval '5 seconds'
- order by relay_seq;
+select id::text, event_id, type, occurred_at, client_id, wall_id, data from last
+ where occurred_at >= (select max(occurred_at) from last) - interval '5 seconds'
+ order by id;
+
+-- name: outbox-relayed-between
+select id::text, event_id, type, occurred_at, client_id, wall_id, data
+  from outbox_events_after(:after::bigint, :through::bigint, :batchSize::int, null);
 
 -- name: outbox-relayed-event
-select id, relay_seq, event_id, type, occurred_at, client_id, wall_id, data from outbox_event where relay_seq = :seq::bigint;
-
--- name: outbox-stamp
-with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked),
-stamped as (
-  select s.id, s.relay_seq, s.event_id, s.type, s.occurred_at, s.client_id, s.wall_id, s.data
-    from relay_lock l, outbox_stamp_batch(l.locked, :batchSize::int) s
-)
-select l.locked, (select count(*) from (select pg_notify('outbox_relayed', '') from (select 1 from stamped limit 1) one) n)::int as notified, s.*
-  from relay_lock l left join stamped s on true
- order by s.relay_seq;
+select id::text, event_id, type, occurred_at, client_id, wall_id, data from outbox_event where id = :id::bigint;
 
 -- name: picklist-status
 select status from picklist where client_id = :clientId and id = :picklistId;
@@ -644,7 +639,7 @@ select (select count(*) from facts)::int as counted, (select count(*) from hours
 
 -- name: stats-apply-range
 with src as (select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
-   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint), facts as (
+   where o.id > :after::bigint and o.id <= :through::bigint), facts as (
   select e.client_id, w.id as wall_id, w.warehouse_id,
          case when (e.type = 'command.refused' and coalesce(e.data->>'command', '') = 'item.scan') then (e.data->>'userId')::int
               when e.type = 'command.refused' then null else (e.data->'item'->>'userId')::int end as user_id,
@@ -876,7 +871,7 @@ with scheduled as (
   select o.event_id, s.id, o.client_id
     from outbox_event o
     join webhook_subscription s on s.client_id = o.client_id and s.is_active and ('*' = any(s.events) or o.type = any(s.events))
-   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint
+   where o.id > :after::bigint and o.id <= :through::bigint
      and o.type <> all(array['command.refused', 'lights.mode', 'lights.controller', 'lights.button']::text[])
   on conflict do nothing
   returning 1

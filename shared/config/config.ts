@@ -108,9 +108,9 @@ export const configSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000)
     .describe('the outbox relay and the light gateway wake on PostgreSQL `NOTIFY`, this back-up poll covers a lost listener connection; the webhook senders look this often for deliveries other processes scheduled'),
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500)
-    .describe('events the relay stamps in one statement; also the most events one consumer batch (audit, labels, webhooks; the statistics 4 times as many) reads'),
+    .describe('events the relay reads for the hubs in one statement; also the most events one consumer batch (audit, labels, webhooks; the statistics 4 times as many) reads'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10)
-    .describe('the relay stamps at most this often while commits trickle in, so a busy floor\'s commits share a statement and a publish (at most this much later at the hubs); a full batch goes on at once'),
+    .describe('the relay moves its horizon at most this often while commits trickle in, so a busy floor\'s commits share a statement and a publish (at most this much later at the hubs); a full batch goes on at once'),
   OUTBOX_CONSUMER_INTERVAL_MS: z.coerce.number().int().min(0).default(500)
     .describe('the audit, labels and webhooks consumers look this often for relayed events (fewer, larger batches; a full batch goes on at once), the statistics consumer 4 times less often (its batch costs a write per bucket it touches, whatever the events in it). The light gateway reads at every notification of the relay'),
   OUTBOX_CONSUMER_ATTEMPTS: z.coerce.number().int().min(1).default(8)

@@ -39,8 +39,8 @@ export interface OutboxEventRow {
   data: unknown;
 }
 
-/** A relayed event as the relay and the consumers read it: the outbox row with its id and relay order. */
-export type RelayedRow = OutboxEventRow & { id: string; relay_seq: string };
+/** A relayed event as the relay and the consumers read it: the outbox row with its id (its relay order). */
+export type RelayedRow = OutboxEventRow & { id: string };
 
 /** The one mapping from a stored outbox row to the event hubs and consumers receive. */
 export function toWallEvent(r: OutboxEventRow): WallEvent {

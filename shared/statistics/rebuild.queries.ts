@@ -59,36 +59,21 @@ delete from stats_day where bucket >= :chunkFrom::date and bucket < :chunkTo::da
 
 /*
  * The chunk's buckets filled again from the stored outbox events around it. An event counts when the
- * statistics consumer has counted it: its relay_seq is at or before the consumer's :position (read under
+ * statistics consumer has counted it: its outbox id is at or before the consumer's :position (read under
  * the lock the consumer takes per batch). An event after it is left to the consumer, which adds it to
- * every bucket when it gets there. Events stored before relay_seq existed (relayed, without one) count
- * when an older consumer recorded them in stats_counted_event, or when every bucket they fall into (UTC
- * and its wall's zone; hours and days) lies inside the rebuilt range [:rangeFrom, :rangeTo) (all
- * replaced in this transaction). Only those are expanded into rows.
+ * every bucket when it gets there. Only those are expanded into rows.
  */
 export const refillBuckets = queryVariants<RebuildScope, ChunkParams & { rangeFrom: string; rangeTo: string; position: string }, { hour_rows: number; day_rows: number; events: number }>(
   'stats-rebuild-refill',
   (s) => s,
   (s) => `
 with src0 as (
-  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data, e.relay_seq, e.published_at
+  select e.id, e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data
     from outbox_event e
    where e.occurred_at >= :chunkFrom::timestamptz - ${ZONE_MARGIN} and e.occurred_at < :chunkTo::timestamptz + ${ZONE_MARGIN}
      and ${COUNTED_EVENT_SQL}${clientOf(s, 'e.')}
-), eligible as (
-  select s.*
-    from src0 s
-    left join wall w on w.id = s.wall_id and w.client_id = s.client_id
-    left join warehouse wh on wh.client_id = w.client_id and wh.id = w.warehouse_id
-    cross join lateral (select coalesce(wh.time_zone, 'UTC') as tz) z
-   where s.relay_seq <= :position::bigint
-      or (s.relay_seq is null and s.published_at is not null
-          and (exists (select 1 from stats_counted_event c where c.event_id = s.event_id)
-               or (s.occurred_at >= :rangeFrom::timestamptz and s.occurred_at < :rangeTo::timestamptz
-                   and date_trunc('hour', s.occurred_at, z.tz) >= :rangeFrom::timestamptz and date_trunc('hour', s.occurred_at, z.tz) < :rangeTo::timestamptz
-                   and (s.occurred_at at time zone z.tz)::date >= :rangeFrom::date and (s.occurred_at at time zone z.tz)::date < :rangeTo::date)))
 ), src as (
-  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data from eligible e
+  select e.event_id, e.client_id, e.wall_id, e.type, e.occurred_at, e.data from src0 e where e.id <= :position::bigint
 ), ${EXPAND_CTES.trim()},
 hours as (${insertBucketsSql('stats_hour', HOUR_BUCKET_SQL, 'expanded', `${HOUR_ROWS_SQL} and ${HOUR_BUCKET_SQL} >= :chunkFrom::timestamptz and ${HOUR_BUCKET_SQL} < :chunkTo::timestamptz`)} returning 1),
 days as (${insertBucketsSql('stats_day', DAY_BUCKET_SQL, 'expanded', `${DAY_BUCKET_SQL} >= :chunkFrom::date and ${DAY_BUCKET_SQL} < :chunkTo::date`)} returning 1)

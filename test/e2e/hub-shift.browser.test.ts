@@ -68,7 +68,7 @@ describe('the hub for the shift', () => {
   /** The outbox relay has published every event written so far: the feed on open can show them. */
   const relayed = () =>
     waitFor(
-      async () => (await api.runtime.orm.em.fork().execute(`select count(*)::int as n from outbox_event where client_id = ? and relay_seq is null`, [floor.tenant.clientId]))[0].n === 0,
+      async () => (await api.runtime.orm.em.fork().execute(`select count(*)::int as n from outbox_event where client_id = ? and id > (select through from outbox_horizon)`, [floor.tenant.clientId]))[0].n === 0,
       { timeoutMs: STEP_MS, what: 'the relay to publish the events' },
     );
 

@@ -27,7 +27,7 @@ describe('license plates rendered ahead by the labels worker', () => {
     expect((await request(api.app).patch(`/api/v1/sort-box-items/${first.body.id}/confirm`).set('Authorization', sorter.auth)).status).toBe(200);
     // The labels consumer has passed the completion (its position), and rendered nothing.
     const completedSeq = async () =>
-      (await api.runtime.orm.em.fork().execute<{ seq: string | null }[]>(`select relay_seq as seq from outbox_event where client_id = ? and type = 'sort-box.completed'`, [clientId]))[0]?.seq;
+      (await api.runtime.orm.em.fork().execute<{ seq: string | null }[]>(`select case when id <= (select through from outbox_horizon) then id end as seq from outbox_event where client_id = ? and type = 'sort-box.completed'`, [clientId]))[0]?.seq;
     await waitFor(async () => {
       const seq = await completedSeq();
       const [{ position }] = await api.runtime.orm.em.fork().execute<{ position: string }[]>(`select position from outbox_consumer where name = 'labels'`);

@@ -117,8 +117,8 @@ describe('a durable event pipeline: Redis restarted empty, PostgreSQL down for l
     // Everything relayed, and every consumer past the last relayed event.
     await waitFor(
       async () =>
-        (await count('select count(*) as n from outbox_event where published_at is null')) === 0 &&
-        (await count(`select count(*) as n from outbox_consumer c where c.position < (select coalesce(max(relay_seq), 0) from outbox_event)`)) === 0,
+        (await count('select count(*) as n from outbox_event where id > (select through from outbox_horizon)')) === 0 &&
+        (await count(`select count(*) as n from outbox_consumer c where c.position < (select through from outbox_horizon)`)) === 0,
       { timeoutMs: 180_000, intervalMs: 500, what: 'every event relayed and every consumer caught up' },
     );
     const events = await count('select count(*) as n from outbox_event where client_id = ?', [clientId]);
@@ -229,7 +229,7 @@ describe('a durable event pipeline: Redis restarted empty, PostgreSQL down for l
     closeWs = attachWebSocketEvents(server, api.deps);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const [{ anchor }] = await em().execute<{ anchor: string }[]>(
-      'select coalesce(max(id), 0) as anchor from outbox_event where client_id = ? and wall_id = ? and relay_seq is not null',
+      'select coalesce(max(id), 0) as anchor from outbox_event where client_id = ? and wall_id = ? and id <= (select through from outbox_horizon)',
       [floor.tenant.clientId, floor.wallId],
     );
     hubAnchor = BigInt(anchor);

@@ -7,7 +7,7 @@ import { consumeOnce, eventConsumer, runConsumer, type EventConsumer } from '../
 import { EVENT_CONSUMERS } from '../support/event-consumers';
 import { listenForNotifications, RELAYED_CHANNEL } from '../../workers/pipeline/notifications';
 import { registerConsumer } from '../../workers/pipeline/consumer.queries';
-import { eventsToRepublish, stampOnce } from '../../workers/outbox/relay.use-case';
+import { Relay, relayOnce } from '../../workers/outbox/relay.use-case';
 import { claimMaintenanceRun } from '../../workers/sweeper/sweep.queries';
 import { consumeAll, relayAll } from '../support/pipeline';
 import { sampleData } from '../support/event-samples';
@@ -60,7 +60,7 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
   const effects = async (consumer: string) =>
     (await em().execute<{ event_id: string }[]>('select event_id from test_consumer_effect where consumer = ? order by at', [consumer])).map((r) => r.event_id);
 
-  it('the relay wakes on NOTIFY, stamps events in commit order with their relay order, and publishes them with their outbox id', async () => {
+  it('the relay wakes on NOTIFY, moves the horizon past the committed events, and publishes them with their outbox id, in id order', async () => {
     const t = await newTenant(api, 'Relay');
     const wallId = 1_000_000 + t.clientId;
     const prefix = api.runtime.config.QUEUE_PREFIX;
@@ -78,32 +78,84 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
       await waitFor(() => seen.length >= 3, { what: 'the hub events', timeoutMs: 5000 });
       // Every event, internal ones too: hubs show refusals (docs/api.md §8).
       expect(seen.map((s) => [s.event.id, s.event.type])).toEqual([[refused, 'command.refused'], [started, 'session.started'], [later, 'wall.updated']]);
-      const rows = await em().execute<{ id: string; event_id: string; relay_seq: string; published_at: Date | null }[]>(
-        'select id, event_id, relay_seq, published_at from outbox_event where event_id in (?) order by id',
+      const rows = await em().execute<{ id: string; event_id: string; relayed: boolean }[]>(
+        'select id, event_id, id <= (select through from outbox_horizon) as relayed from outbox_event where event_id in (?) order by id',
         [[refused, started, later]],
       );
       expect(rows.map((r) => r.event_id)).toEqual([refused, started, later]);
-      // Stamped in id order (per wall the commit order), each with its time.
-      const seqs = rows.map((r) => BigInt(r.relay_seq));
-      expect([...seqs].sort((a, b) => (a < b ? -1 : 1))).toEqual(seqs);
-      expect(rows.every((r) => r.published_at !== null)).toBe(true);
+      // Relayed in id order (per wall the commit order), below the horizon.
+      expect(rows.every((r) => r.relayed)).toBe(true);
       expect(seen.map((s) => s.outboxId)).toEqual(rows.map((r) => BigInt(r.id)));
       // A relay that takes over publishes its predecessor's last seconds again (hubs drop what they sent).
-      expect((await eventsToRepublish(api.runtime.ormSql, null)).map((e) => e.event.id)).toEqual(expect.arrayContaining([started, later]));
+      let taken: string[] = [];
+      const successor = new Relay(api.runtime.ormSql);
+      await waitFor(async () => {
+        const step = await successor.step();
+        taken = step.republish.map((e) => e.event.id);
+        return step.locked;
+      }, { what: 'the successor relay active' });
+      expect(taken).toEqual(expect.arrayContaining([started, later]));
     } finally {
       sub.disconnect();
     }
   });
 
-  it('one relay at a time: a stand-by stamps nothing while the active one holds the lock', async () => {
+  it('an event committed out of id order is neither skipped nor reordered per wall: the horizon waits for the transaction that holds the lower id', async () => {
+    const t = await newTenant(api, 'Out of order');
+    const [wallA, wallB] = [2_000_000 + t.clientId, 3_000_000 + t.clientId];
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    await registerConsumer(api.runtime.ormSql, { name });
+    const seen: string[] = [];
+    const inOrder = eventConsumer(name, async (events) => {
+      seen.push(...events.filter((e) => e.clientId === t.clientId).map((e) => e.id));
+    });
+    const slow = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
+    await slow.connect();
+    const insertOn = async (wallId: number) => {
+      const id = randomUUID();
+      const { rows } = await slow.query<{ id: string }>(
+        `insert into outbox_event (event_id, client_id, wall_id, type, data) values ($1, $2, $3, 'wall.updated', $4::jsonb) returning id`,
+        [id, t.clientId, wallId, JSON.stringify(sampleData('wall.updated'))],
+      );
+      return { id, outboxId: rows[0]!.id };
+    };
+    try {
+      // A transaction takes the lower id and stays open while another wall's event, with a higher id, commits.
+      await slow.query('begin');
+      const { id: first, outboxId: firstId } = await insertOn(wallA);
+      const [other] = await insertEvents(t.clientId, wallB, ['wall.updated']);
+      // The relay steps on (this test's and the API's own): the horizon stays below the open transaction's id.
+      const relay = new Relay(api.runtime.ormSql);
+      for (let i = 0; i < 5; i++) await relay.step();
+      const [{ through }] = await em().execute<{ through: string }[]>('select through from outbox_horizon');
+      expect(BigInt(through)).toBeLessThan(BigInt(firstId));
+      await consumeAll(api.runtime, inOrder);
+      expect(seen).toEqual([]);
+      // The same transaction writes its wall's next event (after the other's id) and commits.
+      const { id: next } = await insertOn(wallA);
+      await slow.query('commit');
+      await relayAll(api.runtime);
+      await consumeAll(api.runtime, inOrder);
+      // Each event once, in id order: the wall's two in their order, none skipped.
+      expect(seen).toEqual([first, other, next]);
+      await relayAll(api.runtime);
+      await consumeAll(api.runtime, inOrder);
+      expect(seen).toEqual([first, other, next]);
+    } finally {
+      await slow.query('rollback').catch(() => undefined);
+      await slow.end();
+    }
+  });
+
+  it('one relay at a time: a stand-by moves nothing while the active one holds the lock', async () => {
     const pg = new PgClient({ connectionString: api.runtime.config.DATABASE_URL });
     await pg.connect();
     try {
       await pg.query('begin');
       await pg.query(`select pg_advisory_xact_lock(hashtext('outbox-relay'))`);
-      expect(await stampOnce(api.runtime.ormSql)).toEqual({ locked: false, events: [] });
+      expect(await relayOnce(api.runtime.ormSql)).toEqual({ locked: false, events: [] });
       await pg.query('commit');
-      expect((await stampOnce(api.runtime.ormSql)).locked).toBe(true);
+      await waitFor(async () => (await relayOnce(api.runtime.ormSql)).locked, { what: 'the relay lock' });
     } finally {
       await pg.end();
     }
@@ -148,7 +200,7 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     await consumeAll(api.runtime, recording(filtered, undefined, ['sort-box.completed']));
     expect(await effects(filtered)).toEqual([more[1]]);
     const [{ position }] = await em().execute<{ position: string }[]>('select position from outbox_consumer where name = ?', [filtered]);
-    const [{ seq }] = await em().execute<{ seq: string }[]>('select relay_seq as seq from outbox_event where event_id = ?', [more[2]]);
+    const [{ seq }] = await em().execute<{ seq: string }[]>('select id as seq from outbox_event where event_id = ?', [more[2]]);
     expect(BigInt(position)).toBeGreaterThanOrEqual(BigInt(seq));
   });
 
@@ -157,8 +209,8 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     await insertEvents(t.clientId, 7, ['wall.updated']);
     await relayAll(api.runtime);
     const name = `test-${randomUUID().slice(0, 8)}`;
-    const head = async () => BigInt((await em().execute<{ head: string }[]>('select max(relay_seq) as head from outbox_event'))[0]!.head);
-    // The relay of this API may stamp events meanwhile: the position is the end as it was at registration.
+    const head = async () => BigInt((await em().execute<{ head: string }[]>('select through as head from outbox_horizon'))[0]!.head);
+    // The relay of this API may move the horizon meanwhile: the position is the end as it was at registration.
     const before = await head();
     await registerConsumer(api.runtime.ormSql, { name });
     const after = await head();

@@ -74,7 +74,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
 
   async function expectConsistent(): Promise<void> {
     const clientId = floor.tenant.clientId;
-    await waitFor(async () => (await count('select count(*) as n from outbox_event where client_id = ? and published_at is null', [clientId])) === 0, {
+    await waitFor(async () => (await count('select count(*) as n from outbox_event where client_id = ? and id > (select through from outbox_horizon)', [clientId])) === 0, {
       timeoutMs: 30_000, what: 'every event relayed',
     });
     const events = await count('select count(*) as n from outbox_event where client_id = ?', [clientId]);
@@ -148,7 +148,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       let stop = false;
       const running = load(() => stop || ++sent > 45);
       await waitFor(() => okItemIds.length - before >= 15, { what: '15 scans committed' });
-      expect(await count('select count(*) as n from outbox_event where client_id = ? and published_at is null', [floor.tenant.clientId])).toBeGreaterThan(0);
+      expect(await count('select count(*) as n from outbox_event where client_id = ? and id > (select through from outbox_horizon)', [floor.tenant.clientId])).toBeGreaterThan(0);
       await kill('sorting'); // mid-load: a command may be under way too
       await spawnKind('sorting');
       await running.finally(() => (stop = true));
@@ -165,7 +165,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       const hub: string[] = [];
       // Where the hub starts: the wall's last relayed event (the 30 scans' events are not relayed yet).
       const [{ anchor }] = await db().execute<{ anchor: string | null }[]>(
-        'select coalesce(max(id), 0) as anchor from outbox_event where client_id = ? and wall_id = ? and relay_seq is not null',
+        'select coalesce(max(id), 0) as anchor from outbox_event where client_id = ? and wall_id = ? and id <= (select through from outbox_horizon)',
         [clientId, floor.wallId],
       );
       const follower = await followWall(api.runtime.orm.em.fork(), api.deps.events, clientId, floor.wallId, undefined);
@@ -179,12 +179,12 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
         await control.client('PAUSE', 30_000, 'WRITE');
         const relay = spawnWorkerProcess(`outbox #${processes.length + 1}`, { kind: 'outbox', direct: true, env: { ...workerEnv, OUTBOX_BATCH_SIZE: '10' } });
         processes.push(relay);
-        const stamped = async () => count('select count(*) as n from outbox_event where client_id = ? and relay_seq is not null', [clientId]);
+        const stamped = async () => count('select count(*) as n from outbox_event where client_id = ? and id <= (select through from outbox_horizon)', [clientId]);
         const before = await stamped();
         await waitFor(async () => (await stamped()) > before, { timeoutMs: 60_000, what: 'the relay to commit a batch' });
         // Its events reach the audit log while Redis takes no write: consumers read PostgreSQL only.
         await waitFor(
-          async () => (await count('select count(*) as n from outbox_event o where o.client_id = ? and o.relay_seq is not null and not exists (select 1 from audit_log a where a.event_id = o.event_id)', [clientId])) === 0,
+          async () => (await count('select count(*) as n from outbox_event o where o.client_id = ? and o.id <= (select through from outbox_horizon) and not exists (select 1 from audit_log a where a.event_id = o.event_id)', [clientId])) === 0,
           { timeoutMs: 30_000, what: 'the stamped events audited while Redis is paused' },
         );
         await stopWorkerProcess(relay, 'SIGKILL');

@@ -1,23 +1,23 @@
 import { Client as PgClient } from 'pg';
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
 import { SqlClient } from '../../shared/db/sql-pool';
-import { stampOutboxEvents } from '../../workers/outbox/outbox.queries';
+import { advanceHorizon, relayedBetween } from '../../workers/outbox/outbox.queries';
 import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { consumerHasWork, nextEvents, nextRange } from '../../workers/pipeline/consumer.queries';
-import { stampOnce } from '../../workers/outbox/relay.use-case';
+import { relayOnce } from '../../workers/outbox/relay.use-case';
 import { TEST_PG_BASE, dropDatabase, templateDbName, withAdmin, workerDbName } from '../support/test-db';
 
 /*
- * The outbox is a queue table: each event is inserted, stamped once by the relay (an update that leaves
- * the old version behind until a vacuum) and read by every consumer. Its hot statements must cost what
- * they return however many rows were stamped before, with no vacuum and with the worst statistics a
+ * The outbox is a queue table: each event is inserted once (never updated: the relay moves a horizon)
+ * and read by the relay and every consumer. Its hot statements must cost what they return however many
+ * rows went before, with no vacuum and with the worst statistics a
  * fresh database gets (ANALYZE while the outbox was empty). The relay and two consumers (one reading
  * events of some types, one reading ranges) run on connections of their own, with prepared statements,
  * from the first event on, so each keeps whatever generic plan it chose while the table was small.
  * Ten times as many commands later, the buffers of each statement, measured on those very connections (their
  * cached plans, EXPLAIN (ANALYZE, BUFFERS) EXECUTE in a transaction rolled back), must be what they were
  * after the first few hundred (when the indexes already have the depth they keep): a plan that walks
- * the stamped rows or their dead versions grows with them.
+ * the rows that went before grows with them.
  */
 
 jest.setTimeout(300_000);
@@ -72,7 +72,7 @@ describe('the outbox queue statements cost what they return, however many events
     await withAdmin((pg) => dropDatabase(pg, database));
   });
 
-  it('keeps the relay stamp and the consumer reads flat with no vacuum and empty-table statistics', async () => {
+  it('keeps the relay and the consumer reads flat with no vacuum and empty-table statistics', async () => {
     const admin = await connect();
     for (const t of ['outbox_event', 'outbox_consumer']) await admin.query(`alter table ${t} set (autovacuum_enabled = off, toast.autovacuum_enabled = off)`);
     await admin.query(`insert into outbox_consumer (name, position) values ('lights-test', 0), ('range-test', 0) on conflict (name) do nothing`);
@@ -99,9 +99,9 @@ describe('the outbox queue statements cost what they return, however many events
         [i],
       );
     };
-    /** The pipeline's work after a command: the relay's stamp; each consumer's look for work and batch. */
+    /** The pipeline's work after a command: the relay's step; each consumer's look for work and batch. */
     const work = async () => {
-      await stampOnce(relay, 500);
+      await relayOnce(relay, 500);
       for (const [db, consumer] of [[byTypes, lights], [byRange, range]] as const) {
         const [look] = await consumerHasWork(db, { name: consumer.name });
         if (look?.work) await consumeOnce(db, consumer, 100, ctx);
@@ -121,15 +121,18 @@ describe('the outbox queue statements cost what they return, however many events
       }
     };
     const position = async (name: string) => (await admin.query<{ p: string }>('select position::text as p from outbox_consumer where name = $1', [name])).rows[0]!.p;
-    /** Each statement once more, on its own connection, after one more command's events (three to stamp, then read). */
+    /** Each statement once more, on its own connection, after one more command's events (three to relay, then read). */
     const measure = async () => {
       await command(-1);
-      const stamp = await buffers(relayClient, stampOutboxEvents.statement.name, [500]);
-      await stampOnce(relay, 500);
+      const advance = await buffers(relayClient, advanceHorizon.statement.name, advanceHorizon.statement.values({ candidate: null, holders: null }));
+      await relayOnce(relay, 500);
+      const through = (await admin.query<{ t: string }>('select through::text as t from outbox_horizon')).rows[0]!.t;
+      const relayRead = await buffers(relayClient, relayedBetween.statement.name, relayedBetween.statement.values({ after: String(BigInt(through) - 3n), through, batchSize: 500 }));
       const lightsAt = await position('lights-test');
       const rangeAt = await position('range-test');
       const m = {
-        stamp,
+        advance,
+        relayRead,
         hasWork: await buffers(eventsClient, consumerHasWork.statement.name, consumerHasWork.statement.values({ name: 'lights-test' })),
         nextEvents: await buffers(eventsClient, nextEvents.statement.name, nextEvents.statement.values({ after: lightsAt, batchSize: 100, types: LIGHT_TYPES })),
         nextRange: await buffers(rangeClient, nextRange.statement.name, nextRange.statement.values({ after: rangeAt, batchSize: 100 })),
@@ -161,17 +164,19 @@ describe('the outbox queue statements cost what they return, however many events
 
     // The consumers kept up, and the statements ran long enough on their connections to hold a generic plan.
     expect(handled.reduce((a, b) => a + b, 0)).toBe((COMMANDS + 6) * 2);
-    expect((await plans(relayClient)).get(stampOutboxEvents.statement.name)).toBeGreaterThan(0);
+    expect((await plans(relayClient)).get(relayedBetween.statement.name)).toBeGreaterThan(0);
     expect((await plans(eventsClient)).get(nextEvents.statement.name)).toBeGreaterThan(0);
-    const { rows: dead } = await admin.query<{ n: string }>(`select n_dead_tup::text as n from pg_stat_user_tables where relname = 'outbox_event'`);
-    expect(Number(dead[0]!.n)).toBeGreaterThan(COMMANDS); // no vacuum has run: the stamped versions are all still there
+    // No outbox row was written twice: the relay moves its horizon, it does not stamp the events.
+    const { rows: updated } = await admin.query<{ n: string }>(`select n_tup_upd::text as n from pg_stat_user_tables where relname = 'outbox_event'`);
+    expect(Number(updated[0]!.n)).toBe(0);
 
     const close = (a: number, b: number) => b <= a + Math.max(10, 0.25 * a);
     for (const k of Object.keys(early) as (keyof typeof early)[]) expect({ statement: k, late: late[k], flat: close(early[k], late[k]) }).toEqual({ statement: k, late: late[k], flat: true });
-    // And what each returns bounds it, at both times: three events stamped (their new row versions and
-    // index entries), a look at two pages, a batch of two events read.
+    // And what each returns bounds it, at both times: the horizon's row and the sequence, three events
+    // read for the hubs, a look at two pages, a batch of two events read.
     for (const m of [early, late]) {
-      expect(m.stamp).toBeLessThan(150);
+      expect(m.advance).toBeLessThan(20);
+      expect(m.relayRead).toBeLessThan(30);
       expect(m.hasWork).toBeLessThan(10);
       expect(m.nextEvents).toBeLessThan(60);
       expect(m.nextRange).toBeLessThan(60);

@@ -252,15 +252,15 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
       .execute<{ confirmed_qty: number; pending_qty: number }[]>('select confirmed_qty, pending_qty from order_item where client_id = ?', [floor.tenant.clientId]);
     expect(line).toEqual({ confirmed_qty: items.length, pending_qty: 0 });
 
-    // Every item's creation reached the hub through the cluster's pub/sub, except possibly those published
-    // while the failover was under way: pub/sub is at most once, and a subscription held on the dead
+    // Every item's creation reached the hub through the cluster's pub/sub, except possibly those written
+    // (and so published within moments) while the failover was under way: pub/sub is at most once, and a subscription held on the dead
     // node is moved to another by the client (docs/scaling.md). Outside that window, none may be missing.
     const windowFrom = timings.killedAt - 500;
     const windowTo = timings.killedAt + timings.healthyAfterMs + 2_000;
     const published = await api.runtime.orm.em
       .fork()
       .execute<{ item_id: number; published_ms: string | null }[]>(
-        "select (data->'item'->>'id')::int as item_id, (extract(epoch from published_at) * 1000)::bigint as published_ms from outbox_event where client_id = ? and type = 'sort-box-item.created'",
+        "select (data->'item'->>'id')::int as item_id, (extract(epoch from occurred_at) * 1000)::bigint as published_ms from outbox_event where client_id = ? and type = 'sort-box-item.created'",
         [floor.tenant.clientId],
       );
     const at = (p: { published_ms: string | null }) => (p.published_ms === null ? NaN : Number(p.published_ms));

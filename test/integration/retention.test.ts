@@ -40,9 +40,9 @@ describe('retention', () => {
 
   it('outbox events: deleted once older than OUTBOX_RETENTION_DAYS and passed by every consumer; the rebuild then says how far back it goes', async () => {
     const clientId = floor.tenant.clientId;
-    const insert = async (days: number, extra = '') => {
+    const insert = async (days: number) => {
       const id = randomUUID();
-      await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data${extra ? ', published_at' : ''}) values (?, ?, ?, 'wall.updated', ?, ?::jsonb${extra})`, [
+      await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data) values (?, ?, ?, 'wall.updated', ?, ?::jsonb)`, [
         id,
         clientId,
         floor.wallId,
@@ -51,10 +51,10 @@ describe('retention', () => {
       ]);
       return id;
     };
-    // The retention goes along the relay order, oldest first, as events age on a floor. What other tests
+    // The retention goes along the outbox id, oldest first, as events age on a floor. What other tests
     // left in this database is relayed, passed and made older than anything here, as it would be.
     await relayAndConsumeAll();
-    await em().execute(`update outbox_event set occurred_at = occurred_at - interval '60 days' where relay_seq is not null`);
+    await em().execute(`update outbox_event set occurred_at = occurred_at - interval '60 days' where id <= (select through from outbox_horizon)`);
     const [old, young, waiting] = [await insert(30), await insert(1), await insert(30)];
     const [{ id: subscriptionId }] = await em().execute<{ id: number }[]>(
       `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/x', '{*}', 's') returning id`,
@@ -63,7 +63,6 @@ describe('retention', () => {
     await relayAndConsumeAll();
     // A delivery still pending keeps its event; so does a consumer that has not passed it.
     await em().execute(`delete from webhook_pending where event_id in (?)`, [[old, young]]);
-    const legacy = await insert(30, ', now()');
     const late = await insert(30);
     await relayAll(api.runtime);
     // Committed, not relayed yet (no relay runs here): nothing has seen it.
@@ -72,7 +71,6 @@ describe('retention', () => {
 
     await retain();
     expect(await exists(old)).toBe(false);
-    expect(await exists(legacy)).toBe(false);
     expect(await exists(young)).toBe(true);
     expect(await exists(waiting)).toBe(true);
     // Relayed, but no consumer has passed it yet.
@@ -106,10 +104,10 @@ describe('retention', () => {
     const clientId = floor.tenant.clientId;
     // What earlier tests left: relayed, passed, old, their deliveries given up, and deleted.
     await relayAndConsumeAll();
-    await em().execute(`update outbox_event set occurred_at = occurred_at - interval '60 days' where relay_seq is not null`);
+    await em().execute(`update outbox_event set occurred_at = occurred_at - interval '60 days' where id <= (select through from outbox_horizon)`);
     await em().execute(`delete from webhook_pending`);
     await retain();
-    expect(await n('select 1 from outbox_event where relay_seq is not null', [])).toBe(0);
+    expect(await n('select 1 from outbox_event where id <= (select through from outbox_horizon)', [])).toBe(0);
 
     const [{ id: subscriptionId }] = await em().execute<{ id: number }[]>(
       `insert into webhook_subscription (client_id, url, events, secret) values (?, 'https://hooks.example.com/y', '{*}', 's') returning id`,

@@ -6,7 +6,7 @@ import type { WallEvent } from '../../shared/events/channels';
 import { rebuildStats } from '../../shared/statistics/rebuild-stats.use-case';
 import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
 import { EVENT_CONSUMERS } from '../support/event-consumers';
-import { stampOnce } from '../../workers/outbox/relay.use-case';
+import { relayOnce } from '../../workers/outbox/relay.use-case';
 import type { TestApi } from '../support/test-api';
 import {
   getDailyOrderStats,
@@ -169,10 +169,10 @@ async function deliver(api: TestApi, events: WallEvent[], seed: number, crashEve
     const chunk = order.slice(i, i + 1 + Math.floor(rand() * batch));
     i += chunk.length;
     await storeRaw(api.runtime.orm.em.fork(), chunk);
-    if (rand() < 0.7) await stampOnce(api.runtime.ormSql, 1 + Math.floor(rand() * batch));
+    if (rand() < 0.7) await relayOnce(api.runtime.ormSql, 1 + Math.floor(rand() * batch));
     if (rand() < 0.7) await consume(1 + Math.floor(rand() * batch));
   }
-  while ((await stampOnce(api.runtime.ormSql, 500)).events.length > 0);
+  while ((await relayOnce(api.runtime.ormSql, 500)).events.length > 0);
   for (;;) {
     const r = await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 1 + Math.floor(rand() * batch), api.runtime);
     if (r.status !== 'done') break;
@@ -317,15 +317,15 @@ describe('statistics roll-ups are exact against the raw events, whatever the del
     // Half committed, relayed and counted before; the rest committed, relayed and counted while the rebuild runs.
     const half = Math.floor(shuffled.length / 2);
     await storeRaw(em, shuffled.slice(0, half));
-    while ((await stampOnce(api.runtime.ormSql, 10)).events.length > 0);
+    while ((await relayOnce(api.runtime.ormSql, 10)).events.length > 0);
     while ((await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 10, api.runtime)).status === 'done');
     const rest = (async () => {
       for (let i = half; i < shuffled.length; i += 10) {
         await storeRaw(api.runtime.orm.em.fork(), shuffled.slice(i, i + 10));
-        await stampOnce(api.runtime.ormSql, 7);
+        await relayOnce(api.runtime.ormSql, 7);
         await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 5, api.runtime);
       }
-      while ((await stampOnce(api.runtime.ormSql, 10)).events.length > 0);
+      while ((await relayOnce(api.runtime.ormSql, 10)).events.length > 0);
       while ((await consumeOnce(api.runtime.ormSql, EVENT_CONSUMERS.stats, 10, api.runtime)).status === 'done');
     })();
     const rebuilt = rebuildStats(api.runtime.config.DATABASE_URL, { from: '2026-11-08', to: '2026-11-16', clientId: world.clientId });

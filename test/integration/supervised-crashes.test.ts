@@ -260,8 +260,8 @@ describe('every role killed with SIGKILL under load, under the supervisor', () =
     const consumers = Object.values(EVENT_CONSUMERS).map((c) => c.name);
     await waitFor(
       async () =>
-        (await count('select count(*) as n from outbox_event where client_id = ? and published_at is null', [clientId])) === 0 &&
-        (await count('select count(*) as n from outbox_consumer c where c.name in (?) and c.position < (select coalesce(max(relay_seq), 0) from outbox_event where client_id = ?)', [
+        (await count('select count(*) as n from outbox_event where client_id = ? and id > (select through from outbox_horizon)', [clientId])) === 0 &&
+        (await count('select count(*) as n from outbox_consumer c where c.name in (?) and c.position < (select coalesce(max(id), 0) from outbox_event where client_id = ? and id <= (select through from outbox_horizon))', [
           consumers,
           clientId,
         ])) === 0,

@@ -52,7 +52,7 @@ describe('webhook deliveries from PostgreSQL', () => {
   /** A relayed public event with a delivery pending to the subscription, `attempts` made so far. */
   async function pending(attempts = 0, dueInMs = 0, data: unknown = sampleData('wall.updated')): Promise<string> {
     const id = randomUUID();
-    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data, published_at) values (?, ?, null, 'wall.updated', ?::jsonb, now())`, [id, tenant.clientId, JSON.stringify(data)]);
+    await em().execute(`insert into outbox_event (event_id, client_id, wall_id, type, data) values (?, ?, null, 'wall.updated', ?::jsonb)`, [id, tenant.clientId, JSON.stringify(data)]);
     await em().execute(`insert into webhook_pending (event_id, subscription_id, client_id, attempts, due_at) values (?, ?, ?, ?, now() + make_interval(secs => ? / 1000.0))`, [
       id,
       subscriptionId,

@@ -47,9 +47,9 @@ describe('worker kinds: one way to start, every listed consumer runs', () => {
       throw new Error(`kinds whose probe never received the event: ${WORKER_KIND_NAMES.filter((k) => !seen.get(k)!.has(eventId)).join(', ')}`);
     });
     // Every consumer of the table was started by its kind: each registered its position and passed the event.
-    const [{ relay_seq }] = await em().execute<{ relay_seq: string }[]>('select relay_seq from outbox_event where event_id = ?', [eventId]);
+    const [{ id }] = await em().execute<{ id: string }[]>('select id from outbox_event where event_id = ?', [eventId]);
     await waitFor(async () => {
-      const rows = await em().execute<{ name: string }[]>('select name from outbox_consumer where name in (?) and position >= ?', [Object.keys(EVENT_CONSUMER_KINDS), relay_seq]);
+      const rows = await em().execute<{ name: string }[]>('select name from outbox_consumer where name in (?) and position >= ?', [Object.keys(EVENT_CONSUMER_KINDS), id]);
       return rows.length === Object.keys(EVENT_CONSUMER_KINDS).length;
     }, { timeoutMs: 30_000, what: 'every consumer of the table to pass the event' });
   });

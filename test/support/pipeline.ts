@@ -1,20 +1,22 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { consumeOnce, type EventConsumer } from '../../workers/pipeline/consumer-runner';
-import { stampOnce, type RelayedEvent } from '../../workers/outbox/relay.use-case';
+import { Relay, type RelayedEvent } from '../../workers/outbox/relay.use-case';
 import { registerConsumer } from '../../workers/pipeline/consumer.queries';
 
 /**
- * Stamps every committed event not relayed yet, as the relay does (without publishing); the events it
- * stamped. A relay worker running meanwhile (one of the test's API) holds the lock while it stamps:
- * then this waits for it, so everything committed before the call is relayed when it returns.
+ * Moves the horizon past every event committed before the call, as the relay does (without publishing);
+ * the events it passed. A relay worker running meanwhile (one of the test's API) holds the lock while it
+ * steps, and a transaction writing the outbox holds the horizon back: then this tries again until its own
+ * step finds nothing more to pass and no writer to wait for.
  */
 export async function relayAll(runtime: Pick<Runtime, 'ormSql'>): Promise<RelayedEvent[]> {
   const all: RelayedEvent[] = [];
+  const relay = new Relay(runtime.ormSql, 500);
   for (;;) {
-    const { locked, events } = await stampOnce(runtime.ormSql, 500);
+    const { locked, events, more } = await relay.step();
     all.push(...events);
-    if (locked && events.length === 0) return all;
-    if (!locked) await new Promise((r) => setTimeout(r, 10));
+    if (locked && events.length === 0 && !more && !relay.waiting) return all;
+    if (!locked || relay.waiting) await new Promise((r) => setTimeout(r, 5));
   }
 }
 

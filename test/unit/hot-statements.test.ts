@@ -21,7 +21,7 @@ describe('the snapshot of the hot statements', () => {
 
   it('covers the command path, the wall read, the relay and the consumer batches', () => {
     const names = new Set(code.map((s) => s.name));
-    for (const name of ['resolve-wall-of-session', 'wall-load', 'product-by-code', 'scan-candidates', 'apply-wall-changes:lue', 'wall-view', 'outbox-stamp']) {
+    for (const name of ['resolve-wall-of-session', 'wall-load', 'product-by-code', 'scan-candidates', 'apply-wall-changes:lue', 'wall-view', 'outbox-advance']) {
       expect(names).toContain(name);
     }
   });

@@ -32,6 +32,18 @@ describe('session activity', () => {
     expect(written?.expiresAt).toEqual(new Date(at.getTime() + IDLE));
   });
 
+  it('with an idle timeout of seconds, writes every tenth of it', () => {
+    const idle = 5_000;
+    const state = { wall: { clientId: 1, id: 2 }, sessions: new Map() } as unknown as WallState;
+    const touch = (at: number) => {
+      const changes = new WallChanges(state, new Date(start.getTime() + at));
+      touchSession({ state, changes, now: new Date(start.getTime() + at), idleTimeoutMs: idle } as unknown as CommandContext, session(start, new Date(start.getTime() + idle)));
+      return changes.sessions.size;
+    };
+    expect(touch(499)).toBe(0);
+    expect(touch(500)).toBe(1);
+  });
+
   it('writes at once when the stored expiry falls a minute or more short of the timeout from now', () => {
     const at = new Date(start.getTime() + 1000);
     const written = touchAt(session(start, new Date(start.getTime() + 60_000)), at).sessions.get(7);

@@ -37,11 +37,8 @@ select w.id as "wallId", w.client_id as "clientId",
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode,
-       coalesce(greatest(
-         (select max(o.id) from outbox_event o
-           where o.client_id = w.client_id and o.wall_id = w.id and o.relay_seq is not null and o.type not in ${OUTSIDE_TYPES}),
-         (select max(o.id) from outbox_event o
-           where o.published_at is null and o.wall_id = w.id and o.type not in ${OUTSIDE_TYPES})), 0)::text as through
+       coalesce((select max(o.id) from outbox_event o
+                  where o.client_id = w.client_id and o.wall_id = w.id and o.type not in ${OUTSIDE_TYPES}), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[])`);
 

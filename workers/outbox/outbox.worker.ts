@@ -2,12 +2,12 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { isDependencyOutage } from '../../shared/errors/outage';
 import { foldedWarning } from '../../shared/logging/logger';
 import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
-import { HubPublisher, eventsToRepublish, stampOnce } from './relay.use-case';
+import { HubPublisher, Relay } from './relay.use-case';
 
 /**
- * Worker kind `outbox`: the relay. Stamps committed events with their relay order (the order every
- * consumer reads them in, recorded in PostgreSQL) and publishes them live to their walls' Redis
- * channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS;
+ * Worker kind `outbox`: the relay. Moves the horizon below which every outbox event is committed (the
+ * consumers read by outbox id up to it, recorded in PostgreSQL) and publishes the events it passes live
+ * to their walls' Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS;
  * polls every OUTBOX_POLL_MS as a back-up; drains while there is a backlog. One relay is active at a
  * time (an advisory lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
  * few seconds again, in case it died between its commit and its publish (hubs drop what they sent).
@@ -17,6 +17,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const publisher = new HubPublisher(redis, config.QUEUE_PREFIX, log);
   const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
   let stopped = false;
+  const relay = new Relay(ormSql, config.OUTBOX_BATCH_SIZE);
   let active = false;
   let lastStamp = 0;
   // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
@@ -27,17 +28,14 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
       const since = Date.now() - lastStamp;
       if (since < config.OUTBOX_RELAY_INTERVAL_MS) await new Promise((r) => setTimeout(r, config.OUTBOX_RELAY_INTERVAL_MS - since));
       lastStamp = Date.now();
-      let n = 0;
+      let more = false;
       try {
-        const { locked, events } = await stampOnce(ormSql, config.OUTBOX_BATCH_SIZE);
-        n = events.length;
-        if (locked && !active) {
-          const earlier = await eventsToRepublish(ormSql, events[0]?.relaySeq ?? null);
-          publisher.add(earlier);
-          log.info({ republished: earlier.length }, 'outbox relay is the active one');
-        }
-        active = locked;
-        publisher.add(events);
+        const step = await relay.step();
+        more = step.more;
+        if (step.locked && !active) log.info({ republished: step.republish.length }, 'outbox relay is the active one');
+        active = step.locked;
+        publisher.add(step.republish);
+        publisher.add(step.events);
       } catch (err) {
         if (isDependencyOutage(err)) outage(err as Error);
         else log.error({ err }, 'outbox relay failed; retrying');
@@ -45,10 +43,10 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         await waiter.wait(1000);
         continue;
       }
-      // Redis away: what is not published stays in order in memory; the stamps (and the consumers) go on.
+      // Redis away: what is not published stays in order in memory; the horizon (and the consumers) go on.
       const published = await publisher.flush();
       // A full batch: more are waiting. Otherwise sleep until a commit notifies (or the back-up poll).
-      if (!stopped && (n < config.OUTBOX_BATCH_SIZE || !published)) await waiter.wait(published ? config.OUTBOX_POLL_MS : Math.min(config.OUTBOX_POLL_MS, 1000));
+      if (!stopped && (!more || !published)) await waiter.wait(published ? config.OUTBOX_POLL_MS : Math.min(config.OUTBOX_POLL_MS, 1000));
     }
   })();
   log.info({ pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');

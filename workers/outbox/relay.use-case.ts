@@ -2,40 +2,94 @@ import type { SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent, wallEventMessage, wallEventsChannel, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/redis/redis';
-import { recentlyRelayed, stampOutboxEvents } from './outbox.queries';
+import { advanceHorizon, recentlyRelayed, relayedBetween } from './outbox.queries';
 
-/** An event as the relay stamped it: its outbox id (its place in its wall's order) and relay order. */
+/** A relayed event: its outbox id (its place in the relay order, and in its wall's order) and the event. */
 export interface RelayedEvent {
   outboxId: string;
-  relaySeq: string;
   event: WallEvent;
 }
 
-const toRelayed = (r: RelayedRow): RelayedEvent => ({ outboxId: String(r.id), relaySeq: String(r.relay_seq), event: toWallEvent(r) });
+const toRelayed = (r: RelayedRow): RelayedEvent => ({ outboxId: String(r.id), event: toWallEvent(r) });
 
 export const RELAY_BATCH = 500;
 
+export interface RelayStep {
+  /** false when another relay is the active one. */
+  locked: boolean;
+  /** Events this relay publishes again on becoming the active one (its predecessor's last seconds). */
+  republish: RelayedEvent[];
+  /** The events the horizon passed that this relay had not read yet, in id order (at most a batch). */
+  events: RelayedEvent[];
+  /** Whether more events wait below the horizon (a full batch was read). */
+  more: boolean;
+}
+
 /**
- * One relay step: stamps up to `batchSize` committed events with their relay order and notifies the
- * consumers, in one statement that commits on its own (outbox.queries.ts). `locked` is false when
- * another relay is the active one. Publishing to the hubs follows the commit (HubPublisher): the
- * consumers never wait for Redis, and Redis never holds the only copy of anything.
+ * The relay's steps (docs/architecture.md "Relay order"): each moves the horizon below which every outbox
+ * event is committed (one statement, its own transaction, no outbox row written) and then reads the
+ * events it passed, in id order, for the hubs. It keeps, between steps, the candidate horizon (an id
+ * and the transactions that held the outbox's write lock when it was read) and how far it has read. A
+ * stand-by forgets both: on becoming the active one it starts from the horizon it finds.
  */
-export async function stampOnce(db: SqlRunner, batchSize = RELAY_BATCH): Promise<{ locked: boolean; events: RelayedEvent[] }> {
-  const rows = await stampOutboxEvents(db, { batchSize });
-  const locked = rows[0]?.locked ?? false;
-  const events = rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => toRelayed(r as RelayedRow));
+export class Relay {
+  private candidate: string | null = null;
+  private holders: string[] | null = null;
+  /** The last outbox id read for the hubs; null while this relay is not the active one. */
+  private read: string | null = null;
+
+  constructor(
+    private readonly db: SqlRunner,
+    private readonly batchSize = RELAY_BATCH,
+  ) {}
+
+  async step(): Promise<RelayStep> {
+    let row;
+    try {
+      [row] = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders });
+    } catch (err) {
+      this.forget();
+      throw err;
+    }
+    if (!row?.locked || row.through === null) {
+      this.forget();
+      return { locked: false, republish: [], events: [], more: false };
+    }
+    this.candidate = row.next_candidate;
+    this.holders = row.next_holders;
+    let republish: RelayedEvent[] = [];
+    if (this.read === null) {
+      republish = (await recentlyRelayed(this.db, { through: row.before ?? row.through })).map(toRelayed);
+      this.read = row.before ?? row.through;
+    }
+    if (BigInt(row.through) <= BigInt(this.read)) return { locked: true, republish, events: [], more: false };
+    const rows = await relayedBetween(this.db, { after: this.read, through: row.through, batchSize: this.batchSize });
+    const more = rows.length >= this.batchSize;
+    this.read = more ? rows[rows.length - 1]!.id : row.through;
+    return { locked: true, republish, events: rows.map(toRelayed), more };
+  }
+
+  /** Whether the horizon waits for writers of an earlier step (false: it reached every id handed out when it last moved). */
+  get waiting(): boolean {
+    return this.candidate !== null;
+  }
+
+  private forget(): void {
+    this.candidate = null;
+    this.holders = null;
+    this.read = null;
+  }
+}
+
+/**
+ * One step of a relay that has no memory of earlier steps: the horizon moves past every id handed out
+ * when no transaction holds the outbox's write lock (else it stays); the events it passed, at most
+ * `batchSize`. `locked` is false when another relay is the active one.
+ */
+export async function relayOnce(db: SqlRunner, batchSize = RELAY_BATCH): Promise<{ locked: boolean; events: RelayedEvent[] }> {
+  const { locked, events } = await new Relay(db, batchSize).step();
   return { locked, events };
 }
-
-/**
- * What the previous active relay stamped in its last seconds (before `before`, the first relay_seq this
- * relay stamped): published again by a relay that takes over.
- */
-export async function eventsToRepublish(db: SqlRunner, before: string | null): Promise<RelayedEvent[]> {
-  return (await recentlyRelayed(db, { before })).map(toRelayed);
-}
-
 
 /**
  * Publishes relayed events to their walls' Redis channels, in relay order, after their commit. A batch

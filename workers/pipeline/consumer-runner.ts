@@ -21,7 +21,7 @@ import {
  */
 export type RelayedEvent = WallEvent & { outboxId: string };
 
-/** A consumer's batch: the relayed events with relay_seq in (after, through], in relay order. */
+/** A consumer's batch: the relayed events with outbox ids in (after, through], in id order. */
 export interface ConsumerBatch {
   after: string;
   through: string;
@@ -137,14 +137,14 @@ async function skipEvent(db: SqlDatabase, consumer: ConsumerSpec, after: string,
   return db.transaction(async (tx) => {
     const [row] = await lockConsumerPosition(tx, { name: consumer.name });
     if (!row || row.position !== after) return null;
-    const [event] = await relayedEvent(tx, { seq: through });
+    const [event] = await relayedEvent(tx, { id: through });
     if (event) {
       // An event a consumer passes over after its attempts: queue `consumer:<name>`, job id the event id.
       await recordFailedJob(tx, {
         queue: `consumer:${consumer.name}`,
         jobName: event.type,
         jobId: event.event_id,
-        data: JSON.stringify({ consumer: consumer.name, relaySeq: through, event: toWallEvent(event) }),
+        data: JSON.stringify({ consumer: consumer.name, outboxId: through, event: toWallEvent(event) }),
         error: error.slice(0, 2000),
         attempts,
       });

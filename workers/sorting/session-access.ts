@@ -43,21 +43,26 @@ export async function sessionOfToken(ctx: CommandContext, token: string): Promis
 
 /**
  * How often activity is written: an idle expiry of hours needs no per-scan precision, and a session
- * left as it is keeps the command's write one table smaller.
+ * left as it is keeps the command's write one table smaller. A tenth of the idle timeout when that is
+ * shorter (a timeout of seconds, as tests set it).
  */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
+
+/** The activity write interval for an idle timeout. */
+export const activityWriteInterval = (idleTimeoutMs: number) => Math.min(ACTIVITY_WRITE_INTERVAL_MS, idleTimeoutMs / 10);
 
 /**
  * Activity of a session (a scan, confirm, cancel or swap): it stays alive for the idle timeout from now.
  * Written only when the stored activity is a minute old or more (or the stored expiry falls a minute or
- * more short of the timeout from now), so a session expires between one minute before the idle timeout
- * after its last activity and the timeout itself.
+ * more short of the timeout from now; a tenth of the timeout when that is less than a minute), so a
+ * session expires between one interval before the idle timeout after its last activity and the timeout itself.
  */
 export function touchSession(ctx: CommandContext, session: SessionRow): void {
   const current = ctx.changes.sessions.get(session.id) ?? session;
   const now = ctx.now.getTime();
+  const interval = activityWriteInterval(ctx.idleTimeoutMs);
   const expiresAt = sessionExpiresAt(ctx.now, ctx.idleTimeoutMs);
-  const stale = now - current.lastActivityAt.getTime() >= ACTIVITY_WRITE_INTERVAL_MS || expiresAt.getTime() - current.expiresAt.getTime() >= ACTIVITY_WRITE_INTERVAL_MS;
+  const stale = now - current.lastActivityAt.getTime() >= interval || expiresAt.getTime() - current.expiresAt.getTime() >= interval;
   if (!stale) return;
   ctx.changes.setSession({ ...current, lastActivityAt: ctx.now, expiresAt });
 }

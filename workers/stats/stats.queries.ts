@@ -20,12 +20,12 @@ select (select count(*) from facts)::int as counted, (select count(*) from hours
 
 type Applied = { counted: number; hour_rows: number; day_rows: number };
 
-// The consumer's statement: the relayed events in (:after, :through], read in the database (no event
+// The consumer's statement: the relayed events with outbox ids in (:after, :through], read in the database (no event
 // travels to the process). Its position moves in the same transaction, so each is counted once.
 export const applyStatsRange = query<{ after: string; through: string }, Applied>(
   'stats-apply-range',
   applySql(`select o.event_id, o.client_id, o.wall_id, o.type, o.occurred_at, o.data from outbox_event o
-   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint`),
+   where o.id > :after::bigint and o.id <= :through::bigint`),
 );
 
 // The same for events handed over as one JSON parameter (`events`), each counted as given: the caller

@@ -10,7 +10,6 @@ import {
   deleteOldLabelDocuments,
   deleteOldOutboxEvents,
   deleteOldSortBoxItems,
-  deleteOldUnstampedOutboxEvents,
   deleteOldWebhookDeliveries,
   raiseRetentionHorizon,
   subscriptionIds,
@@ -62,7 +61,6 @@ const clients = async (db: SqlRunner) => (await clientIds(db, {})).map((r) => r.
 function kinds(consumers: readonly string[]): Kind[] {
   return [
     { kind: 'outbox', cutoff: (s, now) => days(s.outboxDays, now), step: (db, cutoff, batch) => deleteOldOutboxEvents(db, { cutoff, batch, consumers: [...consumers] }) },
-    { kind: 'outbox', cutoff: (s, now) => days(s.outboxDays, now), step: (db, cutoff, batch) => deleteOldUnstampedOutboxEvents(db, { cutoff, batch }) },
     { kind: 'counted-event', cutoff: (s, now) => days(s.outboxDays, now), step: (db, cutoff, batch) => deleteOldCountedEvents(db, { cutoff, batch }) },
     { kind: 'audit', cutoff: (s, now) => days(s.auditDays, now), keys: clients, step: (db, cutoff, batch, clientId) => deleteOldAuditRecords(db, { clientId, cutoff, batch }) },
     {

@@ -87,7 +87,7 @@ select count(*)::int as n, max(at) as newest from gone`);
 
 /*
  * Outbox events every consumer has passed (:consumers, their position at or after the event) and older
- * than :cutoff, with no webhook delivery still pending: taken oldest first along relay_seq, so a
+ * than :cutoff, with no webhook delivery still pending: taken oldest first along the outbox id, so a
  * statement reads at most :batch events however large the table. It keeps those it may not delete (a
  * delivery still pending) and says how many it looked at: the next statement looks past what this one
  * deleted.
@@ -96,16 +96,13 @@ export const deleteOldOutboxEvents = query<{ cutoff: Date; batch: number; consum
 with passed as (select coalesce(min(position), 0) as position from outbox_consumer where name = any(:consumers::text[])),
 oldest as (
   select o.id, o.event_id, o.occurred_at from outbox_event o
-   where o.relay_seq <= (select position from passed) order by o.relay_seq limit :batch::int
+   where o.id <= (select position from passed) order by o.id limit :batch::int
 ), gone as (
   delete from outbox_event o using oldest d
    where o.id = d.id and d.occurred_at < :cutoff::timestamptz and not exists (select 1 from webhook_pending p where p.event_id = d.event_id)
   returning o.occurred_at
 )
 select (select count(*)::int from gone) as n, (select max(occurred_at) from gone) as newest, (select count(*)::int from oldest) as examined`);
-
-/* Outbox events stored before relay_seq existed (relayed, without one). */
-export const deleteOldUnstampedOutboxEvents = oldRows('outbox-unstamped', 'outbox_event', { key: 'id', time: 'occurred_at', where: 'relay_seq is null and published_at is not null' });
 
 /* A client's audit records, oldest first along its (client_id, occurred_at) index. */
 export const deleteOldAuditRecords = oldRows<{ clientId: number }>('audit', 'audit_log', { key: 'id', time: 'occurred_at', where: 'client_id = :clientId::int', oldestFirst: true });

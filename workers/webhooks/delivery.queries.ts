@@ -16,7 +16,7 @@ with scheduled as (
   select o.event_id, s.id, o.client_id
     from outbox_event o
     join webhook_subscription s on s.client_id = o.client_id and s.is_active and ('*' = any(s.events) or o.type = any(s.events))
-   where o.relay_seq > :after::bigint and o.relay_seq <= :through::bigint
+   where o.id > :after::bigint and o.id <= :through::bigint
      and o.type <> all(array[${INTERNAL_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}]::text[])
   on conflict do nothing
   returning 1

@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
-/** An event written in the transaction of the change it describes; relayed once committed. */
+/** An event written in the transaction of the change it describes; relayed once its id is below the horizon (outbox_horizon). */
 export const OutboxEvent = defineEntity({
   name: 'OutboxEvent',
   tableName: 'outbox_event',
@@ -12,7 +12,6 @@ export const OutboxEvent = defineEntity({
     type: p.text(),
     occurredAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     data: p.json<Record<string, unknown>>(),
-    publishedAt: p.datetime().nullable(),
   }),
 });
 export type IOutboxEvent = InferEntity<typeof OutboxEvent>;

@@ -79,5 +79,5 @@ select json_build_object(
  */
 export const warmActorConnection = query<Record<string, never>, never>('warm-actor-connection', `
 select 1 from wall, sort_box, sorter_session, sort_box_item, orders, order_item, picklist_order, product_code, product,
-              outbox_event, applied_command, idempotency_record
+              outbox_event, applied_command
  where false`);
