@@ -2,14 +2,8 @@ import { Pool, type PoolClient } from 'pg';
 import { foldedWarning, type Logger } from '../logging/logger';
 import type { NamedStatement, SqlDatabase, SqlRunner } from './named-sql';
 
-/**
- * The application_name of the wall actors' connections (the commands' pool, shared/runtime/runtime.ts).
- * Every other write to a row a wall's actor holds moves the wall's version (the triggers of migration
- * 20261127200500, docs/architecture.md "Changes from outside"); the actor's own write moves it with its
- * fence, so the triggers leave these connections out. No other connection may carry it: its writes
- * would reach no actor. A name, not a setting passed at connect: every pooler passes application_name on.
- */
-export const WALL_ACTOR_APPLICATION_NAME = 'sorting:wall-actor';
+/** The wall actors' pool carries WALL_ACTOR_APPLICATION_NAME: the wall-version triggers leave its writes out. */
+export { WALL_ACTOR_APPLICATION_NAME } from './entities/wall-versions';
 
 export interface SqlPoolOptions {
   /** Connections at most (a share of DATABASE_POOL_MAX: shared/runtime/runtime.ts). */

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { sessionEventDto, sortBoxDto, sortBoxItemDto } from '../dto/sorting.dto';
+import { wallDto } from '../dto/wall.dto';
 import { SORTER_COLORS } from '../domain/colors';
 import { LIGHT_MODES } from '../lights/light-model';
 import type { WallEvent } from './channels';
 
 /**
  * The `data` of every event type, one zod schema each (docs/api.md §8): the one contract between the
- * writers (the wall's actor, the refusal record, the light gateway, the light modes' SQL) and every
+ * writers (the wall's actor, the refusal record, the light gateway, the light modes' use-case) and every
  * reader (audit, statistics, lights, webhooks, the hub and sorter pages). The writers' types are
  * inferred from it (EventData, shared/events/event-data.ts); the readers decode through decodeEvent.
  * A new event type is one line here; the compiler and test/unit/event-contract.test.ts name the
@@ -32,7 +33,8 @@ export const PUBLIC_EVENT_SCHEMAS = {
   'sort-box-item.swapped': z.object({ item, from: box, to: box }),
   'sort-box.completed': z.object({ sortBox: box, orderId: z.number().int() }),
   'sort-box.released': z.object({ sortBox: box, orderId: z.number().int().nullable(), forced: z.boolean(), userId: z.number().int() }),
-  'wall.updated': z.object({ wall: z.unknown(), change: z.enum(['wall', 'sort-boxes-attached', 'sort-box-detached']), sortBoxes: z.array(box).optional() }),
+  /** `wall`: the Wall record (docs/api.md §5); its fields but the id optional, as an older event may lack them. */
+  'wall.updated': z.object({ wall: wallDto.partial().required({ id: true }), change: z.enum(['wall', 'sort-boxes-attached', 'sort-box-detached']), sortBoxes: z.array(box).optional() }),
 } as const;
 
 const id = z.number().int().nullable();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventType } from './event-types';
+import type { AnyEventType, EventDataIn } from './event-schemas';
 
 /**
  * One outbox event as every writer stores it (docs/api.md §8): a fresh event id, the change's client
@@ -15,6 +15,7 @@ export interface NewOutboxEvent {
   data: Record<string, unknown>;
 }
 
-export function newOutboxEvent(clientId: number, wallId: number | null, type: EventType, data: Record<string, unknown>, occurredAt: Date): NewOutboxEvent {
+/** `data` is typed by the event type's schema (shared/events/event-schemas.ts): a field renamed there fails the writer's compile. */
+export function newOutboxEvent<T extends AnyEventType>(clientId: number, wallId: number | null, type: T, data: EventDataIn<T>, occurredAt: Date): NewOutboxEvent {
   return { eventId: randomUUID(), clientId, wallId, type, occurredAt, data };
 }

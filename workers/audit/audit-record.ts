@@ -18,8 +18,6 @@ export interface AuditRecord extends AuditLogColumns {
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 // A refused command names a slot as it was typed or scanned (`b-583032e0`); the record keeps its crc,
 // so the slot's listings find it (docs/api.md §9, Audit logs).
 const slotCrc = (v: string | null) => (v === null ? null : (parseSlotBarcode(v)?.crc ?? v));
@@ -154,7 +152,7 @@ function message(e: TypedWallEvent, f: MessageFields, names: AuditNames): string
         e.data.change === 'sort-boxes-attached' ? `${boxes === null ? 'slots' : count(boxes, 'slot')} attached`
         : e.data.change === 'sort-box-detached' ? `${slotOf(e.data.sortBoxes?.[0])} detached`
         : 'its settings changed';
-      const named = str(obj(e.data.wall).name) ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
+      const named = e.data.wall.name ?? (f.wall_id !== null ? names.walls.get(f.wall_id) : undefined);
       return `${named ? `Wall '${named}'` : `Wall ${f.wall_id ?? '?'}`} was updated: ${what}.`;
     }
     case 'command.refused':
@@ -192,19 +190,20 @@ function fieldsOf(e: TypedWallEvent): MessageFields & { session_id: number | nul
       session_id: r.sessionId,
     };
   }
-  const d = e.data as Obj;
-  const item = obj(d.item);
-  const sortBox = obj(d.sortBox ?? d.to);
-  const session = obj(d.session);
+  // Read by the fields each type's schema gives it: a field renamed there fails this compile.
+  const d = e.data;
+  const item = 'item' in d ? d.item : null;
+  const sortBox = 'sortBox' in d ? d.sortBox : 'to' in d ? d.to : null;
+  const session = 'session' in d ? d.session : null;
   return {
     wall_id: e.wallId,
-    user_id: num(item.userId) ?? num(session.userId) ?? num(d.userId),
-    order_id: num(item.orderId) ?? num(d.orderId) ?? num(sortBox.orderId),
-    picklist_id: num(session.picklistId) ?? num(d.picklistId),
-    crc: str(item.crc) ?? str(sortBox.crc) ?? str(d.crc),
-    barcode: str(item.barcode) ?? str(d.barcode),
-    sort_box_item_id: num(item.id),
-    session_id: num(session.id) ?? num(d.sessionId),
+    user_id: item?.userId ?? session?.userId ?? ('userId' in d ? d.userId : null),
+    order_id: item?.orderId ?? ('orderId' in d ? d.orderId : null) ?? sortBox?.orderId ?? null,
+    picklist_id: session?.picklistId ?? null,
+    crc: item?.crc ?? sortBox?.crc ?? ('crc' in d ? d.crc : null),
+    barcode: item?.barcode ?? null,
+    sort_box_item_id: item?.id ?? null,
+    session_id: session?.id ?? null,
   };
 }
 

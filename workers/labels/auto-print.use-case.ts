@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
-import type { WallEvent } from '../../shared/events/channels';
+import type { TypedWallEvent } from '../../shared/events/event-schemas';
 import { currentStoredDocument, toLabel } from '../../shared/labels/label-hash';
 import { printPlate } from '../../shared/labels/label-print.queries';
 import { insertPrintJob } from '../../shared/labels/print-job.queries';
@@ -13,13 +13,10 @@ import { autoPrintWalls } from './print.queries';
  * wall's printer, named by the event. In the transaction that moves the consumer's position: each
  * completion makes its job exactly once. Returns the number of jobs made.
  */
-export async function autoPrintCompletedOrders(tx: SqlRunner, events: readonly WallEvent[]): Promise<number> {
-  const completed = events.flatMap((e) => {
-    const data = e.data as { orderId?: unknown; sortBox?: { crc?: unknown } } | null;
-    const orderId = data?.orderId;
-    const crc = typeof data?.sortBox?.crc === 'string' ? data.sortBox.crc : null;
-    return e.type === 'sort-box.completed' && Number.isInteger(orderId) && e.wallId !== null ? [{ event: e, wallId: e.wallId, orderId: orderId as number, crc }] : [];
-  });
+export async function autoPrintCompletedOrders(tx: SqlRunner, events: readonly TypedWallEvent[]): Promise<number> {
+  const completed = events.flatMap((e) =>
+    e.type === 'sort-box.completed' && e.wallId !== null ? [{ event: e, wallId: e.wallId, orderId: e.data.orderId, crc: e.data.sortBox.crc }] : [],
+  );
   if (completed.length === 0) return 0;
   const walls = new Map((await autoPrintWalls(tx, { wallIds: [...new Set(completed.map((c) => c.wallId))] })).map((w) => [w.wall_id, w]));
   let made = 0;

@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
-import type { WallEvent } from '../../shared/events/channels';
+import type { TypedWallEvent } from '../../shared/events/event-schemas';
 import type { LabelFormat } from '../../shared/labels/label-data';
 import { plateForPrerender, recentlyPrintedFormats, storeLabelDocument } from './label.queries';
 import { labelHash, toLabel } from '../../shared/labels/label-hash';
@@ -31,11 +31,8 @@ export async function prerenderLicensePlate(db: SqlRunner, clientId: number, ord
  * gets its license plate rendered ahead in the formats its client printed within the last `days` days.
  * A client that never printed gets nothing ahead: its prints render on the API's threads when asked.
  */
-export async function prerenderCompletedSlots(tx: SqlRunner, events: readonly WallEvent[], days: number): Promise<number> {
-  const completed = events.flatMap((e) => {
-    const orderId = (e.data as { orderId?: unknown } | null)?.orderId;
-    return e.type === 'sort-box.completed' && Number.isInteger(orderId) ? [{ clientId: e.clientId, orderId: orderId as number }] : [];
-  });
+export async function prerenderCompletedSlots(tx: SqlRunner, events: readonly TypedWallEvent[], days: number): Promise<number> {
+  const completed = events.flatMap((e) => (e.type === 'sort-box.completed' ? [{ clientId: e.clientId, orderId: e.data.orderId }] : []));
   if (completed.length === 0 || days <= 0) return 0;
   const formats = new Map<number, LabelFormat[]>();
   for (const f of await recentlyPrintedFormats(tx, { clientIds: [...new Set(completed.map((c) => c.clientId))], days })) {

@@ -15,6 +15,7 @@ export * from './applied-command.entity';
 export * from './webhook-subscription.entity';
 export * from './webhook-delivery.entity';
 export * from './transparency-code.entity';
+export * from './wall-versions';
 
 import { Client } from './client.entity';
 import { ClientSettings } from './client-settings.entity';

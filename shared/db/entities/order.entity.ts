@@ -15,6 +15,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const Order = defineEntity({
   name: 'Order',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'orders',
   primaryKeys: ['clientId', 'id'],
   properties: (p) => ({
@@ -41,6 +42,7 @@ export type IOrder = InferEntity<typeof Order>;
  */
 export const OrderItem = defineEntity({
   name: 'OrderItem',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'order_item',
   properties: (p) => ({
     id: p.integer().primary().autoincrement(),

@@ -18,6 +18,7 @@ export type IPicklist = InferEntity<typeof Picklist>;
 
 export const PicklistOrder = defineEntity({
   name: 'PicklistOrder',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'picklist_order',
   primaryKeys: ['clientId', 'picklistId', 'orderId'],
   properties: (p) => ({

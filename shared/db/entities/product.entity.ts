@@ -12,6 +12,7 @@ export interface ChannelPrice {
 
 export const Product = defineEntity({
   name: 'Product',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'product',
   properties: (p) => ({
     id: p.integer().primary().autoincrement(),
@@ -37,6 +38,7 @@ export const PRODUCT_CODE_KINDS = { sku: 1, upc: 2, shadowSku: 3, alias: 4 } as 
 /** Every code a product answers to, upper-cased: the scan resolves a barcode with one index lookup. */
 export const ProductCode = defineEntity({
   name: 'ProductCode',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'product_code',
   primaryKeys: ['clientId', 'code', 'kind', 'productId'],
   properties: (p) => ({

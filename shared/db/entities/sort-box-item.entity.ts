@@ -8,6 +8,7 @@ export type BarcodeInputMethod = (typeof BARCODE_INPUT_METHODS)[number];
 /** One scan: one unit headed for one slot, pending until the sorter confirms it. */
 export const SortBoxItem = defineEntity({
   name: 'SortBoxItem',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'sort_box_item',
   properties: (p) => ({
     id: p.integer().primary().autoincrement(),

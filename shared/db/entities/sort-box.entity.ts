@@ -5,6 +5,7 @@ import type { SlotStatus } from '../../domain/statuses';
 /** A slot of a wall: one light device. orderId is set exactly when the slot is not Empty. */
 export const SortBox = defineEntity({
   name: 'SortBox',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'sort_box',
   properties: (p) => ({
     id: p.integer().primary().autoincrement(),

@@ -4,6 +4,7 @@ import type { SessionEndReason, SessionStatus } from '../../domain/statuses';
 
 export const SorterSession = defineEntity({
   name: 'SorterSession',
+  // A write moves the version of the walls holding the rows (WALL_VERSIONED_TABLES, ./wall-versions.ts).
   tableName: 'sorter_session',
   properties: (p) => ({
     id: p.integer().primary().autoincrement(),

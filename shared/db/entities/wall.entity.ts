@@ -20,6 +20,13 @@ export const Wall = defineEntity({
     segmentColumns: p.integer().nullable(),
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    /**
+     * The fence of the wall's actor: moved by the database, never set by hand. The actor's write moves
+     * it (and holds only if it still has the version it decided against); any other write to a row the
+     * actor holds moves it by trigger (WALL_VERSIONED_TABLES, ./wall-versions.ts), as does any update
+     * of this row.
+     */
+    version: p.bigint('number').default(0),
   }),
 });
 export type IWall = InferEntity<typeof Wall>;

@@ -4,8 +4,10 @@ import { Migration } from '@mikro-orm/migrations';
  * Every write to a row a wall's actor holds in memory moves the wall's version, whoever makes it
  * (docs/architecture.md "Changes from outside"): an upload, a ship, a statement typed by hand. The
  * actor's own write moves the version itself (its fence), so its connections (application_name
- * `sorting:wall-actor`, shared/db/sql-pool.ts) are left out by each trigger's WHEN clause: on the
- * actor's hot path a trigger is a condition that is false, never a call.
+ * `sorting:wall-actor`: WALL_ACTOR_APPLICATION_NAME in shared/db/entities/wall-versions.ts, which lists
+ * these tables; a migration imports nothing, test/integration/wall-version-triggers.test.ts ties them) are
+ * left out by each trigger's WHEN clause: on the actor's hot path a trigger is a condition that is false,
+ * never a call.
  *
  * - Statement-level AFTER triggers with transition tables on each table whose rows the actor holds
  *   (queries/wall-load.queries.ts and the barcode cache): slots, sessions, items (by their wall_id),

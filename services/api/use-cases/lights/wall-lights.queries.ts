@@ -42,29 +42,32 @@ select w.id as "wallId",
   from wall w
  where w.id = :wallId and w.client_id = :clientId`);
 
-/** Starts a mode (replacing one in force) and writes its `lights.mode` event, in one statement. */
+/**
+ * Starts a mode (replacing one in force) and writes its `lights.mode` event, in one statement. `data`:
+ * the event's data as JSON, typed by its schema where it is built (wall-lights.use-case.ts); the row
+ * takes the same mode, times and user.
+ */
 export const startLightMode = query<
-  { clientId: number; wallId: number; mode: string; seconds: number; userId: number; eventId: string },
+  { clientId: number; wallId: number; mode: string; startedAt: string; until: string; userId: number; eventId: string; data: string },
   { startedAt: string; until: string }
 >('wall-lights-start-mode', `
 with m as (
   insert into wall_light_mode (wall_id, client_id, mode, started_at, until, user_id)
-  select w.id, w.client_id, :mode, now(), now() + make_interval(secs => :seconds), :userId from wall w where w.id = :wallId and w.client_id = :clientId
+  select w.id, w.client_id, :mode, :startedAt::timestamptz, :until::timestamptz, :userId from wall w where w.id = :wallId and w.client_id = :clientId
   on conflict (wall_id) do update set mode = excluded.mode, started_at = excluded.started_at, until = excluded.until, user_id = excluded.user_id
   returning wall_id, client_id, mode, started_at, until, user_id
 ), e as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select :eventId::uuid, m.client_id, m.wall_id, 'lights.mode', m.started_at,
-         jsonb_build_object('mode', m.mode, 'startedAt', m.started_at, 'until', m.until, 'userId', m.user_id) from m
+  select :eventId::uuid, m.client_id, m.wall_id, 'lights.mode', m.started_at, :data::jsonb from m
 )
 select started_at as "startedAt", until from m`);
 
-/** Ends the wall's mode (back to normal) and writes its `lights.mode` event; no row when the wall is not the client's. */
-export const endLightMode = query<{ clientId: number; wallId: number; userId: number; eventId: string }, { wallId: number }>('wall-lights-end-mode', `
+/** Ends the wall's mode (back to normal) and writes its `lights.mode` event (`data`, as above); no row when the wall is not the client's. */
+export const endLightMode = query<{ clientId: number; wallId: number; eventId: string; data: string }, { wallId: number }>('wall-lights-end-mode', `
 with w as (select id, client_id from wall where id = :wallId and client_id = :clientId),
 d as (delete from wall_light_mode m using w where m.wall_id = w.id),
 e as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
-  select :eventId::uuid, w.client_id, w.id, 'lights.mode', now(), jsonb_build_object('mode', 'normal', 'startedAt', null, 'until', null, 'userId', :userId::int) from w
+  select :eventId::uuid, w.client_id, w.id, 'lights.mode', now(), :data::jsonb from w
 )
 select id as "wallId" from w`);

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { OrmSql } from '../../../../shared/db/orm-sql';
 import { notFound } from '../../../../shared/errors/app-error';
+import type { EventDataIn } from '../../../../shared/events/event-schemas';
 import { endLightMode, startLightMode, wallLights } from './wall-lights.queries';
 
 const slotRef = z.object({ serialNumber: z.string(), crc: z.string(), position: z.number().int() });
@@ -57,14 +58,18 @@ export async function startWallLightMode(
   seconds: number,
   prepared: boolean,
 ): Promise<WallLightsDto> {
-  const [row] = await startLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, mode, seconds, userId: auth.employeeId, eventId: randomUUID() });
+  const now = Date.now();
+  const [startedAt, until] = [new Date(now).toISOString(), new Date(now + seconds * 1000).toISOString()];
+  const data: EventDataIn<'lights.mode'> = { mode, startedAt, until, userId: auth.employeeId };
+  const [row] = await startLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, mode, startedAt, until, userId: auth.employeeId, eventId: randomUUID(), data: JSON.stringify(data) });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }
 
 /** DELETE /walls/{id}/lights/mode: every light of the wall shows its state again now. */
 export async function endWallLightMode(em: EntityManager, auth: { clientId: number; employeeId: number }, wallId: number, prepared: boolean): Promise<WallLightsDto> {
-  const [row] = await endLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, userId: auth.employeeId, eventId: randomUUID() });
+  const data: EventDataIn<'lights.mode'> = { mode: 'normal', startedAt: null, until: null, userId: auth.employeeId };
+  const [row] = await endLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, eventId: randomUUID(), data: JSON.stringify(data) });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }
