@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
+import path from 'node:path';
 import { loadServiceUrl } from '../../shared/config/config';
+import { mqttCredentialsFile, mqttUrlAs, readMqttCredentials } from '../supervisor/embedded/mqtt-credentials';
 import { formatSummary, runSimulation, type SimOptions } from './simulator';
 
 /*
@@ -18,7 +20,8 @@ Drives realistic sorting against a running service (watch it on <url>/hub); prin
   --url       the service (default: SERVICE_URL, else http://localhost:$PORT, PORT default 3000)
   --user, --password  an Admin of the client to sort for (default: the demo Admin)
   --seed      varies the choices                                     --help     this text
-  --mqtt      the light gateway's broker (default MQTT_URL, else mqtt://127.0.0.1:1883): a virtual light
+  --mqtt      the light gateway's broker (default MQTT_URL, else mqtt://127.0.0.1:1883; without a user, the
+              embedded broker's controllers user from .data/mqtt/credentials.json when there): a virtual light
               controller per wall follows its slots' lights and presses confirm buttons; --no-lights: none
   --printer-host, --printer-port  a simulated label printer: this process listens on the port (default 0: a
               free one) and registers it as the walls' printer at that host (default 127.0.0.1: the address the
@@ -69,12 +72,28 @@ export function parseSimArgs(argv: string[], env: NodeJS.ProcessEnv | Record<str
     durationMs: Math.round(seconds * 1000),
     pace: num('pace', values.pace, 0, 100, false),
     seed: num('seed', values.seed, 0, 2 ** 31),
-    mqttUrl: values['no-lights'] ? null : values.mqtt ?? (env.MQTT_URL && env.MQTT_URL !== 'off' ? env.MQTT_URL : 'mqtt://127.0.0.1:1883'),
+    mqttUrl: values['no-lights'] ? null : controllerUrl(values.mqtt ?? (env.MQTT_URL && env.MQTT_URL !== 'off' ? env.MQTT_URL : 'mqtt://127.0.0.1:1883'), env),
     mqttPrefix: env.MQTT_TOPIC_PREFIX ?? 'sorting',
     printer: values['no-printer']
       ? null
       : { host: values['printer-host']!, port: num('printer-port', values['printer-port'], 0, 65535), autoPrint: values['auto-print']! },
   };
+}
+
+/**
+ * A broker URL without a user: the embedded broker's controllers user when `npm start` made one here
+ * (its password in the data folder); any other URL as given.
+ */
+export function controllerUrl(url: string, env: NodeJS.ProcessEnv): string {
+  let user: string;
+  try {
+    user = new URL(url).username;
+  } catch {
+    return url;
+  }
+  if (user) return url;
+  const creds = readMqttCredentials(mqttCredentialsFile(path.resolve(env.EMBEDDED_DATA_DIR || '.data')));
+  return creds ? mqttUrlAs(url, 'controllers', creds) : url;
 }
 
 async function main(): Promise<void> {

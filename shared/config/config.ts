@@ -177,13 +177,13 @@ export const configSchema = z.object({
   EMBEDDED_SERVERS: bool.optional()
     .describe('`npm start` runs a server itself when none is named and none answers on its default port: PostgreSQL when `DATABASE_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_POSTGRES_PORT`, an MQTT broker when `MQTT_URL` is unset and nothing answers on 127.0.0.1:`EMBEDDED_MQTT_PORT`; `false`: never (Redis is never embedded) ([docs/operations.md](docs/operations.md#embedded-servers))').meta({ shownDefault: '`true`; `false` when `NODE_ENV=production`' }),
   EMBEDDED_DATA_DIR: z.string().min(1).default('.data')
-    .describe('the embedded servers\' data, relative to the working directory: `postgres/` (the PostgreSQL cluster), `postgres.password`, `postgres.log`, `mqtt/retained.json` (the broker\'s retained messages)'),
+    .describe('the embedded servers\' data, relative to the working directory: `postgres/` (the PostgreSQL cluster), `postgres.password`, `postgres.log`, `mqtt/retained.json` (the broker\'s retained messages), `mqtt/credentials.json` (its users\' passwords)'),
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(5432)
     .describe('`npm start` with `DATABASE_URL` unset: the port it looks for PostgreSQL on 127.0.0.1 (`postgres://postgres@127.0.0.1:<port>/sorting`), and where the embedded PostgreSQL listens (127.0.0.1 only) when nothing answers there'),
   EMBEDDED_MQTT_PORT: z.coerce.number().int().min(1).max(65535).default(1883)
     .describe('`npm start` with `MQTT_URL` unset: the port it looks for a broker on 127.0.0.1, and where the embedded broker listens (on `EMBEDDED_MQTT_HOST`) when nothing answers there'),
   EMBEDDED_MQTT_HOST: z.string().min(1).default('127.0.0.1')
-    .describe('the interface the embedded MQTT broker listens on; it asks for no credentials, so only this machine reaches it unless set (`0.0.0.0`: controllers on the LAN, and anyone there, can publish the service\'s topics) ([docs/operations.md](docs/operations.md#embedded-servers))'),
+    .describe('the interface the embedded MQTT broker listens on (`0.0.0.0`: controllers on the LAN reach it too); it takes no anonymous client: the service and the controllers sign in with the users and passwords of `mqtt/credentials.json` in `EMBEDDED_DATA_DIR` ([docs/operations.md](docs/operations.md#embedded-servers))'),
   EMBEDDED_POSTGRES_OS_USER: z.string().regex(/^[a-z_][a-z0-9_-]*$/, 'must be a system user name').default('postgres')
     .describe('`npm start` as root: the system user the embedded PostgreSQL runs as (PostgreSQL refuses to run as root); created when missing'),
   METRICS_TOKEN: z.union([z.literal(''), z.string().min(16)]).optional().transform((v) => v || undefined)

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { closedPort } from '../support/api-process';
 
 /*
- * The embedded MQTT broker (services/supervisor/embedded/embedded-mqtt.ts) asks for no credentials, so
- * it bounds what a client can store: beyond its retained-message limit a new retained topic is refused
+ * The embedded MQTT broker (services/supervisor/embedded/embedded-mqtt.ts) bounds what even a signed-in
+ * client can store: beyond its retained-message limit a new retained topic is refused
  * (the client disconnected, nothing kept or written to the file), while a retained topic it already
  * holds can still change and be cleared. aedes is an ES module: the broker runs in a child under tsx,
  * with a limit of 3 so the test stays small.
@@ -31,8 +31,9 @@ test('beyond its retained-message limit the embedded broker refuses a new retain
     const { waitFor } = require('./test/support/wait-for');
     (async () => {
       const retainedFile = ${JSON.stringify(path.join(dir, 'retained.json'))};
-      const broker = await startEmbeddedMqtt({ host: '127.0.0.1', port: ${port}, topicPrefix: 'sorting', retainedFile, log: createLogger('silent', 'test'), maxRetained: 3 });
-      const url = 'mqtt://127.0.0.1:${port}';
+      const credentials = { service: 'a'.repeat(32), controllers: 'b'.repeat(32) };
+      const broker = await startEmbeddedMqtt({ host: '127.0.0.1', port: ${port}, topicPrefix: 'sorting', retainedFile, credentials, log: createLogger('silent', 'test'), maxRetained: 3 });
+      const url = 'mqtt://sorting-service:' + credentials.service + '@127.0.0.1:${port}';
       const client = await mqtt.connectAsync(url, { reconnectPeriod: 0 });
       for (const n of [1, 2, 3]) await client.publishAsync('sorting/1/controllers/c' + n + '/status', '{"online":true}', { qos: 1, retain: true });
       // A topic it holds changes and is cleared: no new entry.

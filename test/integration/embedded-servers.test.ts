@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
+import { mqttCredentialsFile, mqttUrlAs, readMqttCredentials } from '../../services/supervisor/embedded/mqtt-credentials';
 import { Client as PgClient } from 'pg';
 import { closedPort } from '../support/api-process';
 import { waitFor } from '../support/wait-for';
@@ -130,13 +131,17 @@ async function onEmbeddedPg<T>(fn: (pg: PgClient) => Promise<T>, password = pgPa
 }
 
 /** The messages on `filter` a new subscriber gets: the retained ones, then what is published meanwhile. */
+/** The embedded broker's address signed in as one of its users (passwords in the data folder). */
+const brokerAs = (role: 'service' | 'controllers') => mqttUrlAs(`mqtt://127.0.0.1:${mqttPort}`, role, readMqttCredentials(mqttCredentialsFile(dataRoot))!);
+
 async function messages(filter: string, expected: (topics: Map<string, string>) => boolean): Promise<Map<string, string>> {
-  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0, connectTimeout: 5000 });
+  const client = await mqtt.connectAsync(brokerAs('service'), { reconnectPeriod: 0, connectTimeout: 5000 });
   const topics = new Map<string, string>();
   client.on('message', (topic, payload) => topics.set(topic, payload.toString()));
   try {
     await client.subscribeAsync(filter, { qos: 1 });
-    return await waitFor(() => (expected(topics) ? topics : undefined), { timeoutMs: 30_000, what: `retained messages on ${filter}` });
+    // The pipeline process (the light gateway) may take a minute to start on a loaded machine.
+    return await waitFor(() => (expected(topics) ? topics : undefined), { timeoutMs: 90_000, what: `retained messages on ${filter}` });
   } finally {
     await client.endAsync();
   }
@@ -195,6 +200,12 @@ test('with no server named and none on the default ports, npm start runs an embe
     const owner = execFileSync('ps', ['-o', 'user=', '-p', String(one.pgPid)], { encoding: 'utf8' }).trim();
     expect(owner).toBe('postgres');
   }
+  // The broker's users' passwords: random, in a file only its owner reads, never in the output; no
+  // anonymous client.
+  const mqttPasswords = readMqttCredentials(mqttCredentialsFile(dataRoot))!;
+  expect(statSync(mqttCredentialsFile(dataRoot)).mode & 0o777).toBe(0o600);
+  for (const p of Object.values(mqttPasswords)) expect(first.output).not.toContain(p);
+  await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0, connectTimeout: 5000 })).rejects.toThrow(/Bad username or password/i);
   // The light gateway is connected to the embedded broker: its retained status says online.
   await messages('sorting/gateway/status', (t) => t.get('sorting/gateway/status') === '{"online":true}');
   // A controller on the embedded broker confirms by button: a sorter scans MUG12 (slot 1, crc
@@ -219,7 +230,7 @@ test('with no server named and none on the default ports, npm start runs an embe
   );
   const [slotTopic] = [...lights].find(([topic, payload]) => lit.test(topic) && payload.includes('583032E0') && (JSON.parse(payload) as { on: boolean }).on)!;
   const button = slotTopic.replace(/\/front$/, '/button');
-  const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+  const device = await mqtt.connectAsync(brokerAs('controllers'), { reconnectPeriod: 0 });
   await device.publishAsync(button, JSON.stringify({ button: 'confirm', id: randomUUID() }), { qos: 1 });
   await device.endAsync();
   await waitFor(async () => (await api<{ status: string }>('GET', `/api/v1/sort-box-items/${item.id}`, sorter)).status === 'Confirmed', {
@@ -227,7 +238,7 @@ test('with no server named and none on the default ports, npm start runs an embe
     what: 'the confirm button to confirm the item through the embedded broker',
   });
   // A controller's retained status, to be found after the restart.
-  const controller = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+  const controller = await mqtt.connectAsync(brokerAs('controllers'), { reconnectPeriod: 0 });
   await controller.publishAsync(CONTROLLER_TOPIC, '{"online":true,"slots":[]}', { qos: 1, retain: true });
   await controller.endAsync();
   // The broker takes no publication outside the service's topics, nor one above its size limit: the
@@ -236,7 +247,7 @@ test('with no server named and none on the default ports, npm start runs an embe
     ['elsewhere/filler', 'x'],
     ['sorting/1/controllers/embedded-test/heartbeat', 'x'.repeat(17 * 1024)],
   ] as const) {
-    const intruder = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0 });
+    const intruder = await mqtt.connectAsync(brokerAs('service'), { reconnectPeriod: 0 });
     let closed = false;
     intruder.once('close', () => (closed = true));
     intruder.publish(topic, payload, { qos: 1, retain: true }, () => undefined);

@@ -178,7 +178,7 @@ outboxGauge('outbox_unpublished_events', 'Committed events waiting for the outbo
 
 new client.Gauge({
   name: 'outbox_consumer_lag_seconds',
-  help: 'Per event consumer (audit, stats, labels, webhooks, …): age of the oldest relayed event it has not applied (0 when caught up)',
+  help: 'Per event consumer (audit, stats, labels, printing, webhooks, lights): age of the oldest relayed event it has not applied (0 when caught up)',
   labelNames: ['consumer'],
   registers: [metricsRegistry],
   async collect() {

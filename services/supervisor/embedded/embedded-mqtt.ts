@@ -1,7 +1,9 @@
+import { timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../../../shared/logging/logger';
+import { EMBEDDED_MQTT_USERS, embeddedMqttAcl, patternCovers, type EmbeddedMqttCredentials } from './mqtt-credentials';
 
 /**
  * The in-process MQTT broker of `npm start` (docs/operations.md, "Embedded servers"): aedes on a TCP
@@ -10,11 +12,14 @@ import type { Logger } from '../../../shared/logging/logger';
  * gateway's status) are kept in `retainedFile` and published again at the next start; sessions and
  * queued QoS 1 messages live in memory only.
  *
- * No credentials are asked, so what a client may do is bounded instead: it listens on `host`
+ * No anonymous client: each signs in as one of the users of mqtt-credentials.ts (the light gateway,
+ * the controllers) with the password kept in the data folder, and may publish and subscribe only as
+ * that user's ACL says (as the compose Mosquitto's `mosquitto/acl`). Besides, it listens on `host`
  * (127.0.0.1 unless EMBEDDED_MQTT_HOST names another interface), takes publications only under
  * `topicPrefix/` and of at most MAX_PAYLOAD_BYTES, and keeps at most MAX_RETAINED retained messages
- * (MAX_RETAINED_BYTES in all). A client that breaks a rule is disconnected (MQTT 3.1.1 has no refusal
- * of a publication) and its message goes nowhere.
+ * (MAX_RETAINED_BYTES in all). A client that publishes against a rule is disconnected (MQTT 3.1.1 has
+ * no refusal of a publication) and its message goes nowhere; a subscription against the ACL is
+ * refused (SUBACK 128).
  */
 export interface EmbeddedMqttOptions {
   host: string;
@@ -22,6 +27,8 @@ export interface EmbeddedMqttOptions {
   /** MQTT_TOPIC_PREFIX: the root of every topic the service and its controllers use. */
   topicPrefix: string;
   retainedFile: string;
+  /** The users' passwords (mqtt-credentials.ts). */
+  credentials: EmbeddedMqttCredentials;
   log: Logger;
   /** The limits on retained messages (MAX_RETAINED, MAX_RETAINED_BYTES unless given: tests give small ones). */
   maxRetained?: number;
@@ -70,7 +77,15 @@ function connectHost(host: string): string {
 }
 
 export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<EmbeddedMqtt> {
-  const { host, port, topicPrefix, retainedFile, log, maxRetained = MAX_RETAINED, maxRetainedBytes = MAX_RETAINED_BYTES } = opts;
+  const { host, port, topicPrefix, retainedFile, credentials, log, maxRetained = MAX_RETAINED, maxRetainedBytes = MAX_RETAINED_BYTES } = opts;
+  const acl = embeddedMqttAcl(topicPrefix);
+  const passwords = new Map<string, Buffer>(Object.entries(EMBEDDED_MQTT_USERS).map(([role, user]) => [user, Buffer.from(credentials[role as keyof typeof EMBEDDED_MQTT_USERS])]));
+  /** The user each connected client signed in as. */
+  const userOf = new WeakMap<object, string>();
+  const may = (client: object | null, access: 'read' | 'write', topic: string) => {
+    const user = client ? userOf.get(client) : undefined;
+    return Boolean(user && acl[user]?.[access].some((pattern) => patternCovers(pattern, topic)));
+  };
   mkdirSync(path.dirname(retainedFile), { recursive: true });
   // Loaded only here: the broker is not in the path of a deployment that names its own (MQTT_URL).
   const { Aedes } = await import('aedes').catch((err: NodeJS.ErrnoException) => {
@@ -88,8 +103,9 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
     retainedCount += 1;
   }
   /** Why a client may not publish `packet`, or null. */
-  const refusal = (packet: { topic: string; payload: Buffer | string; retain: boolean }): string | null => {
+  const refusal = (client: object | null, packet: { topic: string; payload: Buffer | string; retain: boolean }): string | null => {
     if (!packet.topic.startsWith(`${topicPrefix}/`)) return `the topic is not under ${topicPrefix}/`;
+    if (!may(client, 'write', packet.topic)) return 'its user may not publish there';
     const bytes = Buffer.byteLength(packet.payload);
     if (bytes > MAX_PAYLOAD_BYTES) return `the payload is ${bytes} bytes, more than ${MAX_PAYLOAD_BYTES}`;
     if (packet.retain && bytes > 0) {
@@ -102,19 +118,35 @@ export async function startEmbeddedMqtt(opts: EmbeddedMqttOptions): Promise<Embe
   };
   const broker = await Aedes.createBroker({
     id: 'sorting-embedded',
-    // Publications (and last wills) are refused outside the service's topics, above the size limit,
+    // Only the users of mqtt-credentials.ts, with their passwords (CONNACK 4 otherwise).
+    authenticate: (client, username, password, callback) => {
+      const expected = username ? passwords.get(username) : undefined;
+      if (expected && password && password.length === expected.length && timingSafeEqual(password, expected)) {
+        userOf.set(client, username!);
+        return callback(null, true);
+      }
+      log.warn({ clientId: client?.id, user: username?.slice(0, 100) ?? null }, `embedded MQTT broker: a client refused (${username ? 'wrong user name or password' : 'anonymous'})`);
+      callback(Object.assign(new Error('bad user name or password'), { returnCode: 4 }), false);
+    },
+    // Publications (and last wills) are refused outside the user's topics, above the size limit,
     // and as retained messages beyond the broker's limits.
     authorizePublish: (client, packet, callback) => {
-      const why = refusal(packet);
+      const why = refusal(client, packet);
       if (!why) return callback(null);
       log.warn({ clientId: client?.id, topic: packet.topic.slice(0, 200) }, `embedded MQTT broker: a publication refused (${why}); the client is disconnected`);
       callback(new Error(why));
     },
     // aedes has no shared subscriptions: `$share/<group>/<filter>` (the light gateway's buttons) is
     // taken as `<filter>`, so each member of a group gets every message. `npm start` runs one gateway.
-    authorizeSubscribe: (_client, sub, callback) => {
+    // A filter the user's ACL does not cover is refused (SUBACK 128), `#` included.
+    authorizeSubscribe: (client, sub, callback) => {
       const shared = SHARED_SUBSCRIPTION.exec(sub.topic);
-      callback(null, shared ? { ...sub, topic: shared[1]! } : sub);
+      const filter = shared ? shared[1]! : sub.topic;
+      if (!may(client, 'read', filter)) {
+        log.warn({ clientId: client?.id, filter: filter.slice(0, 200) }, 'embedded MQTT broker: a subscription refused (its user may not read there)');
+        return callback(null, null);
+      }
+      callback(null, shared ? { ...sub, topic: filter } : sub);
     },
   });
   broker.on('clientError', (client, err) => log.debug({ clientId: client?.id, err: err.message }, 'embedded MQTT broker: client error'));

@@ -108,12 +108,21 @@ export async function startEmbeddedServers(env: NodeJS.ProcessEnv, config: AppCo
         log.info({ port }, `MQTT_URL is unset and a broker answers on 127.0.0.1:${port}: using it`);
       } else {
         const { startEmbeddedMqtt } = await import('./embedded-mqtt');
+        const { mqttCredentials, mqttCredentialsFile, mqttUrlAs } = await import('./mqtt-credentials');
         const retainedFile = path.join(dataRoot, 'mqtt', 'retained.json');
+        const credentialsFile = mqttCredentialsFile(dataRoot);
+        const credentials = mqttCredentials(credentialsFile);
         const host = config.EMBEDDED_MQTT_HOST;
-        const mqtt = await startEmbeddedMqtt({ host, port, topicPrefix: config.MQTT_TOPIC_PREFIX, retainedFile, log });
-        env.MQTT_URL = mqtt.url;
-        const reach = host.startsWith('127.') || host === '::1' || host === 'localhost' ? 'this machine only' : 'ANYONE on the network can publish';
-        started.push({ name: 'MQTT broker', address: `mqtt://${host}:${port} (anonymous: ${reach})`, data: `${retainedFile} (retained messages)`, stop: () => mqtt.stop() });
+        const mqtt = await startEmbeddedMqtt({ host, port, topicPrefix: config.MQTT_TOPIC_PREFIX, retainedFile, credentials, log });
+        // The service's processes sign in as the gateway's user; the URL carries the password (never logged).
+        env.MQTT_URL = mqttUrlAs(mqtt.url, 'service', credentials);
+        const reach = host.startsWith('127.') || host === '::1' || host === 'localhost' ? 'this machine only' : 'the network';
+        started.push({
+          name: 'MQTT broker',
+          address: `mqtt://${host}:${port} (${reach}; users and passwords in ${credentialsFile})`,
+          data: `${retainedFile} (retained messages)`,
+          stop: () => mqtt.stop(),
+        });
         log.info({ embedded: 'mqtt', host, port, retainedFile, restored: mqtt.restored }, `embedded MQTT broker listening on ${host}:${port}`);
       }
     }
