@@ -162,7 +162,16 @@ async function main(): Promise<void> {
     const cores = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Math.round((v / elapsed) * 100) / 100]));
     const serviceCores = Math.round(Object.entries(cpu).reduce((a, [k, v]) => a + (k === 'bench' ? 0 : v), 0) / elapsed * 100) / 100;
     const refused = Object.values(t.refused).reduce((a, b) => a + b, 0);
+    // The admission policy's own account (loopback reads /metrics without credentials).
+    const metrics = await http.request('GET', '/metrics', { timeoutMs: 5000 });
+    const text = typeof metrics.body === 'string' ? metrics.body : '';
+    const sample = (re: RegExp) => [...text.matchAll(re)].map((m) => `${m[1]}=${Math.round(Number(m[2]) * 1000) / 1000}`);
+    const admission = {
+      refusals: sample(/^command_admission_refusals_total\{reason="(\w+)"\} (\S+)$/gm),
+      service: sample(/^command_service_seconds_(sum|count) (\S+)$/gm),
+    };
     const result = {
+      admission,
       seconds: Math.round(elapsed / 100) / 10,
       requests: t.requests,
       refused503: refused,
