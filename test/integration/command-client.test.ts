@@ -159,3 +159,31 @@ describe('command client whose reply channel was away when the answer came', () 
     await expect(client.execute('session.expire', { clientId: 1, wallId: 1, sessionId: 1 })).resolves.toBeNull();
   });
 });
+
+// The worker says how long it spent on a command with its answer, and admission estimates the
+// partition's wait from that (docs/operations.md "Overload"), not from how often answers arrive.
+describe('command client and a worker that reports its service time', () => {
+  const config = loadConfig();
+  const log = createLogger('silent', 'test');
+  const settings = { redisUrl: config.REDIS_URL, prefix: `${config.QUEUE_PREFIX}-service-time`, partitions: 1, commandTimeoutMs: 8_000 };
+  const admission = new Admission({ maxWaitMs: 1000, maxInFlight: 100, minInFlight: 2, initialServiceMs: 10_000, partitions: 1 });
+  let client: ReturnType<typeof createCommandClient>;
+  let host: PartitionHost;
+  beforeAll(async () => {
+    const handler = async () => ({ ok: true as const, value: null });
+    host = await startPartitionHost(settings, Object.fromEntries(COMMAND_NAMES.map((n) => [n, handler])) as never, { log, leaseTtlMs: 5_000 });
+    client = createCommandClient(settings, log, admission);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await host?.close();
+  });
+
+  it('moves the partition\'s estimate toward the service time the worker reports', async () => {
+    // 10 s per command stands in: with one waiting, a second new command would be refused.
+    await expect(client.execute('session.expire', { clientId: 1, wallId: 1, sessionId: 1 })).resolves.toBeNull();
+    // A fifth of the way from 10 s to what the handler took (well under the 8 s timeout).
+    expect(admission.serviceTime(0)).toBeLessThan(9_700);
+    expect(admission.waiting()).toBe(0);
+  });
+});
