@@ -21,7 +21,7 @@ export async function upsertPicklists(em: EntityManager, clientId: number, rows:
     const orderIds = new Set(known.map((k) => k.id));
     rows.forEach((r, i) => {
       r.orderIds.forEach((id, j) => {
-        if (!orderIds.has(id)) errors.add(i, `orderIds[${j}]`, `order ${id} does not exist; load it first with PUT /admin/orders`);
+        if (!orderIds.has(id)) errors.add(i, `orderIds[${j}]`, `order ${id} does not exist; load it first with PUT /admin/orders`, 'unknown-order');
       });
     });
     errors.throwIfAny('picklists', rows.length);

@@ -17,14 +17,14 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
   rows.forEach((r, i) => {
     const channels = new Set<number>();
     r.channelPrices.forEach((c, j) => {
-      if (channels.has(c.channelId)) errors.add(i, `channelPrices[${j}].channelId`, `channel ${c.channelId} is listed twice`);
+      if (channels.has(c.channelId)) errors.add(i, `channelPrices[${j}].channelId`, `channel ${c.channelId} is listed twice`, 'duplicate-value');
       channels.add(c.channelId);
     });
     const parts = new Set<string>();
     r.kitComponents.forEach((k, j) => {
       const kc = codeOf(k.sku);
       if (kc === codeOf(r.sku)) errors.add(i, `kitComponents[${j}].sku`, 'a kit cannot contain itself');
-      else if (parts.has(kc)) errors.add(i, `kitComponents[${j}].sku`, `component '${k.sku}' is listed twice; give its total qty once`);
+      else if (parts.has(kc)) errors.add(i, `kitComponents[${j}].sku`, `component '${k.sku}' is listed twice; give its total qty once`, 'duplicate-value');
       parts.add(kc);
     });
   });
@@ -41,7 +41,7 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
     rows.forEach((r, i) => {
       const existing = storedSku.get(codeOf(r.sku));
       if (existing !== undefined && existing !== r.sku) {
-        errors.add(i, 'sku', `product '${existing}' exists already; SKUs are compared case-insensitively, send it as '${existing}'`);
+        errors.add(i, 'sku', `product '${existing}' exists already; SKUs are compared case-insensitively, send it as '${existing}'`, 'sku-case-conflict');
       }
     });
     errors.throwIfAny('products', rows.length);
