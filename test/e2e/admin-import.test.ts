@@ -233,6 +233,19 @@ describe('imports', () => {
     expect((await request(api.app).post('/api/v1/admin/orders/import').set('Content-Type', 'text/csv').send('x')).status).toBe(401);
   });
 
+  it('documents the CSV and JSON forms and the report in the OpenAPI document', async () => {
+    const doc = (await request(api.app).get('/api/v1/openapi.json')).body;
+    for (const resource of ['orders', 'products', 'picklists']) {
+      const op = doc.paths[`/api/v1/admin/${resource}/import`].post;
+      expect(Object.keys(op.requestBody.content)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+      expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'dryRun', in: 'query' })]));
+      expect(op.responses['200'].content['application/json'].schema.properties).toHaveProperty('problems');
+      expect(op.responses['413']).toBeDefined();
+      expect(op['x-roles']).toEqual(['Admin']);
+    }
+    expect(doc.paths['/api/v1/admin/orders/import'].post.description).toContain('orderId,warehouseId,orderDate');
+  });
+
   describe('a 20 MB file', () => {
     let server: Server;
     let port: number;

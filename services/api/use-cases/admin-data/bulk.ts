@@ -6,6 +6,11 @@ export const MAX_BULK_ROWS = 10_000;
 /** At most this many row errors are listed in one answer, so a wholly wrong file stays readable. */
 const MAX_LISTED_ERRORS = 1000;
 
+/** How a bulk load runs: `queryTimeoutMs` bounds each of its statements instead of DATABASE_QUERY_TIMEOUT_MS (an import's). */
+export interface BulkOptions {
+  queryTimeoutMs?: number;
+}
+
 /** The answer of every bulk load: how many rows were written, and the rows as stored, in request order. */
 export interface BulkResult<T> {
   upserted: number;

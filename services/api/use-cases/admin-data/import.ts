@@ -4,7 +4,7 @@ import { AppError } from '../../../../shared/errors/app-error';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import type { SqlRunner } from '../../../../shared/db/named-sql';
 import { CsvSyntaxError, otherDelimiter, parseCsv, type CsvRecord } from '../../../../shared/text/csv';
-import { RowsRefused, type BulkResult, type RowProblemCode } from './bulk';
+import { RowsRefused, type BulkOptions, type BulkResult, type RowProblemCode } from './bulk';
 
 /*
  * Orders, products and picklists from a file, as an OMS exports them (docs/api.md §3, "Imports"): a
@@ -16,6 +16,12 @@ import { RowsRefused, type BulkResult, type RowProblemCode } from './bulk';
 
 /** The most data rows of one import (a CSV's records after the header, or a JSON array's elements). */
 export const MAX_IMPORT_ROWS = 100_000;
+/**
+ * How long each statement of an import may take: its statements touch up to 100,000 rows, and a file
+ * is not a scan waiting at the wall, so the API's DATABASE_QUERY_TIMEOUT_MS (meant for those) would
+ * refuse a large import on a busy database as an outage.
+ */
+export const IMPORT_QUERY_TIMEOUT_MS = 60_000;
 /** The most problems a report lists; `problemCount` still counts them all. */
 export const MAX_REPORTED_PROBLEMS = 10_000;
 
@@ -87,7 +93,7 @@ export interface ImportKind<Row> {
   /** How many of the rows' keys are stored already (to count created and updated). */
   existing(sql: SqlRunner, clientId: number, rows: Row[]): Promise<number>;
   /** The PUT loader's use-case. */
-  upsert(em: EntityManager, clientId: number, rows: Row[]): Promise<BulkResult<unknown>>;
+  upsert(em: EntityManager, clientId: number, rows: Row[], opts: BulkOptions): Promise<BulkResult<unknown>>;
 }
 
 /** The problems of an import, at most one per row and column (the first one found says it). */
@@ -166,11 +172,11 @@ export async function runImport<Row>(
     const rows = valid.map((v) => v.row);
     try {
       await em.transactional(async (tx) => {
-        const existing = await kind.existing(emTransactionSql(tx, false), clientId, rows);
+        const existing = await kind.existing(emTransactionSql(tx, false, IMPORT_QUERY_TIMEOUT_MS), clientId, rows);
         report.updated = existing;
         report.created = rows.length - existing;
         try {
-          await kind.upsert(tx, clientId, rows);
+          await kind.upsert(tx, clientId, rows, { queryTimeoutMs: IMPORT_QUERY_TIMEOUT_MS });
         } catch (err) {
           if (!(err instanceof RowsRefused)) throw err;
           for (const p of err.problems) {

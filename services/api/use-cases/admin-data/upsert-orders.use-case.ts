@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { priorityRank } from '../../../../shared/domain/priority';
 import type { AdminOrderDto, OrderRow } from './admin-data.dto';
-import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
+import { RowErrors, type BulkOptions, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
 import {
   deleteOrderLines,
   insertOrderLines,
@@ -27,7 +27,7 @@ import { count } from '../../../../shared/text/wording';
  * warehouse, and a Shipped order cannot change at all. The order and line rows are locked while
  * this runs, so a concurrent scan waits instead of reserving a unit on a line being rewritten.
  */
-export async function upsertOrders(em: EntityManager, clientId: number, rows: OrderRow[]): Promise<BulkResult<AdminOrderDto>> {
+export async function upsertOrders(em: EntityManager, clientId: number, rows: OrderRow[], opts: BulkOptions = {}): Promise<BulkResult<AdminOrderDto>> {
   const errors = new RowErrors();
   flagDuplicates(rows, (r) => r.id, errors, 'id', 'order id');
   rows.forEach((r, i) => {
@@ -43,7 +43,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
   if (rows.length === 0) return { upserted: 0, created: 0, updated: 0, items: [] };
 
   return em.transactional(async (txEm) => {
-    const tx = emTransactionSql(txEm, false);
+    const tx = emTransactionSql(txEm, false, opts.queryTimeoutMs);
     const orderIds = json(rows.map((r) => r.id));
     // One connection per transaction: these run one after the other, in lock order (orders, then lines).
     const warehouses = await knownWarehouses(tx, { clientId, ids: json([...new Set(rows.map((r) => r.warehouseId))]) });

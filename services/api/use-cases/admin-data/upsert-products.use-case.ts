@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PRODUCT_CODE_KINDS } from '../../../../shared/db/entities/product.entity';
 import type { ProductDto, ProductRow } from './admin-data.dto';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
-import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
+import { RowErrors, type BulkOptions, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
 import { deleteProductCodes, insertProductCodes, productSkusByCode, upsertProductRows } from './admin-data.queries';
 
 /**
@@ -10,7 +10,7 @@ import { deleteProductCodes, insertProductCodes, productSkusByCode, upsertProduc
  * in product_code (every code upper-cased, kind 1 sku, 2 upc, 3 shadow sku, 4 alias), the table the
  * scan path resolves a barcode with in one index lookup.
  */
-export async function upsertProducts(em: EntityManager, clientId: number, rows: ProductRow[]): Promise<BulkResult<ProductDto>> {
+export async function upsertProducts(em: EntityManager, clientId: number, rows: ProductRow[], opts: BulkOptions = {}): Promise<BulkResult<ProductDto>> {
   const errors = new RowErrors();
   // Scans match codes in any case, so 'abc' and 'ABC' would be one barcode for two products.
   flagDuplicates(rows, (r) => codeOf(r.sku), errors, 'sku', 'sku (compared case-insensitively)');
@@ -34,7 +34,7 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
   }
 
   return em.transactional(async (txEm) => {
-    const tx = emTransactionSql(txEm, false);
+    const tx = emTransactionSql(txEm, false, opts.queryTimeoutMs);
     // A stored product whose SKU differs from a requested one only in case is a conflict, not a new product.
     const stored = await productSkusByCode(tx, { clientId, codes: json(rows.map((r) => codeOf(r.sku))) });
     const storedSku = new Map(stored.map((s) => [s.code, s.sku]));
