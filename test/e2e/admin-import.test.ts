@@ -97,6 +97,11 @@ describe('imports', () => {
       { row: 1, column: 'shipToCity', code: 'missing-column', detail: expect.stringContaining("no column 'shipToCity'") },
     ]);
     expect(await stored(t.clientId)).toEqual({ orders: [], lines: [] });
+    const empty = await post(t.auth, 'orders', '');
+    expect(empty.status).toBe(400);
+    expect(empty.body.report.problems).toEqual([{ row: 1, column: '', code: 'empty-file', detail: expect.stringContaining('The file is empty') }]);
+    // A header alone: nothing to do, done.
+    expect((await post(t.auth, 'orders', `${HEADER}\r\n`)).body).toMatchObject({ imported: true, rowsRead: 0, records: 0, problemCount: 0 });
   });
 
   it('reads quoted fields with a comma, doubled quotes and a line break, and a byte order mark', async () => {

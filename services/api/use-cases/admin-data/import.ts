@@ -186,11 +186,11 @@ export async function runImport<Row>(
         }
         if (dryRun || problems.size > 0) throw ROLLBACK;
       });
-      report.imported = true;
     } catch (err) {
       if (err !== ROLLBACK) throw err;
     }
   }
+  report.imported = !dryRun && problems.size === 0;
 
   const sorted = problems.list.sort((a, b) => a.row - b.row || a.column.localeCompare(b.column));
   report.problemCount = sorted.length;
