@@ -21,6 +21,8 @@ export class OrmSql implements SqlDatabase {
   constructor(
     private readonly knex: Knex | Knex.Transaction,
     private readonly prepared: boolean,
+    /** How long each statement may take, instead of the pool's DATABASE_QUERY_TIMEOUT_MS (a long import's). */
+    private readonly queryTimeoutMs?: number,
   ) {}
 
   /** The runner of the ORM's pool. */
@@ -30,14 +32,19 @@ export class OrmSql implements SqlDatabase {
 
   async run<R>(statement: NamedStatement, values: unknown[]): Promise<R[]> {
     if ('isCompleted' in this.knex && this.knex.isCompleted()) throw new Error(`SQL statement '${statement.name}': its transaction is already over`);
-    const config = this.prepared ? { name: statement.name, values } : { values };
+    const config = {
+      ...(this.prepared ? { name: statement.name } : {}),
+      values,
+      // pg's own per-statement bound, in place of the connection's query_timeout.
+      ...(this.queryTimeoutMs ? { query_timeout: this.queryTimeoutMs } : {}),
+    };
     const result = (await this.knex.raw(statement.text).options(config)) as { rows: R[] };
     return result.rows;
   }
 
   /** `fn` inside one transaction on one connection (a savepoint when this runner is itself on a transaction). */
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T> {
-    return this.knex.transaction((trx) => fn(new OrmSql(trx, this.prepared)));
+    return this.knex.transaction((trx) => fn(new OrmSql(trx, this.prepared, this.queryTimeoutMs)));
   }
 }
 
@@ -46,10 +53,10 @@ export class OrmSql implements SqlDatabase {
  * holds: they see its writes and its locks, and commit or roll back with it. Throws when `em` is in no
  * transaction; a statement after the transaction is over fails: never runs outside it.
  */
-export function emTransactionSql(em: EntityManager, prepared: boolean): SqlRunner {
+export function emTransactionSql(em: EntityManager, prepared: boolean, queryTimeoutMs?: number): SqlRunner {
   const trx = em.getTransactionContext<Knex.Transaction>();
   if (!trx) throw new Error('emTransactionSql: the EntityManager is in no transaction (use it inside em.transactional)');
-  return new OrmSql(trx, prepared);
+  return new OrmSql(trx, prepared, queryTimeoutMs);
 }
 
 /**

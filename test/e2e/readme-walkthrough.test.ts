@@ -132,8 +132,8 @@ describe('README: "A first sort" runs as pasted against a started service', () =
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has the seven steps this test checks, each a shell block', () => {
-    expect(blocks).toHaveLength(7);
+  it('has the eight steps this test checks, each a shell block', () => {
+    expect(blocks).toHaveLength(8);
     expect(blocks[0]).toContain('SERVICE_URL=${SERVICE_URL:-');
   });
 
@@ -196,5 +196,12 @@ describe('README: "A first sort" runs as pasted against a started service', () =
     expect(new Set(messages.slice(2, 4)).size).toBe(2);
     const stats = jsonDocs(read).at(-1);
     expect(stats).toMatchObject({ scans: 1, confirmedUnits: 1, sortedOrders: 1, cancelledItems: 0, failedScans: 0, topProducts: [{ sku: 'MUG-CERAMIC-12OZ', units: 1 }] });
+
+    // 7. A CSV import: the dry run names the unknown SKU in row 3 and changes nothing; the fixed file imports.
+    const [, dryRun, imported] = jsonDocs(await shell.run(blocks[7]!, 'step-7'));
+    expect(dryRun).toMatchObject({ dryRun: true, imported: false, rowsRead: 3, records: 2, created: 2, problems: [{ row: 3, column: 'sku', code: 'unknown-sku' }] });
+    expect(imported).toMatchObject({ dryRun: false, imported: true, rowsRead: 3, records: 2, created: 2, updated: 0, problems: [] });
+    const order2001 = await request(api.app).get('/api/v1/orders/2001').set('Authorization', managerAuth);
+    expect(order2001.body.items.map((i: { sku: string; qty: number }) => `${i.sku}x${i.qty}`).sort()).toEqual(['MUG-CERAMIC-12OZx2', 'TSHIRT-BLK-Mx1']);
   }, 120_000);
 });

@@ -12,7 +12,7 @@ const restricted = Object.values(ROUTE_GROUPS)
 
 // The verbs a detail may use after "may": written here on their own, not taken from the code.
 const VERBS = [
-  'attach', 'cancel', 'change', 'check', 'confirm', 'connect', 'create', 'delete', 'detach', 'enable', 'end', 'list', 'mark', 'move',
+  'attach', 'cancel', 'change', 'check', 'confirm', 'connect', 'create', 'delete', 'detach', 'enable', 'end', 'import', 'list', 'mark', 'move',
   'open', 'print', 'read', 'record', 'release', 'remove', 'renew', 'request', 'scan', 'set', 'start', 'stop', 'subscribe',
 ];
 const WHO = ['a Sorter, a Manager or an Admin', 'a Manager or an Admin', 'an Admin'];

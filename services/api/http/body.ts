@@ -17,6 +17,10 @@ export const JSON_TYPES = ['application/json', 'text/json', 'application/*+json'
 export const SMALL_BODY_LIMIT = 8 * 1024;
 /** The bulk loads (/admin/warehouses, products, orders, picklists): 10,000 rows fit. */
 export const BULK_BODY_LIMIT = 10 * 1024 * 1024;
+/** The imports (/admin/orders/import, ...): a CSV of 100,000 order lines fits. */
+export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
+/** The one type read as text, by the routes that take it (`acceptsCsv` in the route table). */
+export const CSV_TYPE = 'text/csv';
 
 /** The charset of the Content-Type header, lower case (UTF-8 when it names none). */
 function charsetOf(req: Request): string {
@@ -115,12 +119,41 @@ function fallbackParser(limit: number): RequestHandler {
 }
 
 /** A body sent with another Content-Type (text/plain, a form) to an operation that takes JSON: 415, before it is read. */
-function otherMediaType(req: Request): AppError {
+function otherMediaType(req: Request, acceptsCsv = false): AppError {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().slice(0, 100);
-  return new AppError(
-    'unsupported-media-type',
-    `${type ? `The request body is ${type}` : 'The request body has no Content-Type'}; this operation takes JSON: send it with "Content-Type: application/json".`,
-  );
+  const takes = acceptsCsv
+    ? 'this operation takes JSON or CSV: send it with "Content-Type: application/json" or "Content-Type: text/csv"'
+    : 'this operation takes JSON: send it with "Content-Type: application/json"';
+  return new AppError('unsupported-media-type', `${type ? `The request body is ${type}` : 'The request body has no Content-Type'}; ${takes}.`);
+}
+
+/**
+ * Reads a `text/csv` body into req.body as a string, within `limit` bytes, for a route that takes one
+ * (`acceptsCsv`), and otherwise the JSON body as readJsonBody does.
+ */
+export function readBody(req: Request, res: Response, limit: number, takesJson: boolean, acceptsCsv = false): Promise<void> {
+  if (acceptsCsv && req.body === undefined && req.is(CSV_TYPE) === false && req.is(JSON_TYPES) === false) return Promise.reject(otherMediaType(req, true));
+  if (!acceptsCsv || req.body !== undefined || !req.is(CSV_TYPE)) return readJsonBody(req, res, limit, takesJson);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  const charset = charsetOf(req);
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if ((charset !== 'utf-8' && charset !== 'utf8') || encoding !== 'identity') {
+    return Promise.reject(
+      new AppError('validation-failed', `A CSV body is read as uncompressed UTF-8 text; this one says charset '${charset}' and encoding '${encoding}'. Export the file as UTF-8 and send it as it is.`, {
+        errors: [{ path: 'body', message: 'must be uncompressed UTF-8 text' }],
+      }),
+    );
+  }
+  return readUpTo(req, limit).then((buf) => {
+    try {
+      req.body = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    } catch {
+      throw new AppError('validation-failed', 'The CSV body is not UTF-8 text; export the file as UTF-8 ("CSV UTF-8") and send it again.', {
+        errors: [{ path: 'body', message: 'is not valid UTF-8' }],
+      });
+    }
+  });
 }
 
 /**

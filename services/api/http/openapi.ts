@@ -116,9 +116,10 @@ export function buildOpenApi(groups: MountedRoutes[], info: { version: string })
               requestBody: {
                 required: !r.bodyOptional,
                 description: `At most ${formatBytes(r.bodyLimit ?? SMALL_BODY_LIMIT)} (more: 413 payload-too-large, before the body is read).`,
-                content: Object.fromEntries(
-                  ['application/json', 'text/json', 'application/*+json'].map((t) => [t, { schema: jsonSchema(r.body!, 'input') }]),
-                ),
+                content: {
+                  ...Object.fromEntries(['application/json', 'text/json', 'application/*+json'].map((t) => [t, { schema: jsonSchema(r.body!, 'input') }])),
+                  ...(r.acceptsCsv ? { 'text/csv': { schema: { type: 'string', description: 'UTF-8 comma-separated values with a header row (RFC 4180)' } } } : {}),
+                },
               },
             }
           : {}),

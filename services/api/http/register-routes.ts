@@ -7,7 +7,7 @@ import type { ApiDeps } from '../api-deps';
 import { sortingAllowed } from '../use-cases/settings/sorting-subscription.use-case';
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
-import { SMALL_BODY_LIMIT, readJsonBody } from './body';
+import { SMALL_BODY_LIMIT, readBody } from './body';
 import { parseInput, rejectUnstorableBody } from './validation';
 
 export function expressPath(openApiPath: string): string {
@@ -38,7 +38,7 @@ const ARTICLE: Record<Role, string> = { Admin: 'an Admin', Manager: 'a Manager',
  */
 const VERBS = new Set([
   'add', 'attach', 'cancel', 'change', 'check', 'choose', 'confirm', 'connect', 'create', 'delete', 'detach', 'disable', 'enable',
-  'end', 'get', 'list', 'mark', 'move', 'open', 'print', 'read', 'record', 'redeem', 'register', 'release', 'remove', 'renew',
+  'end', 'get', 'import', 'list', 'mark', 'move', 'open', 'print', 'read', 'record', 'redeem', 'register', 'release', 'remove', 'renew',
   'replace', 'scan', 'see', 'send', 'set', 'show', 'start', 'stop', 'subscribe', 'swap', 'update', 'upload', 'validate',
 ]);
 
@@ -72,7 +72,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
     router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       try {
-        if (readBodyFirst) await readJsonBody(req, res, bodyLimit, Boolean(route.body));
+        if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         // Under overload a command's request is refused before the rest of what it would cost the API.
         const refused = route.command ? deps.commands.refusal?.(route.command) : null;
         if (refused) throw refused;
@@ -81,17 +81,20 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           throw new AppError('forbidden', forbiddenDetail(route, auth.roles));
         }
         // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
-        if (!readBodyFirst) await readJsonBody(req, res, bodyLimit, Boolean(route.body));
+        if (!readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         rejectUnstorableBody(req.body);
         const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};
         const rawBody = req.body;
         // Express 5 leaves req.body undefined when no body (or no JSON content type) was sent.
         const bodyMissing = rawBody === undefined;
+        // A CSV text goes to the handler as read: `body` describes the JSON form.
         const body = route.body
           ? route.bodyOptional && bodyMissing
             ? undefined
-            : parseInput(route.body, rawBody, 'body')
+            : route.acceptsCsv && typeof rawBody === 'string'
+              ? rawBody
+              : parseInput(route.body, rawBody, 'body')
           : undefined;
         const em = deps.orm.em.fork();
         if (route.requiresSubscription) {

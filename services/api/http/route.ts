@@ -48,6 +48,11 @@ export interface RouteDef<P = any, Q = any, B = any> {
    * caller is authenticated and authorized.
    */
   bodyLimit?: number;
+  /**
+   * The body may also be `text/csv` (UTF-8, within bodyLimit): read as text and handed to the handler
+   * as a string, unchecked by `body`, which describes the JSON form.
+   */
+  acceptsCsv?: boolean;
   /** Extra request headers worth documenting (Idempotency-Key, X-Pin). */
   headers?: { name: string; description: string; required?: boolean }[];
   /** Success body schema for the OpenAPI document; omitted for empty answers. */

@@ -1,6 +1,7 @@
 import type { RouteDef } from '../http/route';
 import { adminDataRoutes } from './admin-data.route';
 import { adminEmployeesRoutes } from './admin-employees.route';
+import { adminImportRoutes } from './admin-import.route';
 import { adminSettingsRoutes } from './admin-settings.route';
 import { autoLoginRoutes } from './auto-login.route';
 import { auditLogsRoutes } from './audit-logs.route';
@@ -31,6 +32,7 @@ export const rootRoutes: RouteDef[] = [tokenRoute, queueDashboardSessionRoute, q
 /** Every operation under /api/v1, one file per resource. */
 export const apiRoutes: RouteDef[] = [
   ...adminDataRoutes,
+  ...adminImportRoutes,
   ...adminEmployeesRoutes,
   ...adminSettingsRoutes,
   ...employeesRoutes,

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
 import { priorityRank } from '../../../../shared/domain/priority';
 import type { AdminOrderDto, OrderRow } from './admin-data.dto';
-import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
+import { RowErrors, type BulkOptions, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
 import {
   deleteOrderLines,
   insertOrderLines,
@@ -27,7 +27,7 @@ import { count } from '../../../../shared/text/wording';
  * warehouse, and a Shipped order cannot change at all. The order and line rows are locked while
  * this runs, so a concurrent scan waits instead of reserving a unit on a line being rewritten.
  */
-export async function upsertOrders(em: EntityManager, clientId: number, rows: OrderRow[]): Promise<BulkResult<AdminOrderDto>> {
+export async function upsertOrders(em: EntityManager, clientId: number, rows: OrderRow[], opts: BulkOptions = {}): Promise<BulkResult<AdminOrderDto>> {
   const errors = new RowErrors();
   flagDuplicates(rows, (r) => r.id, errors, 'id', 'order id');
   rows.forEach((r, i) => {
@@ -36,14 +36,14 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
       const k = codeOf(line.sku);
       const seen = first.get(k);
       if (seen !== undefined) {
-        errors.add(i, `items[${j}].sku`, `sku '${line.sku}' is listed twice in this order (line [${seen}] has it); give it once with the total qty`);
+        errors.add(i, `items[${j}].sku`, `sku '${line.sku}' is listed twice in this order (line [${seen}] has it); give it once with the total qty`, 'duplicate-value');
       } else first.set(k, j);
     });
   });
   if (rows.length === 0) return { upserted: 0, created: 0, updated: 0, items: [] };
 
   return em.transactional(async (txEm) => {
-    const tx = emTransactionSql(txEm, false);
+    const tx = emTransactionSql(txEm, false, opts.queryTimeoutMs);
     const orderIds = json(rows.map((r) => r.id));
     // One connection per transaction: these run one after the other, in lock order (orders, then lines).
     const warehouses = await knownWarehouses(tx, { clientId, ids: json([...new Set(rows.map((r) => r.warehouseId))]) });
@@ -70,10 +70,10 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
     rows.forEach((r, i) => {
       const stored = orderById.get(r.id);
       if (!warehouseIds.has(r.warehouseId)) {
-        errors.add(i, 'warehouseId', `warehouse ${r.warehouseId} does not exist; load it first with PUT /admin/warehouses`);
+        errors.add(i, 'warehouseId', `warehouse ${r.warehouseId} does not exist; load it first with PUT /admin/warehouses`, 'unknown-warehouse');
       }
       if (stored?.status === 'Shipped') {
-        errors.add(i, 'id', `order ${r.id} is shipped and can no longer be changed`);
+        errors.add(i, 'id', `order ${r.id} is shipped and can no longer be changed`, 'order-shipped');
         return;
       }
       const lines = linesByOrder.get(r.id) ?? [];
@@ -84,6 +84,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
           i,
           'warehouseId',
           `order ${r.id} is being sorted in warehouse ${stored.warehouse_id}; it cannot move to warehouse ${r.warehouseId}`,
+          'order-sorting',
         );
       }
       const answerLines: AdminOrderDto['items'] = [];
@@ -91,7 +92,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
       r.items.forEach((line, j) => {
         const sku = skuByCode.get(codeOf(line.sku));
         if (sku === undefined) {
-          errors.add(i, `items[${j}].sku`, `no product has sku '${line.sku}'; load it first with PUT /admin/products`);
+          errors.add(i, `items[${j}].sku`, `no product has sku '${line.sku}'; load it first with PUT /admin/products`, 'unknown-sku');
           return;
         }
         const bins = [...new Set([...(line.bin ? [line.bin] : []), ...(line.bins ?? [])])];
@@ -104,6 +105,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
               i,
               `items[${j}].qty`,
               `order ${r.id} has ${count(old.confirmed_qty, 'unit')} of '${sku}' sorted and ${old.pending_qty} awaiting confirmation; qty cannot go below ${progress}`,
+              'order-sorting',
             );
           }
           toUpdate.push({ id: old.id, qty: line.qty, bins });
@@ -120,6 +122,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
             i,
             'items',
             `line '${old.sku}' of order ${r.id} has ${count(old.confirmed_qty, 'unit')} sorted and ${old.pending_qty} awaiting confirmation; it cannot be removed`,
+            'order-sorting',
           );
         } else {
           toDelete.push({ line: old, row: i });
@@ -149,6 +152,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
             d.row,
             'items',
             `line '${d.line.sku}' of order ${d.line.order_id} has a scan history (${count(n, 'scan')}, since cancelled); it cannot be removed, keep it in the order`,
+            'order-sorting',
           );
         }
       }

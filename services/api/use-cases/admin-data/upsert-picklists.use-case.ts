@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PicklistDto, PicklistRow } from './admin-data.dto';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
-import { RowErrors, flagDuplicates, json, type BulkResult } from './bulk';
+import { RowErrors, type BulkOptions, flagDuplicates, json, type BulkResult } from './bulk';
 import { deletePicklistOrders, insertPicklistOrders, knownOrders, upsertPicklistRows } from './admin-data.queries';
 
 /**
@@ -9,19 +9,19 @@ import { deletePicklistOrders, insertPicklistOrders, knownOrders, upsertPicklist
  * picklist's earlier list (a repeated id counts once). Closing a picklist does not end the sessions
  * connected with it; it only refuses new ones (422 picklist-not-open).
  */
-export async function upsertPicklists(em: EntityManager, clientId: number, rows: PicklistRow[]): Promise<BulkResult<PicklistDto>> {
+export async function upsertPicklists(em: EntityManager, clientId: number, rows: PicklistRow[], opts: BulkOptions = {}): Promise<BulkResult<PicklistDto>> {
   const errors = new RowErrors();
   flagDuplicates(rows, (r) => r.id, errors, 'id', 'picklist id');
   if (rows.length === 0) return { upserted: 0, created: 0, updated: 0, items: [] };
   const lists = rows.map((r) => ({ id: r.id, status: r.status, orderIds: [...new Set(r.orderIds)] }));
 
   return em.transactional(async (txEm) => {
-    const tx = emTransactionSql(txEm, false);
+    const tx = emTransactionSql(txEm, false, opts.queryTimeoutMs);
     const known = await knownOrders(tx, { clientId, ids: json([...new Set(lists.flatMap((l) => l.orderIds))]) });
     const orderIds = new Set(known.map((k) => k.id));
     rows.forEach((r, i) => {
       r.orderIds.forEach((id, j) => {
-        if (!orderIds.has(id)) errors.add(i, `orderIds[${j}]`, `order ${id} does not exist; load it first with PUT /admin/orders`);
+        if (!orderIds.has(id)) errors.add(i, `orderIds[${j}]`, `order ${id} does not exist; load it first with PUT /admin/orders`, 'unknown-order');
       });
     });
     errors.throwIfAny('picklists', rows.length);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { PRODUCT_CODE_KINDS } from '../../../../shared/db/entities/product.entity';
 import type { ProductDto, ProductRow } from './admin-data.dto';
 import { emTransactionSql } from '../../../../shared/db/orm-sql';
-import { RowErrors, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
+import { RowErrors, type BulkOptions, codeOf, flagDuplicates, json, type BulkResult } from './bulk';
 import { deleteProductCodes, insertProductCodes, productSkusByCode, upsertProductRows } from './admin-data.queries';
 
 /**
@@ -10,21 +10,21 @@ import { deleteProductCodes, insertProductCodes, productSkusByCode, upsertProduc
  * in product_code (every code upper-cased, kind 1 sku, 2 upc, 3 shadow sku, 4 alias), the table the
  * scan path resolves a barcode with in one index lookup.
  */
-export async function upsertProducts(em: EntityManager, clientId: number, rows: ProductRow[]): Promise<BulkResult<ProductDto>> {
+export async function upsertProducts(em: EntityManager, clientId: number, rows: ProductRow[], opts: BulkOptions = {}): Promise<BulkResult<ProductDto>> {
   const errors = new RowErrors();
   // Scans match codes in any case, so 'abc' and 'ABC' would be one barcode for two products.
   flagDuplicates(rows, (r) => codeOf(r.sku), errors, 'sku', 'sku (compared case-insensitively)');
   rows.forEach((r, i) => {
     const channels = new Set<number>();
     r.channelPrices.forEach((c, j) => {
-      if (channels.has(c.channelId)) errors.add(i, `channelPrices[${j}].channelId`, `channel ${c.channelId} is listed twice`);
+      if (channels.has(c.channelId)) errors.add(i, `channelPrices[${j}].channelId`, `channel ${c.channelId} is listed twice`, 'duplicate-value');
       channels.add(c.channelId);
     });
     const parts = new Set<string>();
     r.kitComponents.forEach((k, j) => {
       const kc = codeOf(k.sku);
       if (kc === codeOf(r.sku)) errors.add(i, `kitComponents[${j}].sku`, 'a kit cannot contain itself');
-      else if (parts.has(kc)) errors.add(i, `kitComponents[${j}].sku`, `component '${k.sku}' is listed twice; give its total qty once`);
+      else if (parts.has(kc)) errors.add(i, `kitComponents[${j}].sku`, `component '${k.sku}' is listed twice; give its total qty once`, 'duplicate-value');
       parts.add(kc);
     });
   });
@@ -34,14 +34,14 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
   }
 
   return em.transactional(async (txEm) => {
-    const tx = emTransactionSql(txEm, false);
+    const tx = emTransactionSql(txEm, false, opts.queryTimeoutMs);
     // A stored product whose SKU differs from a requested one only in case is a conflict, not a new product.
     const stored = await productSkusByCode(tx, { clientId, codes: json(rows.map((r) => codeOf(r.sku))) });
     const storedSku = new Map(stored.map((s) => [s.code, s.sku]));
     rows.forEach((r, i) => {
       const existing = storedSku.get(codeOf(r.sku));
       if (existing !== undefined && existing !== r.sku) {
-        errors.add(i, 'sku', `product '${existing}' exists already; SKUs are compared case-insensitively, send it as '${existing}'`);
+        errors.add(i, 'sku', `product '${existing}' exists already; SKUs are compared case-insensitively, send it as '${existing}'`, 'sku-case-conflict');
       }
     });
     errors.throwIfAny('products', rows.length);
