@@ -132,7 +132,8 @@ function otherMediaType(req: Request, acceptsCsv = false): AppError {
  * (`acceptsCsv`), and otherwise the JSON body as readJsonBody does.
  */
 export function readBody(req: Request, res: Response, limit: number, takesJson: boolean, acceptsCsv = false): Promise<void> {
-  if (acceptsCsv && req.body === undefined && req.is(CSV_TYPE) === false && req.is(JSON_TYPES) === false) return Promise.reject(otherMediaType(req, true));
+  const empty = req.headers['content-length'] !== undefined && Number(req.headers['content-length']) === 0;
+  if (acceptsCsv && !empty && req.body === undefined && req.is(CSV_TYPE) === false && req.is(JSON_TYPES) === false) return Promise.reject(otherMediaType(req, true));
   if (!acceptsCsv || req.body !== undefined || !req.is(CSV_TYPE)) return readJsonBody(req, res, limit, takesJson);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
