@@ -31,6 +31,9 @@ export interface SqlPoolOptions {
   keepOpen?: number;
 }
 
+/** The longest a transaction of the pool may wait on its process between two statements. */
+const IDLE_IN_TRANSACTION = '15s';
+
 /** Runs statements on one pg client: the transaction's, or a bare one (bench/lib/pg-floor.ts). */
 export class SqlClient implements SqlRunner {
   constructor(
@@ -92,7 +95,10 @@ export class SqlPool implements SqlDatabase {
     };
     client.on('error', onError);
     try {
-      await client.query('begin');
+      // A transaction of this pool that stalls (a process stopped or cut off between its statements) ends
+      // after IDLE_IN_TRANSACTION: its outbox write would otherwise hold the relay's horizon, and so every
+      // wall's events, for as long as its connection lives (docs/architecture.md, "Relay order").
+      await client.query(`begin; set local idle_in_transaction_session_timeout = '${IDLE_IN_TRANSACTION}'`);
       try {
         const value = await fn(new SqlClient(client, this.options.prepared));
         await client.query('commit');

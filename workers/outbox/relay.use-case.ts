@@ -44,13 +44,10 @@ export class Relay {
   ) {}
 
   async step(): Promise<RelayStep> {
-    let row;
-    try {
-      [row] = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders });
-    } catch (err) {
-      this.forget();
-      throw err;
-    }
+    // A failed step keeps what was read: the horizon may have moved past events not yet handed to the
+    // hubs, and the next step must start from them (a relay that lost its lock meanwhile publishes some
+    // twice, which hubs drop by outbox id). Only a step that finds another relay active forgets.
+    const [row] = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders });
     if (!row?.locked || row.through === null) {
       this.forget();
       return { locked: false, republish: [], events: [], more: false };

@@ -24,13 +24,16 @@ export const lockConsumerPosition = query<{ name: string }, { position: string }
 
 /*
  * The next batch after :after, as a range of outbox ids (:after, through] holding the next :batchSize
- * relayed events (fewer when there are fewer), and how many it holds. For consumers whose effect is SQL
+ * relayed events (fewer when there are fewer: then through is the horizon, so ids no event holds, those
+ * of rolled-back writes, are passed too), and how many it holds. For consumers whose effect is SQL
  * over the range: no event travels to the process. (outbox_events_after: an ordered walk of the primary
  * key from :after up to the horizon, whatever the statistics; Migration20261202012036.)
  */
 export const nextRange = query<{ after: string; batchSize: number }, { through: string | null; n: number }>('outbox-next-range', `
-with batch as (select id from outbox_events_after(:after::bigint, (select through from outbox_horizon), :batchSize::int, null))
-select (select max(id) from batch)::text as through, (select count(*) from batch)::int as n`);
+with h as (select through from outbox_horizon),
+     batch as (select id from outbox_events_after(:after::bigint, (select through from h), :batchSize::int, null))
+select (case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch) else (select through from h) end)::text as through,
+       (select count(*) from batch)::int as n`);
 
 /** One relayed event by its outbox id (the record of an event a consumer passes over). */
 export const relayedEvent = query<{ id: string }, RelayedRow>(

@@ -11,13 +11,36 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Existing rows: the outbox is locked while this runs (no write in flight). The horizon starts below
  * the first event not relayed yet (or at the last event); each consumer's position becomes the outbox id
- * below the first event it had not passed (relay_seq after its position, or not relayed yet), so nothing
- * is skipped (an event with a higher id that it had already passed, out of id order, is read again).
+ * below the first event it had not passed (relay_seq after its position, or not relayed yet). A consumer
+ * that had passed an event above that (relayed out of id order) would read it again: the migration
+ * refuses to run then, and says to let the consumers catch up first.
  */
 export class Migration20261202012036_outbox_horizon extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
+-- The consumers' positions first, then the outbox: the order in which a consumer takes them.
+lock table outbox_consumer in exclusive mode;
 lock table outbox_event in exclusive mode;
+
+-- A consumer that has passed an event with a higher id than one it has not passed (events relayed out of
+-- id order just before the stop) cannot be given an id position without reading one again, and a
+-- statistic counted twice or a webhook sent twice is worse than an upgrade refused: then the previous
+-- version must run until its consumers have caught up (outbox_consumer_lag_seconds 0), and stop.
+do $$
+declare
+  behind text;
+begin
+  select string_agg(c.name, ', ' order by c.name) into behind
+    from outbox_consumer c
+   where exists (
+     select 1 from outbox_event passed
+      where passed.relay_seq <= c.position
+        and passed.id > (select min(o.id) from outbox_event o where o.relay_seq > c.position or (o.relay_seq is null and o.published_at is null)));
+  if behind is not null then
+    raise exception 'the event consumers % have not caught up with the relayed events: start the previous version until outbox_consumer_lag_seconds is 0 for each, stop every process, then migrate again', behind;
+  end if;
+end
+$$;
 
 create table outbox_horizon (
   only_row boolean primary key default true check (only_row),
