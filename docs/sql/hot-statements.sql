@@ -395,8 +395,10 @@ select r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_
   from reach r left join batch b on true order by b.id;
 
 -- name: outbox-next-range
-with batch as (select id from outbox_events_after(:after::bigint, (select through from outbox_horizon), :batchSize::int, null))
-select (select max(id) from batch)::text as through, (select count(*) from batch)::int as n;
+with h as (select through from outbox_horizon),
+     batch as (select id from outbox_events_after(:after::bigint, (select through from h), :batchSize::int, null))
+select (case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch) else (select through from h) end)::text as through,
+       (select count(*) from batch)::int as n;
 
 -- name: outbox-recently-relayed
 with last as (
@@ -810,7 +812,7 @@ select id from warehouse where client_id = :clientId and id = :warehouseId;
 
 -- name: warm-actor-connection
 select 1 from wall, sort_box, sorter_session, sort_box_item, orders, order_item, picklist_order, product_code, product,
-              outbox_event, applied_command, idempotency_record
+              outbox_event, applied_command
  where false;
 
 -- name: webhook-claim
