@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { orderRow, type OrderRow } from './admin-data.dto';
 import { knownOrders } from './admin-data.queries';
 import { json } from './bulk';
-import { Cells, commonIssueCode, runImport, type Candidate, type ImportKind, type ImportReport } from './import';
+import { Cells, commonIssueCode, groupsById, runImport, type Candidate, type ImportKind, type ImportReport } from './import';
 import { upsertOrders } from './upsert-orders.use-case';
 
 /** An order's own columns, repeated on each of its rows, and where they go in the PUT loader's row. */
@@ -36,31 +36,11 @@ export const ordersImport: ImportKind<OrderRow> = {
 
   fromCsv(records, columns, problems) {
     const candidates: Candidate[] = [];
-    const firstRowOf = new Map<string, { first: number; last: number }>();
-    let i = 0;
-    while (i < records.length) {
-      const head = new Cells(records[i]!, columns, problems);
-      const id = head.text('orderId');
-      let end = i + 1;
-      while (end < records.length && id !== undefined && new Cells(records[end]!, columns, problems).text('orderId') === id) end += 1;
-      const group = records.slice(i, end);
-      i = end;
-      if (id === undefined) {
-        problems.add(head.row, 'orderId', 'missing-value', 'The row has no orderId; each row is a line of the order it names');
-        continue;
-      }
-      const earlier = firstRowOf.get(id);
-      if (earlier) {
-        problems.add(
-          head.row,
-          'orderId',
-          'duplicate-id',
-          `Order ${id} is in rows ${earlier.first}-${earlier.last} already; an order's lines are rows that follow one another, each order once`,
-        );
-        continue;
-      }
-      firstRowOf.set(id, { first: group[0]!.row, last: group.at(-1)!.row });
-
+    const groups = groupsById(records, columns, problems, 'orderId', {
+      missing: 'The row has no orderId; each row is a line of the order it names',
+      duplicate: (id, first, last) => `Order ${id} is in rows ${first}-${last} already; an order's lines are rows that follow one another, each order once`,
+    });
+    for (const { head, rows: group } of groups) {
       // The order's columns as its first row has them; the others must say the same.
       for (const r of group.slice(1)) {
         const cells = new Cells(r, columns, problems);

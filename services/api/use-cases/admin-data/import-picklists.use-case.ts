@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { picklistRow, type PicklistRow } from './admin-data.dto';
 import { json } from './bulk';
-import { Cells, commonIssueCode, runImport, type Candidate, type ImportKind, type ImportReport } from './import';
+import { Cells, commonIssueCode, groupsById, runImport, type Candidate, type ImportKind, type ImportReport } from './import';
 import { knownPicklists } from './import.queries';
 import { upsertPicklists } from './upsert-picklists.use-case';
 
@@ -21,25 +21,11 @@ export const picklistsImport: ImportKind<PicklistRow> = {
 
   fromCsv(records, columns, problems) {
     const candidates: Candidate[] = [];
-    const rowsOf = new Map<string, { first: number; last: number }>();
-    let i = 0;
-    while (i < records.length) {
-      const head = new Cells(records[i]!, columns, problems);
-      const id = head.text('picklistId');
-      let end = i + 1;
-      while (end < records.length && id !== undefined && new Cells(records[end]!, columns, problems).text('picklistId') === id) end += 1;
-      const group = records.slice(i, end);
-      i = end;
-      if (id === undefined) {
-        problems.add(head.row, 'picklistId', 'missing-value', 'The row has no picklistId; each row is an order of the picklist it names');
-        continue;
-      }
-      const earlier = rowsOf.get(id);
-      if (earlier) {
-        problems.add(head.row, 'picklistId', 'duplicate-id', `Picklist ${id} is in rows ${earlier.first}-${earlier.last} already; a picklist's rows follow one another, each picklist once`);
-        continue;
-      }
-      rowsOf.set(id, { first: group[0]!.row, last: group.at(-1)!.row });
+    const groups = groupsById(records, columns, problems, 'picklistId', {
+      missing: 'The row has no picklistId; each row is an order of the picklist it names',
+      duplicate: (id, first, last) => `Picklist ${id} is in rows ${first}-${last} already; a picklist's rows follow one another, each picklist once`,
+    });
+    for (const { head, rows: group } of groups) {
       const members: { id: number | string | undefined; row: number }[] = [];
       for (const r of group) {
         const cells = new Cells(r, columns, problems);

@@ -353,3 +353,40 @@ export class Cells {
     return v === undefined ? [] : v.split('|').map((s) => s.trim()).filter(Boolean);
   }
 }
+
+/**
+ * The records grouped by an id column whose rows follow one another (an order's lines, a picklist's
+ * orders), each group with its first row's cells. A row without the id and an id seen in an earlier
+ * group are problems (`missing`, `duplicate`), and their rows are left out.
+ */
+export function groupsById(
+  records: CsvRecord[],
+  columns: Columns,
+  problems: ProblemList,
+  idColumn: string,
+  say: { missing: string; duplicate(id: string, first: number, last: number): string },
+): { id: string; head: Cells; rows: CsvRecord[] }[] {
+  const groups: { id: string; head: Cells; rows: CsvRecord[] }[] = [];
+  const rowsOf = new Map<string, { first: number; last: number }>();
+  let i = 0;
+  while (i < records.length) {
+    const head = new Cells(records[i]!, columns, problems);
+    const id = head.text(idColumn);
+    let end = i + 1;
+    while (end < records.length && id !== undefined && new Cells(records[end]!, columns, problems).text(idColumn) === id) end += 1;
+    const rows = records.slice(i, end);
+    i = end;
+    if (id === undefined) {
+      problems.add(head.row, idColumn, 'missing-value', say.missing);
+      continue;
+    }
+    const earlier = rowsOf.get(id);
+    if (earlier) {
+      problems.add(head.row, idColumn, 'duplicate-id', say.duplicate(id, earlier.first, earlier.last));
+      continue;
+    }
+    rowsOf.set(id, { first: rows[0]!.row, last: rows.at(-1)!.row });
+    groups.push({ id, head, rows });
+  }
+  return groups;
+}
