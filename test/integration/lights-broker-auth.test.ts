@@ -64,6 +64,11 @@ describe('the lights broker with credentials and an ACL', () => {
   const clients: MqttClient[] = [];
   const serials = new Map<number, string[]>();
 
+  /** A wait whose failure shows what the gateway logged (its press outcomes, its broker connection). */
+  const withGatewayLog = <T>(wait: Promise<T>): Promise<T> =>
+    wait.catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n----- the light gateway's output -----\n${gateway?.output.slice(-8_000) ?? '(not started)'}`);
+    });
   const item = async (floor: Floor, id: number) =>
     (await request(api.app).get(`/api/v1/sort-box-items/${id}`).set('Authorization', floor.tenant.auth)).body as { status: string };
 
@@ -123,7 +128,7 @@ describe('the lights broker with credentials and an ACL', () => {
     // Controller A asks for wall B's lights first, then its own: the broker sends the retained lights
     // in that order, so once its own have arrived, B's would have too.
     await ctrlA.subscribeAsync([`sorting/${b.tenant.clientId}/walls/${b.wallId}/slots/+/front`, `sorting/${a.tenant.clientId}/walls/${a.wallId}/slots/+/front`], { qos: 1 });
-    await waitFor(() => lit('a', a), { timeoutMs: 60_000, what: "wall A's light at controller A" });
+    await withGatewayLog(waitFor(() => lit('a', a), { timeoutMs: 60_000, what: "wall A's light at controller A" }));
     await ctrlB.subscribeAsync(`sorting/${b.tenant.clientId}/walls/${b.wallId}/slots/+/front`, { qos: 1 });
     await waitFor(() => lit('b', b), { timeoutMs: 60_000, what: "wall B's light at controller B" });
     expect(seen.filter((m) => m.client === 'a' && m.topic.startsWith(`sorting/${b.tenant.clientId}/`))).toEqual([]);
@@ -131,13 +136,13 @@ describe('the lights broker with credentials and an ACL', () => {
     // Controller A presses wall B's button (denied by the broker), then its own (confirms).
     await ctrlA.publishAsync(button(b), JSON.stringify({ button: 'confirm', id: 'a-on-b' }), { qos: 1 }).catch(() => undefined);
     await ctrlA.publishAsync(button(a), JSON.stringify({ button: 'confirm', id: 'a-on-a' }), { qos: 1 });
-    await waitFor(async () => (await item(a, pending.a!)).status === 'Confirmed', { timeoutMs: 60_000, what: "controller A's press on its own wall" });
+    await withGatewayLog(waitFor(async () => (await item(a, pending.a!)).status === 'Confirmed', { timeoutMs: 60_000, what: "controller A's press on its own wall" }));
     // The press on B went first on the same connection: had the broker passed it, it would have been applied first.
     expect((await item(b, pending.b!)).status).toBe('PendingConfirmation');
 
     // Controller B's own press works.
     await ctrlB.publishAsync(button(b), JSON.stringify({ button: 'confirm', id: 'b-on-b' }), { qos: 1 });
-    await waitFor(async () => (await item(b, pending.b!)).status === 'Confirmed', { timeoutMs: 60_000, what: "controller B's press on its own wall" });
+    await withGatewayLog(waitFor(async () => (await item(b, pending.b!)).status === 'Confirmed', { timeoutMs: 60_000, what: "controller B's press on its own wall" }));
 
     expect(gateway.output).not.toContain(SERVICE_PASSWORD);
   });

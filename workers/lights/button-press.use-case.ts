@@ -11,7 +11,14 @@ export interface ButtonDeps {
   db: SqlDatabase;
   commands: CommandClient;
   engine: LightsEngine;
+  /** How long a press's command is sent again while it gets no answer (default PRESS_RETRY_MS). */
+  retryForMs?: number;
+  /** Told of each retry (the gateway logs it). */
+  onRetry?: (err: unknown, waitMs: number) => void;
 }
+
+/** A press counts for this long: its command is sent again while the sorting worker does not answer. */
+export const PRESS_RETRY_MS = 30_000;
 
 /** What a press did: a command's item, the gateway's own refusal, a command's refusal, or a button test. */
 export type ButtonOutcome =
@@ -59,15 +66,46 @@ export async function pressButton(deps: ButtonDeps, press: ButtonPress): Promise
   const actor = { clientId: press.clientId, wallId: slot.wallId, userId: item.userId, roles: ['Sorter' as const] };
   try {
     if (press.button === 'confirm') {
-      const done = await deps.commands.execute('item.confirm', { ...actor, itemId: item.id, units: item.units, barcode: sorterBarcode(slot.crc) });
-      return { kind: 'confirmed', itemId: done.id };
+      await untilAnswered(deps, 'item-already-confirmed', () =>
+        deps.commands.execute('item.confirm', { ...actor, itemId: item.id, units: item.units, barcode: sorterBarcode(slot.crc) }),
+      );
+      return { kind: 'confirmed', itemId: item.id };
     }
-    const done = await deps.commands.execute('item.cancel', { ...actor, itemId: item.id, reason: 'short-button' });
-    return { kind: 'cancelled', itemId: done.id };
+    await untilAnswered(deps, 'item-already-cancelled', () => deps.commands.execute('item.cancel', { ...actor, itemId: item.id, reason: 'short-button' }));
+    return { kind: 'cancelled', itemId: item.id };
   } catch (err) {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
     await deps.engine.flash(slot.wallId, [{ crc: slot.crc, color: 'Red' }]);
     return { kind: 'refused', code: err.code, detail: err.message };
+  }
+}
+
+/**
+ * Sends a press's command until the sorting worker answers it, for at most `retryForMs` (docs/lights.md,
+ * "Buttons"): a person pressed once and expects it to count, so a 503 (no capacity, Redis away, the
+ * command withdrawn) or a 504 (no answer in time: it may still apply) is sent again for the same item,
+ * after the Retry-After the answer gave. The same item, never the slot's next pending scan: a 504'd
+ * confirm that did apply meanwhile answers the retry "already confirmed", which is this press's success.
+ */
+async function untilAnswered(deps: ButtonDeps, doneCode: 'item-already-confirmed' | 'item-already-cancelled', send: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + (deps.retryForMs ?? PRESS_RETRY_MS);
+  let unanswered = false;
+  for (;;) {
+    try {
+      await send();
+      return;
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) {
+        if (unanswered && err.code === doneCode) return;
+        throw err;
+      }
+      const retryAfterS = Number(err instanceof AppError ? err.headers?.['Retry-After'] : undefined);
+      const waitMs = Math.min(Math.max(Number.isFinite(retryAfterS) ? retryAfterS * 1000 : 1000, 250), 5000);
+      if (Date.now() + waitMs > deadline) throw err;
+      unanswered = true;
+      deps.onRetry?.(err, waitMs);
+      await new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref());
+    }
   }
 }
 

@@ -55,7 +55,9 @@ async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsCo
       if (presses.has(key)) return;
       presses.set(key, true);
     }
-    pressButton({ db: ormSql, commands, engine }, press).then(
+    const onRetry = (err: unknown, waitMs: number) =>
+      log.warn({ err, press: { ...press }, waitMs }, `slot button ${press.button}: the sorting worker did not answer; sending it again`);
+    pressButton({ db: ormSql, commands, engine, onRetry }, press).then(
       (outcome) => log.info({ press: { ...press }, outcome }, `slot button ${press.button}: ${outcome.kind}`),
       (err: unknown) => log.error({ err, press: { ...press } }, 'a slot button press failed'),
     );
