@@ -1,7 +1,8 @@
+import type { z } from 'zod';
 import { ROUTE_GROUPS, API_PREFIX, CATALOG_PREFIX } from '../app';
 import { EVENT_SCHEMAS } from '../../../shared/events/event-schemas';
 import { wallEventDto } from '../routes/events.route';
-import { jsonSchema } from './openapi';
+import { jsonSchema, type MountedRoutes } from './openapi';
 
 /**
  * The pages' type declarations (services/hub/types.d.ts): what each operation answers and what each
@@ -92,18 +93,32 @@ function objectType(s: Schema, pad: string): string {
   return lines.length ? `{\n${lines.join('')}${pad}}` : '{}';
 }
 
-/** The whole of services/hub/types.d.ts. */
-export function pageTypesModule(): string {
-  const prefixes: Record<string, string> = { root: '', api: API_PREFIX, catalog: CATALOG_PREFIX };
+/** What the declarations are written from: the mounted routes (as the OpenAPI document's) and the event types' schemas. */
+export interface PageTypeSources {
+  groups: MountedRoutes[];
+  events: Record<string, z.ZodType>;
+}
+
+export const PAGE_TYPE_SOURCES: PageTypeSources = {
+  groups: [
+    { prefix: '', routes: ROUTE_GROUPS.root },
+    { prefix: API_PREFIX, routes: ROUTE_GROUPS.api },
+    { prefix: CATALOG_PREFIX, routes: ROUTE_GROUPS.catalog },
+  ],
+  events: EVENT_SCHEMAS,
+};
+
+/** The whole of services/hub/types.d.ts (a test passes other sources: a schema with a field renamed). */
+export function pageTypesModule(sources: PageTypeSources = PAGE_TYPE_SOURCES): string {
   const responses: string[] = [];
-  for (const [group, routes] of Object.entries(ROUTE_GROUPS)) {
+  for (const { prefix, routes } of sources.groups) {
     for (const r of routes) {
       if (!r.response || r.responseContentType) continue;
-      const doc = `${r.method.toUpperCase()} ${prefixes[group]}${r.path}: ${r.summary}`;
+      const doc = `${r.method.toUpperCase()} ${prefix}${r.path}: ${r.summary}`;
       responses.push(`${comment(doc, '  ')}  ${r.operationId}: ${tsType(jsonSchema(r.response, 'output') as Schema, '  ')};\n`);
     }
   }
-  const events = Object.entries(EVENT_SCHEMAS).map(([type, schema]) => `  ${key(type)}: ${tsType(jsonSchema(schema, 'output') as Schema, '  ')};\n`);
+  const events = Object.entries(sources.events).map(([type, schema]) => `  ${key(type)}: ${tsType(jsonSchema(schema, 'output') as Schema, '  ')};\n`);
   const envelope = jsonSchema(wallEventDto.omit({ type: true, data: true }), 'output') as Schema;
   const envelopeFields = objectType(envelope, '').slice(2, -2);
   return `// Generated from the API's zod schemas (each operation's answer, the event types' data in
