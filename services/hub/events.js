@@ -1,3 +1,4 @@
+// @ts-check
 // Generated from shared/events (event-types.ts, event-rules.ts) by `npm run events:hub`: do not edit.
 // The event types and the wrong-slot rule, shared by the hub and sorter pages with the workers.
 
@@ -10,7 +11,10 @@ export const INTERNAL_EVENT_TYPES = ['command.refused', 'lights.mode', 'lights.c
 /** Refusal codes of a confirm that name a wrong slot. */
 export const WRONG_SLOT_CODES = ['wrong-slot', 'shipper-barcode-not-accepted'];
 
-/** True for a refused confirm on a wrong slot: the right slot and the scanned one flash. */
+/**
+ * True for a refused confirm on a wrong slot: the right slot and the scanned one flash.
+ * @param {import('./types').WallEvent} event
+ */
 export function isWrongSlotRefusal(event) {
   return event.type === 'command.refused' && event.data?.command === 'item.confirm' && WRONG_SLOT_CODES.includes(event.data?.code);
 }

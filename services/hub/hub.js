@@ -1,3 +1,4 @@
+// @ts-check
 // The hub: a wall display readable from across the room. The wall's slots as its display settings
 // lay them out, lit in the sorter's color while a scan waits for confirmation (two sorters: both),
 // Sorting and Complete in fills no sorter color looks like, wrong slots flashed, the sorters by name,
@@ -8,6 +9,25 @@
 import { $, api, claims, el, eventStream, selectWall, show, signedInWalls, signInForm, textOn, token } from './common.js';
 import { isWrongSlotRefusal } from './events.js';
 
+/** @typedef {import('./types').Responses} Responses */
+/** @typedef {import('./types').EventData} EventData */
+/** @typedef {import('./types').WallEvent} WallEvent */
+/** @typedef {Responses['GetWall']} Wall */
+/** @typedef {Wall['slots'][number]} Slot */
+/** @typedef {Responses['GetWallLights']} Lights */
+/** @typedef {Responses['GetWallProgress']} Progress */
+/** A sorter of the wall: a connected session of the wall read, or of a `session.started` event. */
+/** @typedef {EventData['session.started']['session']} Sorter */
+/** A lit slot's scan: the wall read's pending items, the `sort-box-item.created` events' items. */
+/** @typedef {ReturnType<typeof pendingOf>} Pending */
+/** Where a slot position goes on the screen (GET /list-sortbox-displays, or a plain grid). */
+/** @typedef {Pick<Responses['ListSortBoxDisplays'][number], 'index' | 'x' | 'y'>} Cell */
+/**
+ * What the feed and the sorters' names read of any type's data: the item's or the session's sorter,
+ * the refusal's (each field is absent from the types that do not carry it).
+ * @typedef {Partial<EventData['sort-box-item.created'] & EventData['session.started'] & EventData['command.refused']>} AnyData
+ */
+
 const FEED_MAX = 60;
 /** The feed shown on open: the wall's last events. */
 const FEED_ON_OPEN = 40;
@@ -16,6 +36,13 @@ const FLASH_MS = 2500;
 const LATE_MS = 10 * 60_000;
 /** After a change, the bar's figures are read again (at most this often): new orders bring their units. */
 const PROGRESS_MS = 1500;
+/**
+ * @type {{
+ *   wall: Wall | null, slots: Map<string, Slot>, pending: Map<number, Pending>, sorters: Map<number, Sorter>,
+ *   names: Map<number, string>, lights: Lights | null, lastEventId: string | null, modeTimer: number | undefined,
+ *   progress: Progress | null, progressTimer: number | null, tick: number | undefined, run: number,
+ * }}
+ */
 const state = {
   wall: null,
   slots: new Map(),
@@ -24,11 +51,11 @@ const state = {
   names: new Map(),
   lights: null,
   lastEventId: null,
-  modeTimer: null,
+  modeTimer: undefined,
   /** GET /walls/{id}/progress, kept up by the events between reads. */
   progress: null,
   progressTimer: null,
-  tick: null,
+  tick: undefined,
   /** Counts openWall calls: only the latest may change the page (openWall). */
   run: 0,
 };
@@ -41,7 +68,7 @@ async function start() {
   $('#light-test').hidden = !manager;
   $('#show-address').hidden = !manager;
   // Only the operators named in QUEUE_DASHBOARD_ADMINS: the service says who.
-  api('GET', '/admin/queues/session').then((r) => ($('#queues').hidden = !r.allowed), () => ($('#queues').hidden = true));
+  /** @type {Promise<Responses['GetQueueDashboardAccess']>} */ (api('GET', '/admin/queues/session')).then((r) => ($('#queues').hidden = !r.allowed), () => ($('#queues').hidden = true));
   if (walls.length === 0) return show('no-walls');
   const select = selectWall(walls, (w) => `${w.name} (${w.slotCount} slots)`);
   select.hidden = false;
@@ -52,6 +79,7 @@ async function start() {
  * Shows wall `id`. Each call is a run: a newer one (another wall chosen, the wall read again after
  * `wall.updated`, a sign-out) makes this one stale, and a stale run stops at its next await, so the
  * page always ends on the wall asked for last, with that wall's stream only.
+ * @param {number} id
  */
 async function openWall(id) {
   const run = ++state.run;
@@ -62,22 +90,27 @@ async function openWall(id) {
   }
 }
 
+/**
+ * @param {number} id
+ * @param {() => boolean} stale
+ */
 async function loadWall(id, stale) {
   closeStream();
   // The feed first, the wall after: what happens between the two reads comes again from the stream
   // (it goes on after the feed's last event), and applying it to the newer wall changes nothing.
-  const recent = await api('GET', `/api/v1/events/recent?${new URLSearchParams({ wallId: id, limit: FEED_ON_OPEN })}`).catch(() => []);
+  // The recent events are the stream's (GET /events/recent answers them as it sends them).
+  const recent = await /** @type {Promise<WallEvent[]>} */ (api('GET', `/api/v1/events/recent?${new URLSearchParams({ wallId: String(id), limit: String(FEED_ON_OPEN) })}`)).catch(() => []);
   if (stale()) return;
   const [wall, lights, progress] = await Promise.all([
-    api('GET', `/api/v1/walls/${id}`),
-    api('GET', `/api/v1/walls/${id}/lights`).catch(() => null),
-    api('GET', `/api/v1/walls/${id}/progress`).catch(() => null),
+    /** @type {Promise<Wall>} */ (api('GET', `/api/v1/walls/${id}`)),
+    /** @type {Promise<Lights>} */ (api('GET', `/api/v1/walls/${id}/lights`)).catch(() => null),
+    /** @type {Promise<Progress>} */ (api('GET', `/api/v1/walls/${id}/progress`)).catch(() => null),
   ]);
   if (stale()) return;
   // Names of the sorters connected or waiting, then of those gone since (the events name them by id).
   for (const s of wall.sessions) state.names.set(s.userId, s.userName);
   for (const p of wall.pendingItems) state.names.set(p.userId, p.userName);
-  await Promise.all([...new Set(recent.map((e) => e.data?.item?.userId ?? e.data?.session?.userId ?? e.data?.userId).filter(Boolean))].map(learnName));
+  await Promise.all([...new Set(recent.map((e) => anyData(e)?.item?.userId ?? anyData(e)?.session?.userId ?? anyData(e)?.userId).filter(isId))].map(learnName));
   if (stale()) return;
   const cells = await cellsOf(wall);
   if (stale()) return;
@@ -100,12 +133,22 @@ async function loadWall(id, stale) {
   connect();
 }
 
+/** The wall shown: the stream, the bar's reads and the light buttons work only once there is one. */
+const shown = () => /** @type {Wall} */ (state.wall);
+
+/** @type {(id: number | null | undefined) => id is number} */
+const isId = (id) => Boolean(id);
+
+/** @param {WallEvent} e */
+const anyData = (e) => /** @type {AnyData | undefined} */ (e.data);
+
 /** Reads the bar's figures again, once the changes of the moment have settled. */
 function refreshProgress() {
   if (state.progressTimer) return;
-  const id = state.wall.id;
+  const id = shown().id;
   state.progressTimer = setTimeout(async () => {
     try {
+      /** @type {Progress} */
       const p = await api('GET', `/api/v1/walls/${id}/progress`);
       if (state.wall?.id === id) state.progress = p;
     } catch {
@@ -116,7 +159,7 @@ function refreshProgress() {
   }, PROGRESS_MS);
 }
 
-const minutes = (ms) => {
+const minutes = (/** @type {number} */ ms) => {
   const m = Math.floor(ms / 60_000);
   return m < 1 ? '<1 min' : m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 };
@@ -142,12 +185,15 @@ function tickWaits() {
   if (state.wall) renderProgress();
 }
 
-/** Keeps the bar right between reads: what an event says for sure now; the rest comes with the next read. */
+/**
+ * Keeps the bar right between reads: what an event says for sure now; the rest comes with the next read.
+ * @param {WallEvent} event
+ */
 function trackProgress(event) {
   const p = state.progress;
-  const d = event.data || {};
+  const { type, data: d } = event;
   if (!p) return;
-  switch (event.type) {
+  switch (type) {
     case 'sort-box-item.confirmed':
       p.unitsLeft = Math.max(0, p.unitsLeft - (d.item.confirmedUnits || 0));
       break;
@@ -164,26 +210,34 @@ function trackProgress(event) {
   refreshProgress();
 }
 
+/** @param {Wall['pendingItems'][number] | EventData['sort-box-item.created']['item']} item */
 const pendingOf = (item) => ({ crc: item.crc, color: item.color, colorHex: item.colorHex, sku: item.sku, userId: item.userId, units: item.units, createdAt: item.createdAt, id: item.id });
 
-/** The cell of each slot position, as the wall's display settings lay them out (one segment after another). */
+/**
+ * The cell of each slot position, as the wall's display settings lay them out (one segment after another).
+ * @param {Wall} wall
+ * @returns {Promise<Cell[]>}
+ */
 async function cellsOf(wall) {
   // Positions may have gaps (a detached slot keeps its number free): lay out up to the highest one.
   const last = Math.max(0, ...wall.slots.map((s) => s.position));
   const perRow = Math.max(1, Math.ceil(Math.sqrt(last * 1.6)));
   if (!last || !wall.segmentRows || !wall.segmentColumns) return Array.from({ length: last }, (_, i) => ({ index: i + 1, x: i % perRow, y: Math.floor(i / perRow) }));
-  const q = new URLSearchParams({ sortBoxes: last, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns, flowDirection: wall.flowDirection });
+  const q = new URLSearchParams({ sortBoxes: String(last), segmentRows: String(wall.segmentRows), segmentColumns: String(wall.segmentColumns), flowDirection: wall.flowDirection });
   return api('GET', `/api/v1/list-sortbox-displays?${q}`);
 }
 
-/** Places each slot at its cell (cellsOf). */
+/**
+ * Places each slot at its cell (cellsOf).
+ * @param {Cell[]} cells
+ */
 function layout(cells) {
-  const { wall } = state;
+  const wall = shown();
   const slots = [...state.slots.values()];
   const grid = $('#grid');
   const byIndex = new Map(cells.map((c) => [c.index, c]));
-  grid.style.setProperty('--cols', Math.max(1, ...cells.map((c) => c.x + 1)));
-  grid.style.setProperty('--rows', Math.max(1, ...cells.map((c) => c.y + 1)));
+  grid.style.setProperty('--cols', String(Math.max(1, ...cells.map((c) => c.x + 1))));
+  grid.style.setProperty('--rows', String(Math.max(1, ...cells.map((c) => c.y + 1))));
   grid.replaceChildren(
     ...slots.map((s) => {
       const c = byIndex.get(s.position) || { x: 0, y: 0 };
@@ -206,10 +260,12 @@ function layout(cells) {
   for (const crc of state.slots.keys()) paintSlot(crc);
 }
 
-const nameOf = (userId) => state.names.get(userId) || `Employee ${userId}`;
+const nameOf = (/** @type {number | null | undefined} */ userId) => (userId != null && state.names.get(userId)) || `Employee ${userId}`;
 
+/** @param {string} crc */
 function paintSlot(crc) {
   const slot = state.slots.get(crc);
+  /** @type {HTMLElement | null} */
   const node = document.querySelector(`.slot[data-crc="${crc}"]`);
   if (!slot || !node) return;
   const lit = [...state.pending.values()].filter((p) => p.crc === crc).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
@@ -238,6 +294,7 @@ function paintSlot(crc) {
 
 /** Serial numbers of slots whose every controller is offline (no light shows them). */
 function unlitSlots() {
+  /** @type {Set<string>} */
   const out = new Set();
   const controllers = state.lights?.controllers || [];
   const online = new Set(controllers.filter((c) => c.online).flatMap((c) => c.slots.map((s) => s.serialNumber)));
@@ -282,15 +339,20 @@ function renderMode() {
   state.modeTimer = setTimeout(renderMode, until - Date.now() + 50);
 }
 
+/** @param {Slot | undefined} box */
 function setSlot(box) {
   if (!box || !state.slots.has(box.crc)) return;
-  Object.assign(state.slots.get(box.crc), box);
+  Object.assign(/** @type {Slot} */ (state.slots.get(box.crc)), box);
   paintSlot(box.crc);
 }
 
-/** Flashes a slot for a moment: `wrong` black-and-white stripes with a ✕ (no sorter color), `right` its frame (the slot stays lit). */
+/**
+ * Flashes a slot for a moment: `wrong` black-and-white stripes with a ✕ (no sorter color), `right` its frame (the slot stays lit).
+ * @param {string | null} crc
+ * @param {'wrong' | 'right'} kind
+ */
 function flash(crc, kind) {
-  const node = crc && document.querySelector(`.slot[data-crc="${crc}"]`);
+  const node = crc && /** @type {HTMLElement | null} */ (document.querySelector(`.slot[data-crc="${crc}"]`));
   if (!node) return;
   node.classList.remove(`flash-${kind}`);
   void node.offsetWidth; // restart the animation
@@ -298,12 +360,16 @@ function flash(crc, kind) {
   setTimeout(() => node.classList.remove(`flash-${kind}`), FLASH_MS);
 }
 
-const slotBarcode = (code) => /^(?:[AB]-)?([0-9A-F]{8})$/i.exec((code || '').trim())?.[1]?.toUpperCase() || null;
+const slotBarcode = (/** @type {string | null | undefined} */ code) => /^(?:[AB]-)?([0-9A-F]{8})$/i.exec((code || '').trim())?.[1]?.toUpperCase() || null;
 
-/** A session's sorter by name: the events name an employee by id, so the hub asks once. */
+/**
+ * A session's sorter by name: the events name an employee by id, so the hub asks once.
+ * @param {number} userId
+ */
 async function learnName(userId) {
   if (state.names.has(userId)) return;
   try {
+    /** @type {Responses['GetEmployee']} */
     const e = await api('GET', `/api/v1/employees/${userId}`);
     state.names.set(userId, `${e.firstName} ${e.lastName}`);
     renderSorters();
@@ -313,11 +379,15 @@ async function learnName(userId) {
   }
 }
 
-/** Applies one wall event of stream `ws` to the picture and adds it to the feed. */
+/**
+ * Applies one wall event of stream `ws` to the picture and adds it to the feed.
+ * @param {WallEvent} event
+ * @param {WebSocket} ws
+ */
 async function apply(event, ws) {
   state.lastEventId = event.id;
-  const d = event.data || {};
-  switch (event.type) {
+  const { type, data: d } = event;
+  switch (type) {
     case 'session.started':
       state.sorters.set(d.session.userId, d.session);
       await learnName(d.session.userId);
@@ -368,7 +438,7 @@ async function apply(event, ws) {
       break;
     case 'lights.mode':
     case 'lights.controller': {
-      const lights = await api('GET', `/api/v1/walls/${state.wall.id}/lights`).catch(() => state.lights);
+      const lights = await /** @type {Promise<Lights>} */ (api('GET', `/api/v1/walls/${shown().id}/lights`)).catch(() => state.lights);
       if (!stream.isCurrent(ws)) return;
       state.lights = lights;
       renderDevices();
@@ -376,19 +446,20 @@ async function apply(event, ws) {
     }
     case 'wall.updated':
       // A new layout or name: read the wall again (the stream goes on from the last event).
-      openWall(state.wall.id).catch(() => undefined);
+      openWall(shown().id).catch(() => undefined);
       break;
   }
   trackProgress(event);
   addToFeed(event);
 }
 
+/** @param {WallEvent} e */
 function describe(e) {
-  const d = e.data || {};
-  const slot = (b) => (b ? `slot ${b.position}` : '');
-  const who = (id) => nameOf(id);
-  const posOf = (crc) => state.slots.get(crc)?.position;
-  switch (e.type) {
+  const { type, data: d } = e;
+  const slot = (/** @type {Slot | undefined} */ b) => (b ? `slot ${b.position}` : '');
+  const who = (/** @type {number | null} */ id) => nameOf(id);
+  const posOf = (/** @type {string | null} */ crc) => (crc === null ? undefined : state.slots.get(crc)?.position);
+  switch (type) {
     case 'sort-box-item.created': return `${who(d.item.userId)} scanned ${d.item.sku} → ${slot(d.sortBox)}`;
     case 'sort-box-item.confirmed': return `${who(d.item.userId)} put ${d.item.confirmedUnits} × ${d.item.sku} in ${slot(d.sortBox)}`;
     case 'sort-box-item.cancelled':
@@ -408,28 +479,30 @@ function describe(e) {
     case 'lights.mode': return d.mode === 'normal' ? 'Lights back to normal' : d.mode === 'test' ? 'Light test started' : 'Showing slot addresses on the lights';
     case 'lights.controller': return `Light controller ${d.controller?.id} ${d.controller?.online ? 'online' : 'OFFLINE'}`;
     case 'wall.updated': return 'Wall settings changed';
-    default: return e.type;
+    default: return type; // a type newer than this page: its name
   }
 }
 
 const BAD = new Set(['command.refused', 'lights.button']);
 
+/** @param {WallEvent} e */
 function addToFeed(e) {
-  const color = e.data?.item?.colorHex || e.data?.session?.colorHex || (e.type === 'command.refused' ? state.sorters.get(e.data.userId)?.colorHex : null);
+  const color = anyData(e)?.item?.colorHex || anyData(e)?.session?.colorHex || (e.type === 'command.refused' && e.data.userId !== null ? state.sorters.get(e.data.userId)?.colorHex : null);
   const time = new Date(e.occurredAt).toLocaleTimeString();
   const bad = BAD.has(e.type) || (e.type === 'lights.controller' && !e.data?.controller?.online);
   const li = el('li', { dataset: { type: e.type } }, el('time', { textContent: time }), el('span.swatch', { style: { background: color || 'transparent' } }), describe(e));
   if (bad) li.classList.add('bad');
   const feed = $('#feed');
   feed.prepend(li);
-  while (feed.children.length > FEED_MAX) feed.lastChild.remove();
+  while (feed.children.length > FEED_MAX) /** @type {ChildNode} */ (feed.lastChild).remove();
 }
 
 // Events are applied one after another, in the order they came; those queued when the stream was
 // replaced are dropped. A reconnect asks for what it missed (lastEventId).
+/** @type {Promise<void>} */
 let chain = Promise.resolve();
 const stream = eventStream({
-  query: () => ({ wallId: state.wall.id, ...(state.lastEventId ? { lastEventId: state.lastEventId } : {}) }),
+  query: () => ({ wallId: String(shown().id), ...(state.lastEventId ? { lastEventId: state.lastEventId } : {}) }),
   onMessage: (data, ws) => {
     chain = chain.then(() => (stream.isCurrent(ws) ? apply(JSON.parse(data), ws) : undefined)).catch((err) => console.error('bad event', err));
   },
@@ -448,6 +521,7 @@ function signOut() {
 
 async function openQueues() {
   try {
+    /** @type {Responses['OpenQueueDashboard']} */
     const { url } = await api('POST', '/admin/queues/session');
     location.href = url;
   } catch (err) {
@@ -455,9 +529,15 @@ async function openQueues() {
   }
 }
 
+/**
+ * @param {string} path
+ * @param {string} [method]
+ */
 async function lightMode(path, method = 'POST') {
   try {
-    state.lights = await api(method, `/api/v1/walls/${state.wall.id}/lights${path}`, method === 'POST' ? { body: {} } : {});
+    /** @type {Lights} The light operations answer the wall's lights (StartWallLightTest, StartWallShowAddress, EndWallLightMode). */
+    const lights = await api(method, `/api/v1/walls/${shown().id}/lights${path}`, method === 'POST' ? { body: {} } : {});
+    state.lights = lights;
     renderDevices();
   } catch (err) {
     alert(err.detail || err.message);
@@ -465,7 +545,7 @@ async function lightMode(path, method = 'POST') {
 }
 
 /** Every start-up and wall change ends here when it fails: no rejection goes unhandled. */
-const report = (err) => alert(err.detail || err.message);
+const report = (/** @type {{ detail?: string, message?: string }} */ err) => alert(err.detail || err.message);
 function begin() {
   start().catch(report);
 }
@@ -476,5 +556,5 @@ $('#sign-out').addEventListener('click', signOut);
 $('#light-test').addEventListener('click', () => lightMode('/test'));
 $('#show-address').addEventListener('click', () => lightMode('/show-address'));
 $('#mode-end').addEventListener('click', () => lightMode('/mode', 'DELETE'));
-$('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(report));
+$('#wall-select').addEventListener('change', (e) => openWall(Number(/** @type {HTMLSelectElement} */ (e.target).value)).catch(report));
 begin();

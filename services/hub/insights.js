@@ -1,14 +1,56 @@
+// @ts-check
 // Insights as pictures: the figures the /insights operations answer (docs/insights.md), over a range and
 // a scope (the whole company, a warehouse or a wall, whose time zone the days and hours are), as charts
 // drawn by Chart.js (served by the service itself, /hub/vendor), each with a table view and a CSV
 // download of the very rows the chart draws. Nothing is computed here: every number is an answer's.
 import { $, api, claims, el, show, signedInWalls, signInForm, token } from './common.js';
 
-const Chart = window.Chart;
+/** @typedef {import('./types').Responses} Responses */
+/** @typedef {Responses['ListWalls'][number]} Wall */
+/** @typedef {Responses['GetSortingStatistics']} Stats */
+/** The form's fields: dates (YYYY-MM-DD) and the scope ('all', 'warehouse:N', 'wall:N'). */
+/** @typedef {{ from: string, to: string, scope: string, day: string }} Filters */
+/** @typedef {{ params: Record<string, string>, walls: Wall[], kind: 'all' | 'wall' | 'warehouse', id?: string }} Scope */
+/**
+ * Every answer a render draws.
+ * @typedef {{
+ *   stats: Stats, hourly: Responses['GetDailyUnitSortingStats'], units: Responses['GetUnitSortingStatsForDateRange'],
+ *   orders: Responses['GetOrderSortingStatsForDateRange'], walls: { wall: Wall, stats: Stats }[],
+ *   sorters: (Stats['byUser'][number] & { name: string })[],
+ * }} Answers
+ */
+/** @typedef {(string | number)[]} Row */
+/** @typedef {{ label: string, num?: boolean }} Column */
+/** The part of a Chart.js configuration this page writes (https://www.chartjs.org/docs/latest/configuration/). */
+/** @typedef {{ type?: string, label: string, data: unknown[], [option: string]: unknown }} Dataset */
+/** @typedef {{ type: string, data: { labels: unknown[], datasets: Dataset[] }, options: { scales: Record<string, Record<string, unknown>>, [option: string]: unknown } }} ChartConfig */
+/**
+ * A chart card: its table (columns, rows) and the chart of the same rows.
+ * @typedef {{
+ *   id: string, title: string, note: string, file: string, columns: Column[], rows: Row[], empty?: string,
+ *   horizontal?: boolean, chart: (rows: Row[]) => ChartConfig,
+ * }} Card
+ */
+/**
+ * The part of Chart.js this page uses.
+ * @typedef {{
+ *   new (canvas: HTMLCanvasElement, config: ChartConfig): { destroy(): void },
+ *   defaults: { font: { family: string, size: number }, color: string, animation: boolean, maintainAspectRatio: boolean },
+ * }} ChartClass
+ */
+
+/** Chart.js, loaded by its own script tag (/hub/vendor/chart.umd.min.js); undefined when it failed to load. */
+const Chart = /** @type {{ Chart?: ChartClass }} */ (/** @type {unknown} */ (window)).Chart;
 const COLORS = { units: '#2f5bd3', scans: '#8a94a6', refused: '#b3261e', orders: '#1f8a4c' };
 // Per-wall figures are one request each: a few at a time, so a big site does not flood the service.
 const PARALLEL = 4;
 
+/**
+ * @type {{
+ *   walls: Wall[], names: Map<number, string>, charts: Map<string, { destroy(): void }>,
+ *   views: Map<string, string>, run: number,
+ * }}
+ */
 const state = { walls: [], names: new Map(), charts: new Map(), views: new Map(), run: 0 };
 
 if (Chart) {
@@ -21,6 +63,7 @@ if (Chart) {
 
 // ---- Refusal reasons in a manager's words (the code, stable for integrators, stays in the table and CSV)
 
+/** @type {Record<string, string>} */
 const REASONS = {
   'barcode-not-recognized': 'Unknown barcode',
   'no-fulfillable-order': 'No order needs the unit',
@@ -55,19 +98,20 @@ const REASONS = {
   'not-found': 'Not found',
 };
 /** A refusal code in words; a code this page does not know yet, spelled out ("printer-in-use": "Printer in use"). */
-const reasonText = (code) => REASONS[code] || `${code.charAt(0).toUpperCase()}${code.slice(1).replaceAll('-', ' ')}`;
+const reasonText = (/** @type {string} */ code) => REASONS[code] || `${code.charAt(0).toUpperCase()}${code.slice(1).replaceAll('-', ' ')}`;
 
 // ---- Dates (YYYY-MM-DD of the browser's calendar; the service reads them in the scope's time zone)
 
-const pad = (n) => String(n).padStart(2, '0');
-const isoDay = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+const pad = (/** @type {number} */ n) => String(n).padStart(2, '0');
+const isoDay = (/** @type {Date} */ d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+/** @param {number} n */
 function daysAgo(n) {
   const d = new Date();
   d.setDate(d.getDate() - n);
   return isoDay(d);
 }
 /** An instant of an answer, as the service states it (UTC), to the minute. */
-const utc = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+const utc = (/** @type {string} */ iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 // ---- Start, sign-in, refusal
@@ -81,9 +125,15 @@ async function start() {
   await load();
 }
 
+/** The filter form's fields. */
+const fieldsOf = (/** @type {HTMLFormElement} */ form) =>
+  /** @type {HTMLFormControlsCollection & { scope: HTMLSelectElement, from: HTMLInputElement, to: HTMLInputElement, day: HTMLInputElement }} */ (form.elements);
+
 function fillFilters() {
+  /** @type {HTMLFormElement} */
   const form = $('#filters');
-  const select = form.elements.scope;
+  const fields = fieldsOf(form);
+  const select = fields.scope;
   const warehouses = [...new Set(state.walls.map((w) => w.warehouseId).filter((id) => id !== null))].sort((a, b) => a - b);
   select.replaceChildren(
     el('option', { value: 'all', textContent: 'Whole company (UTC)' }),
@@ -91,12 +141,12 @@ function fillFilters() {
     ...state.walls.map((w) => el('option', { value: `wall:${w.id}`, textContent: `Wall ${w.name}` })),
   );
   const q = new URLSearchParams(location.search);
-  const day = (k, fallback) => (DAY_RE.test(q.get(k) || '') ? q.get(k) : fallback);
-  form.elements.from.value = day('from', daysAgo(6));
-  form.elements.to.value = day('to', daysAgo(0));
-  form.elements.day.value = day('day', form.elements.to.value);
+  const day = (/** @type {string} */ k, /** @type {string} */ fallback) => (DAY_RE.test(q.get(k) || '') ? /** @type {string} */ (q.get(k)) : fallback);
+  fields.from.value = day('from', daysAgo(6));
+  fields.to.value = day('to', daysAgo(0));
+  fields.day.value = day('day', fields.to.value);
   const scope = q.get('scope');
-  select.value = [...select.options].some((o) => o.value === scope) ? scope : 'all';
+  select.value = scope !== null && [...select.options].some((o) => o.value === scope) ? scope : 'all';
 }
 
 function refused() {
@@ -117,6 +167,10 @@ function signOut() {
 
 // ---- Loading the figures
 
+/**
+ * @param {string} value
+ * @returns {Scope}
+ */
 function scopeOf(value) {
   const [kind, id] = value.split(':');
   if (kind === 'wall') return { params: { wallId: id }, walls: state.walls.filter((w) => String(w.id) === id), kind, id };
@@ -124,14 +178,23 @@ function scopeOf(value) {
   return { params: {}, walls: state.walls, kind: 'all' };
 }
 
+/** @param {Scope} scope */
 function zoneText(scope) {
   if (scope.kind === 'wall') return `Days and hours of the time zone of wall ${scope.walls[0]?.name}'s warehouse (UTC when it has none).`;
   if (scope.kind === 'warehouse') return `Days and hours of warehouse ${scope.id}'s time zone (UTC when it has none); each wall below in its own warehouse's.`;
   return 'Days and hours in UTC (the whole company); each wall below in its warehouse\'s time zone.';
 }
 
-/** Runs fn over items, at most `limit` at a time; answers the results in order. */
+/**
+ * Runs fn over items, at most `limit` at a time; answers the results in order.
+ * @template T, U
+ * @param {T[]} items
+ * @param {number} limit
+ * @param {(item: T) => Promise<U>} fn
+ * @returns {Promise<U[]>}
+ */
 async function mapLimit(items, limit, fn) {
+  /** @type {U[]} */
   const out = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -144,38 +207,45 @@ async function mapLimit(items, limit, fn) {
   return out;
 }
 
+/**
+ * @param {number} userId
+ * @returns {Promise<string>}
+ */
 async function nameOf(userId) {
   if (!state.names.has(userId)) {
-    const name = await api('GET', `/api/v1/employees/${userId}`).then(
+    const name = await /** @type {Promise<Responses['GetEmployee']>} */ (api('GET', `/api/v1/employees/${userId}`)).then(
       (e) => `${e.firstName} ${e.lastName}`.trim() || e.email,
       () => `Employee ${userId}`,
     );
     state.names.set(userId, name);
   }
-  return state.names.get(userId);
+  return /** @type {string} */ (state.names.get(userId));
 }
 
 async function load() {
+  /** @type {HTMLFormElement} */
   const form = $('#filters');
   const error = $('.form-error', form);
-  const f = Object.fromEntries(new FormData(form));
+  // Text inputs and a select: every value is text.
+  const f = /** @type {Filters} */ (Object.fromEntries(new FormData(form)));
   const scope = scopeOf(f.scope);
   const run = ++state.run;
   error.textContent = '';
   history.replaceState(null, '', `?${new URLSearchParams({ from: f.from, to: f.to, scope: f.scope, day: f.day })}`);
   const range = new URLSearchParams({ from: f.from, to: f.to, ...scope.params });
-  const get = (path, q) => api('GET', `/api/v1/insights/${path}?${q}`);
+  const get = (/** @type {string} */ path, /** @type {URLSearchParams} */ q) => api('GET', `/api/v1/insights/${path}?${q}`);
   document.body.dataset.loading = 'true';
+  /** @type {Answers} */
   let answers;
   try {
     const [stats, hourly, units, orders] = await Promise.all([
-      get('stats', new URLSearchParams({ ...Object.fromEntries(range), products: '0' })),
-      get('daily/units', new URLSearchParams({ date: f.day, ...scope.params })),
-      get('units/sorted', range),
-      get('orders/sorted', range),
+      /** @type {Promise<Stats>} */ (get('stats', new URLSearchParams({ ...Object.fromEntries(range), products: '0' }))),
+      /** @type {Promise<Answers['hourly']>} */ (get('daily/units', new URLSearchParams({ date: f.day, ...scope.params }))),
+      /** @type {Promise<Answers['units']>} */ (get('units/sorted', range)),
+      /** @type {Promise<Answers['orders']>} */ (get('orders/sorted', range)),
     ]);
     const walls = await mapLimit(scope.walls, PARALLEL, (w) =>
-      get('stats', new URLSearchParams({ from: f.from, to: f.to, wallId: String(w.id), products: '0' })).then((s) => ({ wall: w, stats: s })),
+      /** @type {Promise<Stats>} */ (get('stats', new URLSearchParams({ from: f.from, to: f.to, wallId: String(w.id), products: '0' }))).then((s) => ({ wall: w, stats: s })),
     );
     const sorters = await mapLimit(stats.byUser, PARALLEL, async (u) => ({ ...u, name: await nameOf(u.userId) }));
     answers = { stats, hourly, units, orders, walls, sorters };
@@ -202,6 +272,11 @@ async function load() {
 
 // ---- Rendering
 
+/**
+ * @param {Answers} answers
+ * @param {Scope} scope
+ * @param {Filters} f
+ */
 function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
   $('#zone').textContent = `${zoneText(scope)} Counted from ${utc(stats.from)} to ${utc(stats.to)}.`;
   const tiles = [
@@ -217,6 +292,7 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
 
   const tag = scope.kind === 'all' ? 'company' : `${scope.kind}-${scope.id}`;
   const ordersByDate = new Map(orders.daily.map((d) => [d.date, d.count]));
+  /** @type {Card[]} */
   const cards = [
     {
       id: 'hourly',
@@ -297,13 +373,20 @@ function render({ stats, hourly, units, orders, walls, sorters }, scope, f) {
   ];
   const holder = $('#charts');
   for (const card of cards) {
+    /** @type {HTMLElement | null} */
     let node = holder.querySelector(`[data-chart="${card.id}"]`);
     if (!node) holder.append((node = cardNode(card)));
     fillCard(node, card);
   }
 }
 
-/** A bar chart config of table rows: labels from the first column, one dataset per column named. */
+/**
+ * A bar chart config of table rows: labels from the first column, one dataset per column named.
+ * @param {Row[]} rows
+ * @param {{ label: string, col: number, color: string }[]} series
+ * @param {{ horizontal?: boolean, labelMax?: number }} [options]
+ * @returns {ChartConfig}
+ */
 function bars(rows, series, { horizontal = false, labelMax = 22 } = {}) {
   const value = horizontal ? 'x' : 'y';
   const label = horizontal ? 'y' : 'x';
@@ -326,14 +409,23 @@ function bars(rows, series, { horizontal = false, labelMax = 22 } = {}) {
   };
 }
 
-/** A long name shortened on the axis to `max` characters (the tooltip and the table give it whole). */
+/**
+ * A long name shortened on the axis to `max` characters (the tooltip and the table give it whole).
+ * @param {number} max
+ */
 function shortLabel(max) {
+  /**
+   * Chart.js calls it with the axis as `this`.
+   * @this {{ getLabelForValue(value: number | string): unknown }}
+   * @param {number | string} value
+   */
   return function (value) {
     const name = String(this.getLabelForValue(value));
     return name.length > max ? `${name.slice(0, max - 1)}…` : name;
   };
 }
 
+/** @param {Card} card */
 function cardNode(card) {
   const toggle = el('button.secondary.view', { type: 'button', textContent: 'Table' });
   const csv = el('button.secondary.csv', { type: 'button', textContent: 'CSV' });
@@ -357,6 +449,10 @@ function cardNode(card) {
   return node;
 }
 
+/**
+ * @param {HTMLElement} node
+ * @param {string | undefined} view
+ */
 function setView(node, view) {
   node.dataset.view = view;
   const button = $('button.view', node);
@@ -364,6 +460,10 @@ function setView(node, view) {
   button.title = view === 'chart' ? 'Show the figures as a table' : 'Show the chart';
 }
 
+/**
+ * @param {HTMLElement} node
+ * @param {Card} card
+ */
 function fillCard(node, card) {
   $('h2', node).textContent = card.title;
   $('p.note', node).textContent = card.note;
@@ -378,6 +478,7 @@ function fillCard(node, card) {
   const config = card.chart(rows);
   const plot = $('div.plot', node);
   plot.style.height = card.horizontal ? `${Math.max(220, 70 + rows.length * 24 * config.data.datasets.length)}px` : '';
+  /** @type {HTMLCanvasElement} */
   const canvas = $('canvas', node);
   canvas.setAttribute('aria-label', `${card.title}: the table view lists the same figures.`);
   state.charts.get(card.id)?.destroy();
@@ -388,13 +489,21 @@ function fillCard(node, card) {
 
 // ---- CSV
 
-/** A CSV field: quoted when it must be; text a spreadsheet would run as a formula starts with '. */
+/**
+ * A CSV field: quoted when it must be; text a spreadsheet would run as a formula starts with '.
+ * @param {string | number} v
+ */
 function field(v) {
   let s = String(v);
   if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
+/**
+ * @param {string} name
+ * @param {Column[]} columns
+ * @param {Row[]} rows
+ */
 function download(name, columns, rows) {
   const text = [columns.map((c) => field(c.label)), ...rows.map((r) => r.map(field))].map((r) => r.join(',')).join('\r\n') + '\r\n';
   // The byte order mark tells spreadsheets the file is UTF-8 (names with accents).
@@ -408,7 +517,7 @@ function download(name, columns, rows) {
 
 // ---- Wiring
 
-const report = (err) => {
+const report = (/** @type {{ detail?: string, message: string }} */ err) => {
   $('#filters .form-error').textContent = err.detail || err.message;
 };
 function begin() {

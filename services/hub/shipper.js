@@ -1,3 +1,4 @@
+// @ts-check
 // The shipper's page, on the back of the wall (a phone, or a tablet mounted there, with a wedge scanner
 // that types the code and Enter): the wall's Complete slots, oldest first, with their order, units and
 // how long they have waited, kept live over the event stream. Scanning a slot's B- barcode prints its
@@ -6,9 +7,25 @@
 // releases. Tapping a slot in the list is the same as scanning it.
 import { $, api, el, eventStream, scanField, selectWall, show, signedInWalls, signInForm, token } from './common.js';
 
+/** @typedef {import('./types').Responses} Responses */
+/** @typedef {Responses['GetWall']} Wall */
+/** @typedef {Responses['GetPrinter']} Printer */
+/** @typedef {Responses['ListWallCompleteSlots'][number]} CompleteSlot */
+/** @typedef {Responses['GetPrintJob']} PrintJob */
+/** A label made as a PDF: its object URL and the name to save it as. */
+/** @typedef {{ url: string, name: string }} Pdf */
+/** What a refusal on this page says: a Problem of api(), or one the page makes itself. */
+/** @typedef {{ status?: number, code?: string, title?: string, detail?: string, message?: string }} Refusal */
+
 const WALL_KEY = 'sortingWall.shipperWall';
 /** A slot waiting longer than this is shown in amber: someone should take it. */
 const OLD_SECONDS = 15 * 60;
+/**
+ * @type {{
+ *   wallId: number | null, wall: Wall | null, printer: Printer | null, slots: CompleteSlot[], fetchedAt: number,
+ *   busy: boolean, reload: number | undefined, watch: number | undefined, pdfUrl: string | null, run: number,
+ * }}
+ */
 const state = {
   // The wall shown: a read of another wall (the page switched meanwhile) is dropped.
   wallId: null,
@@ -17,8 +34,8 @@ const state = {
   slots: [],
   fetchedAt: 0,
   busy: false,
-  reload: null,
-  watch: null,
+  reload: undefined,
+  watch: undefined,
   pdfUrl: null,
   /** Counts openWall calls: only the latest connects the stream. */
   run: 0,
@@ -34,7 +51,10 @@ async function start() {
   await openWall(Number(select.value));
 }
 
-/** Shows wall `id`; a newer call (another wall chosen, a sign-out) makes this one stale: it stops after its read. */
+/**
+ * Shows wall `id`; a newer call (another wall chosen, a sign-out) makes this one stale: it stops after its read.
+ * @param {number} id
+ */
 async function openWall(id) {
   const run = ++state.run;
   closeStream();
@@ -57,8 +77,11 @@ async function openWall(id) {
 
 /** Reads the wall (its printer), the printer's health and the Complete slots again. */
 async function refresh(id = state.wallId) {
-  const [wall, slots] = await Promise.all([api('GET', `/api/v1/walls/${id}`), api('GET', `/api/v1/walls/${id}/complete-slots`)]);
-  const printer = wall.printerId ? await api('GET', `/api/v1/printers/${wall.printerId}`).catch(() => null) : null;
+  const [wall, slots] = await Promise.all([
+    /** @type {Promise<Wall>} */ (api('GET', `/api/v1/walls/${id}`)),
+    /** @type {Promise<Responses['ListWallCompleteSlots']>} */ (api('GET', `/api/v1/walls/${id}/complete-slots`)),
+  ]);
+  const printer = wall.printerId ? await /** @type {Promise<Printer>} */ (api('GET', `/api/v1/printers/${wall.printerId}`)).catch(() => null) : null;
   if (id !== state.wallId) return;
   state.wall = wall;
   state.slots = slots;
@@ -84,12 +107,16 @@ function renderPrinter() {
     node.title = 'A Manager names the wall\'s label printer (PATCH /walls/{id}, printerId).';
   } else {
     node.dataset.state = p.lastError ? 'failing' : 'ok';
-    node.textContent = p.lastError ? `⚠ Printer ${p.name}: not answering` : `Printer ${p.name}${state.wall.autoPrint ? ' · prints by itself' : ''}`;
+    node.textContent = p.lastError ? `⚠ Printer ${p.name}: not answering` : `Printer ${p.name}${shown().autoPrint ? ' · prints by itself' : ''}`;
     node.title = p.lastError ? p.lastError : `Last label ${p.lastPrintedAt ? new Date(p.lastPrintedAt).toLocaleTimeString() : 'none yet'}`;
   }
-  $('#how').textContent = !p ? 'scan a slot: you get its label as a PDF, and the slot is free again' : state.wall.autoPrint ? 'labels print when an order completes; scan a slot to release it' : 'scan a slot: its label prints, and the slot is free again';
+  $('#how').textContent = !p ? 'scan a slot: you get its label as a PDF, and the slot is free again' : shown().autoPrint ? 'labels print when an order completes; scan a slot to release it' : 'scan a slot: its label prints, and the slot is free again';
 }
 
+/** The wall shown: the printer, the slots and a scan are read only once there is one. */
+const shown = () => /** @type {Wall} */ (state.wall);
+
+/** @param {number} seconds */
 function waitingText(seconds) {
   if (seconds < 60) return `${seconds} s`;
   const m = Math.floor(seconds / 60);
@@ -119,7 +146,10 @@ function renderSlots() {
   );
 }
 
-/** A scan (or a tap): checks the code, prints the plate (or makes the PDF), releases the slot. */
+/**
+ * A scan (or a tap): checks the code, prints the plate (or makes the PDF), releases the slot.
+ * @param {string} code
+ */
 async function ship(code) {
   if (state.busy || !state.wall) return;
   clearMessages();
@@ -151,9 +181,12 @@ async function ship(code) {
   }
 }
 
-/** The slot is not among this wall's Complete slots: say why in the shipper's words, change nothing. */
+/**
+ * The slot is not among this wall's Complete slots: say why in the shipper's words, change nothing.
+ * @param {string} crc
+ */
 async function notComplete(crc) {
-  const wall = state.wall;
+  const wall = shown();
   const mine = wall.slots.find((s) => s.crc === crc);
   if (!mine) {
     return refuse({ title: 'Not a slot of this wall', detail: `B-${crc} is not a slot of wall '${wall.name}'. Check the wall you are at (top of the page), or scan a slot of this wall.` });
@@ -167,11 +200,14 @@ async function notComplete(crc) {
   });
 }
 
+/** @param {CompleteSlot} slot */
 async function printAndRelease(slot) {
   const printer = state.printer;
+  /** @type {Responses['PrintLicensePlateForCrc'] | null} */
   let job = null;
+  /** @type {Pdf | null} */
   let pdf = null;
-  if (printer && !state.wall.autoPrint) {
+  if (printer && !shown().autoPrint) {
     try {
       job = await api('POST', `/api/v1/license-plates/${slot.shipperBarcode}/print`);
     } catch (err) {
@@ -186,17 +222,22 @@ async function printAndRelease(slot) {
   state.slots = state.slots.filter((s) => s.crc !== slot.crc);
   renderSlots();
   const title = `✓ Slot ${slot.position} is free · order ${slot.orderId}`;
+  // A job or no PDF: the wall has a printer (printer is set).
   if (job) {
-    result(title, `Label printing on '${printer.name}'…`, 'ok');
-    watchJob(job, printer, title);
+    result(title, `Label printing on '${/** @type {Printer} */ (printer).name}'…`, 'ok');
+    watchJob(job, /** @type {Printer} */ (printer), title);
   } else if (pdf) {
     result(title, `This wall has no label printer: open the label and print it.`, 'ok', pdf);
   } else {
-    result(title, `Its label printed on '${printer.name}' when the order completed.`, 'ok');
+    result(title, `Its label printed on '${/** @type {Printer} */ (printer).name}' when the order completed.`, 'ok');
   }
 }
 
-/** The label as a PDF (the wall has no printer): a link to open or save it. */
+/**
+ * The label as a PDF (the wall has no printer): a link to open or save it.
+ * @param {CompleteSlot} slot
+ * @returns {Promise<Pdf>}
+ */
 async function labelPdf(slot) {
   const res = await fetch(`/api/v1/license-plates/${slot.shipperBarcode}/pdf`, { method: 'POST', headers: { Authorization: `Bearer ${token.get()}` } });
   if (!res.ok) {
@@ -204,15 +245,22 @@ async function labelPdf(slot) {
     throw { status: res.status, code: body.code, title: body.title || 'The label could not be made', detail: body.detail || '' };
   }
   if (state.pdfUrl) URL.revokeObjectURL(state.pdfUrl);
-  state.pdfUrl = URL.createObjectURL(await res.blob());
-  return { url: state.pdfUrl, name: `${res.headers.get('X-License-Plate') || `order-${slot.orderId}`}.pdf` };
+  const url = URL.createObjectURL(await res.blob());
+  state.pdfUrl = url;
+  return { url, name: `${res.headers.get('X-License-Plate') || `order-${slot.orderId}`}.pdf` };
 }
 
-/** Follows a print job until the printer took it or it was given up, and says so. */
+/**
+ * Follows a print job until the printer took it or it was given up, and says so.
+ * @param {PrintJob} job
+ * @param {Printer} printer
+ * @param {string} title
+ */
 function watchJob(job, printer, title) {
   clearTimeout(state.watch);
   const started = Date.now();
   const look = async () => {
+    /** @type {PrintJob} */
     let now;
     try {
       now = await api('GET', `/api/v1/print-jobs/${job.id}`);
@@ -231,12 +279,19 @@ function watchJob(job, printer, title) {
   state.watch = setTimeout(look, 300);
 }
 
+/**
+ * @param {string} title
+ * @param {string} detail
+ * @param {'ok' | 'waiting' | 'failed'} kind
+ * @param {Pdf | null} [pdf]
+ */
 function result(title, detail, kind, pdf) {
   const box = $('#result');
   box.hidden = false;
   box.dataset.state = kind;
   $('#result-title').textContent = title;
   $('#result-detail').textContent = detail;
+  /** @type {HTMLAnchorElement} */
   const link = $('#result-pdf');
   link.hidden = !pdf;
   if (pdf) {
@@ -245,6 +300,7 @@ function result(title, detail, kind, pdf) {
   }
 }
 
+/** @param {Refusal} err */
 function refuse(err) {
   $('#refusal').hidden = false;
   $('#refusal-title').textContent = err.title || 'Refused';
@@ -262,7 +318,7 @@ const RELEVANT = new Set(['sort-box.completed', 'sort-box.released', 'sort-box-i
 
 /** Follows the wall's events. */
 const stream = eventStream({
-  query: () => ({ wallId: state.wallId }),
+  query: () => ({ wallId: String(state.wallId) }),
   // Whatever happened while the stream was away.
   onOpen: () => scheduleRefresh(),
   onMessage: (data) => {
@@ -285,7 +341,7 @@ function signOut() {
 
 const focusScan = scanField(ship);
 signInForm($('#sign-in form'), start);
-$('#wall-select').addEventListener('change', (e) => openWall(Number(e.target.value)).catch(refuse));
+$('#wall-select').addEventListener('change', (e) => openWall(Number(/** @type {HTMLSelectElement} */ (e.target).value)).catch(refuse));
 $('#sign-out').addEventListener('click', signOut);
 // The waiting times move on between reads.
 setInterval(() => state.slots.length && renderSlots(), 15_000);

@@ -1,3 +1,4 @@
+// @ts-check
 // The sorter's page: connect to a wall, scan a product, see the slot in your color, scan the slot's
 // A- barcode to confirm. Built for a phone or a handheld whose scanner types the code and Enter. The
 // field always says what it expects next; a reload (or another device of the same session) finds the
@@ -7,6 +8,21 @@
 // of the session (replaced by another device, disconnected, expired) show as they happen.
 import { $, api, el, eventStream, randomId, scanField, show, signInForm, textOn, token } from './common.js';
 
+/** @typedef {import('./types').Responses} Responses */
+/** @typedef {import('./types').EventData} EventData */
+/** @typedef {import('./types').WallEvent} WallEvent */
+/** The sorter's session (POST /walls/{id}/sessions) and the wall's name, kept in sessionStorage. */
+/** @typedef {Responses['StartSorterSession'] & { wallName: string }} Session */
+/** The scan on screen: the scan's answer, a pending item of the wall, an event's item. */
+/** @typedef {EventData['sort-box-item.created']['item']} Item */
+/** What a refusal on this page says: a Problem of api(), or one the page makes itself. */
+/** @typedef {{ status?: number, code?: string, title?: string, detail?: string, message?: string }} Refusal */
+/**
+ * The data of the event types this page reads, one type's fields read in each case of onWallEvent.
+ * @typedef {EventData['sort-box-item.created'] & EventData['sort-box-item.confirmed'] & EventData['sort-box-item.cancelled']
+ *   & EventData['sort-box-item.swapped'] & EventData['sort-box.completed'] & EventData['session.ended']} SorterEventData
+ */
+
 const SESSION_KEY = 'sortingWall.session';
 /**
  * The scan last sent without a final answer (503, 504 or none: a 504'd scan may still be applied):
@@ -15,6 +31,12 @@ const SESSION_KEY = 'sortingWall.session';
  * (docs/api.md §1 "Retrying"). Kept in sessionStorage: a reload in between is the same retry.
  */
 const UNANSWERED_KEY = 'sortingWall.unansweredScan';
+/**
+ * @type {{
+ *   session: Session | null, item: Item | null, mode: 'scan' | 'swap', busy: boolean, pinLength: number,
+ *   afterCancel: (() => Promise<unknown>) | null, joining: boolean, cancelling?: boolean,
+ * }}
+ */
 const state = {
   session: JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'),
   item: null,
@@ -28,6 +50,13 @@ const state = {
 };
 
 /** What the page keeps of the wall's events: the last one seen (a reconnect replays after it), the sorter's confirm and the slot completion they told last. */
+/**
+ * @type {{
+ *   lastEventId: string | null,
+ *   justConfirmed: { crc: string, orderId: number } | null,
+ *   lastComplete: { crc: string, orderId: number, position: number } | null,
+ * }}
+ */
 const live = { lastEventId: null, justConfirmed: null, lastComplete: null };
 
 async function start() {
@@ -35,6 +64,7 @@ async function start() {
   if (!token.get()) return show('sign-in');
   if (state.session) return sorting();
   try {
+    /** @type {Responses['ListWalls']} */
     const walls = await api('GET', '/api/v1/walls');
     $('#wall-list').replaceChildren(
       ...walls.map((w) =>
@@ -49,12 +79,14 @@ async function start() {
   }
 }
 
+/** @param {Responses['ListWalls'][number]} wall */
 async function connect(wall) {
   // One wall at a time: a second tap while the first is being joined would open a second session.
   if (state.joining) return;
   state.joining = true;
   $('#walls-error').hidden = true;
   try {
+    /** @type {Responses['StartSorterSession']} */
     const session = await api('POST', `/api/v1/walls/${wall.id}/sessions`, { body: {} });
     setSession({ ...session, wallName: wall.name });
     sorting();
@@ -65,6 +97,7 @@ async function connect(wall) {
   }
 }
 
+/** @param {Session | null} s */
 function setSession(s) {
   state.session = s;
   if (s) sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
@@ -72,7 +105,7 @@ function setSession(s) {
 }
 
 async function sorting() {
-  const s = state.session;
+  const s = /** @type {Session} */ (state.session);
   const bar = $('#bar');
   bar.style.background = s.colorHex;
   bar.style.color = textOn(s.colorHex);
@@ -85,22 +118,26 @@ async function sorting() {
   await restorePending();
 }
 
-const readPinLength = () => api('GET', '/api/v1/security/pin/length').then((n) => (state.pinLength = n), () => state.pinLength);
+const readPinLength = () => /** @type {Promise<Responses['GetPinLength']>} */ (api('GET', '/api/v1/security/pin/length')).then((n) => (state.pinLength = n), () => state.pinLength);
 
 /** A scan of mine still waiting (after a reload, or scanned on another device of this session): shown again. */
 async function restorePending() {
-  const session = state.session;
+  const session = /** @type {Session} */ (state.session);
   try {
+    /** @type {Responses['ListWallPendingItems']} */
     const pending = await api('GET', `/api/v1/walls/${session.wallId}/pending-items`);
     if (state.session !== session) return; // left (or joined another wall) meanwhile
-    const mine = pending.filter((p) => p.userId === state.session.userId);
+    const mine = pending.filter((p) => p.userId === session.userId);
     if (mine.length && !state.item) setItem(mine[0]);
   } catch {
     // nothing to restore
   }
 }
 
-/** Everything the scanner types lands here. */
+/**
+ * Everything the scanner types lands here.
+ * @param {string} code
+ */
 async function onScan(code) {
   if (state.busy) return;
   state.busy = true;
@@ -118,6 +155,7 @@ async function onScan(code) {
   }
 }
 
+/** @param {string} barcode */
 async function scan(barcode) {
   if (/^[ab]-/i.test(barcode)) {
     throw { title: 'Scan a product first', detail: `${barcode} is a slot barcode; scan the product, then the slot it lights.` };
@@ -127,9 +165,10 @@ async function scan(barcode) {
     const { position, sorterBarcode } = state.item;
     throw { title: `Confirm slot ${position} first`, detail: `Put the unit in slot ${position} and scan ${sorterBarcode}, or cancel the scan.` };
   }
-  const sessionToken = state.session.token;
+  const sessionToken = /** @type {Session} */ (state.session).token;
   const key = scanKey(sessionToken, barcode);
   sessionStorage.setItem(UNANSWERED_KEY, JSON.stringify({ sessionToken, barcode, key }));
+  /** @type {Responses['CreateSortBoxItem']} */
   let item;
   try {
     item = await api('POST', '/api/v1/sort-box-items', { body: { sessionToken, barcode }, headers: { 'Idempotency-Key': key } });
@@ -145,16 +184,23 @@ async function scan(barcode) {
 }
 
 /** No answer, 503 or 504: the scan may or may not be applied (504 may apply later), only a retry with its key tells. */
-const outcomeUnknown = (err) => err.status === 0 || err.status === 503 || err.status === 504;
+const outcomeUnknown = (/** @type {Refusal} */ err) => err.status === 0 || err.status === 503 || err.status === 504;
 
-/** The key of the scan left unanswered when this is the same barcode in the same session (a retry), else a new one. */
+/**
+ * The key of the scan left unanswered when this is the same barcode in the same session (a retry), else a new one.
+ * @param {string} sessionToken
+ * @param {string} barcode
+ * @returns {string}
+ */
 function scanKey(sessionToken, barcode) {
   const last = JSON.parse(sessionStorage.getItem(UNANSWERED_KEY) || 'null');
   return last && last.sessionToken === sessionToken && last.barcode === barcode ? last.key : randomId();
 }
 
+/** @param {string} barcode */
 async function confirm(barcode) {
-  const shown = state.item;
+  const shown = /** @type {Item} */ (state.item);
+  /** @type {Responses['ConfirmSortBoxItem']} */
   let item;
   try {
     item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/confirm`, { body: { barcode } });
@@ -168,11 +214,13 @@ async function confirm(barcode) {
   await completeCue(item);
 }
 
-const completedSeen = (item) => live.lastComplete && live.lastComplete.crc === item.crc && live.lastComplete.orderId === item.orderId;
+const completedSeen = (/** @type {Item} */ item) => live.lastComplete && live.lastComplete.crc === item.crc && live.lastComplete.orderId === item.orderId;
 
 /**
  * The scan on screen was finished elsewhere (its confirm or cancel answered "already ..."): shown as
  * what it is, the unit in or the scan gone, not as a refusal.
+ * @param {Item} shown
+ * @param {'confirmed' | 'cancelled'} how
  */
 async function settled(shown, how) {
   if (state.item?.id !== shown.id) return;
@@ -185,18 +233,26 @@ async function settled(shown, how) {
   }
 }
 
-/** The order of that slot is complete: a cue the sorter cannot miss (the slot goes to the shipper). */
+/**
+ * The order of that slot is complete: a cue the sorter cannot miss (the slot goes to the shipper).
+ * @param {number} orderId
+ * @param {number} position
+ */
 function showComplete(orderId, position) {
   if (state.item) return;
   $('#complete-detail').textContent = `Order ${orderId} is complete in slot ${position}: it goes to the shipper. Scan the next product.`;
   $('#complete').hidden = false;
 }
 
-/** The slot's completion came as an event already, or the page asks the wall (the event may come later, or not at all while the stream is down). */
+/**
+ * The slot's completion came as an event already, or the page asks the wall (the event may come later, or not at all while the stream is down).
+ * @param {Item} item
+ */
 async function completeCue(item) {
   if (item.remainingUnits > 0) return;
-  if (completedSeen(item)) return showComplete(item.orderId, live.lastComplete.position);
+  if (completedSeen(item)) return showComplete(item.orderId, /** @type {{ position: number }} */ (live.lastComplete).position);
   try {
+    /** @type {Responses['GetWall']} */
     const wall = await api('GET', `/api/v1/walls/${item.wallId}`);
     const slot = wall.slots.find((s) => s.crc === item.crc);
     if (slot?.status === 'Complete') showComplete(item.orderId, slot.position);
@@ -205,11 +261,13 @@ async function completeCue(item) {
   }
 }
 
+/** @param {string} barcode */
 async function swapTo(barcode) {
-  const shown = state.item;
+  const shown = /** @type {Item} */ (state.item);
+  /** @type {Responses['SwapSortBoxItemSlot']} */
   let item;
   try {
-    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/swap`, { body: { sessionToken: state.session.token, barcode } });
+    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/swap`, { body: { sessionToken: /** @type {Session} */ (state.session).token, barcode } });
   } catch (err) {
     if (err.code === 'item-already-confirmed') return settled(shown, 'confirmed');
     if (err.code === 'item-already-cancelled') return settled(shown, 'cancelled');
@@ -219,7 +277,9 @@ async function swapTo(barcode) {
   setItem(item);
 }
 
+/** @param {string} [pin] */
 async function cancel(pin) {
+  /** @type {Record<string, string>} */
   const headers = pin ? { 'X-Pin': pin } : {};
   const shown = state.item;
   if (!shown) return;
@@ -248,23 +308,28 @@ async function cancel(pin) {
 }
 
 function askPin(why = '') {
+  /** @type {HTMLInputElement} */
+  const pin = $('#pin');
   $('#leave-warning').hidden = true;
   $('#pin-form').hidden = false;
   $('#pin-why').textContent = why;
-  $('#pin').value = '';
-  if (state.pinLength > 0) $('#pin').maxLength = state.pinLength;
-  else $('#pin').removeAttribute('maxlength');
-  $('#pin').focus();
+  pin.value = '';
+  if (state.pinLength > 0) pin.maxLength = state.pinLength;
+  else pin.removeAttribute('maxlength');
+  pin.focus();
 }
 
 /**
  * Shows the slot the unit goes into, large and in the sorter's color; null shows the scan prompt, or
  * `message` (a ✓ when the unit is in, a notice when it must go back) with a smaller `detail` under it.
+ * @param {Item | null} item
+ * @param {string} [message]
+ * @param {string} [detail]
  */
-function setItem(item, message, detail = '') {
+function setItem(item, message = '', detail = '') {
   state.item = item;
   const box = $('#target');
-  const s = state.session;
+  const s = /** @type {Session} */ (state.session);
   box.dataset.state = item ? (state.mode === 'swap' ? 'swap' : 'put') : 'idle';
   box.dataset.done = String(!item && Boolean(message) && message.startsWith('✓'));
   box.dataset.notice = String(!item && Boolean(message) && !message.startsWith('✓'));
@@ -281,16 +346,20 @@ function setItem(item, message, detail = '') {
       ? 'Scan the A- code of an empty slot'
       : `Scan slot ${item.position}'s code ${item.sorterBarcode}`;
   $('#expect').textContent = expect;
-  $('#scan').placeholder = expect;
+  /** @type {HTMLInputElement} */ ($('#scan')).placeholder = expect;
   document.body.dataset.expect = !item ? 'product' : state.mode === 'swap' ? 'swap-target' : 'slot';
-  $('#slot-no').textContent = item ? item.position : '';
+  $('#slot-no').textContent = item ? String(item.position) : '';
   $('#slot-info').textContent = item ? (state.mode === 'swap' ? `now in slot ${item.position}` : `then scan ${item.sorterBarcode}`) : '';
   $('#detail').textContent = item ? '' : detail;
-  $('#cancel').disabled = !item;
-  $('#swap').disabled = !item;
+  /** @type {HTMLButtonElement} */ ($('#cancel')).disabled = !item;
+  /** @type {HTMLButtonElement} */ ($('#swap')).disabled = !item;
   $('#swap').textContent = state.mode === 'swap' ? 'Keep this slot' : 'Swap slot';
 }
 
+/**
+ * @param {Refusal} err
+ * @param {string} [where]
+ */
 function refuse(err, where = '#refusal') {
   const node = $(where);
   node.hidden = false;
@@ -312,12 +381,14 @@ async function onCancel() {
   focusScan();
 }
 
+/** @param {SubmitEvent} e */
 async function onPin(e) {
   e.preventDefault();
-  const pin = $('#pin').value;
+  const pin = /** @type {HTMLInputElement} */ ($('#pin')).value;
   $('#pin-form').hidden = true;
   try {
     // Checked here too, for companies whose PIN is enforced by the app rather than the service.
+    /** @type {Responses['ValidatePin']} */
     const { valid } = await api('POST', `/api/v1/security/pin/validate?${new URLSearchParams({ pin })}`);
     if (!valid) throw { title: 'Wrong PIN', detail: 'The scan was not cancelled. Ask your manager for the PIN.' };
     await cancel(pin);
@@ -337,7 +408,8 @@ function onSwap() {
 /** Leaving with a scan waiting: its slot stays lit for nobody unless it is cancelled; ask first. */
 function onLeave() {
   if (!state.item) return leave();
-  $('#leave-text').textContent = `Your scan of ${state.item.sku} is waiting in slot ${state.item.position}. Put it in and scan ${state.item.sorterBarcode}, or cancel it before you leave.`;
+  const item = state.item;
+  $('#leave-text').textContent = `Your scan of ${item.sku} is waiting in slot ${item.position}. Put it in and scan ${item.sorterBarcode}, or cancel it before you leave.`;
   $('#leave-warning').hidden = false;
 }
 
@@ -347,6 +419,7 @@ async function leaveAfterCancel() {
   await onCancel();
 }
 
+/** @param {string} [message] */
 async function leave(message) {
   $('#leave-warning').hidden = true;
   $('#complete').hidden = true;
@@ -366,7 +439,7 @@ async function leave(message) {
 
 /** Follows the wall's events; on a drop it comes back by itself and catches up (lastEventId). */
 const stream = eventStream({
-  query: () => (state.session && token.get() ? { wallId: state.session.wallId, ...(live.lastEventId ? { lastEventId: live.lastEventId } : {}) } : null),
+  query: () => (state.session && token.get() ? { wallId: String(state.session.wallId), ...(live.lastEventId ? { lastEventId: live.lastEventId } : {}) } : null),
   onState: (s) => {
     if (s !== 'connecting') document.body.dataset.live = s;
   },
@@ -388,6 +461,7 @@ async function resync() {
   const shown = state.item;
   if (!shown) return;
   try {
+    /** @type {Responses['GetSortBoxItem']} */
     const now = await api('GET', `/api/v1/sort-box-items/${shown.id}`);
     if (now.status === 'Confirmed') await settled(shown, 'confirmed');
     else if (now.status === 'Cancelled') await settled(shown, 'cancelled');
@@ -402,7 +476,10 @@ function unfollow() {
   delete document.body.dataset.live;
 }
 
-/** Why the session ended, said to the sorter on the device it ended on. */
+/**
+ * Why the session ended, said to the sorter on the device it ended on.
+ * @type {Record<string, string>}
+ */
 const ENDED = {
   Replaced: 'You connected to this wall on another device, so this one was disconnected. Connect again to sort here.',
   Disconnected: 'A Manager disconnected you from the wall.',
@@ -419,12 +496,15 @@ function finishedElsewhere() {
   clearRefusal();
 }
 
-/** One event of the wall: only what concerns this sorter's session and the scan on screen changes the page. */
+/**
+ * One event of the wall: only what concerns this sorter's session and the scan on screen changes the page.
+ * @param {WallEvent} e
+ */
 function onWallEvent(e) {
   const s = state.session;
-  const d = e.data || {};
+  const d = /** @type {SorterEventData} */ (e.data || {});
   if (!s) return;
-  const onScreen = (item) => item && state.item && item.id === state.item.id;
+  const onScreen = (/** @type {Item} */ item) => item && state.item && item.id === state.item.id;
   const justConfirmed = live.justConfirmed;
   live.justConfirmed = null;
   switch (e.type) {
@@ -466,12 +546,12 @@ function onWallEvent(e) {
       // The page's own swap in flight: its answer shows it.
       if (onScreen(d.item) && !state.busy) {
         state.mode = 'scan';
-        setItem({ ...state.item, ...d.item });
+        setItem({ .../** @type {Item} */ (state.item), ...d.item });
         $('#hint').textContent = `Moved from slot ${d.from.position}: put ${d.item.sku} in slot`;
       }
       break;
     case 'session.ended':
-      if (d.session.id === s.id) leave(ENDED[d.session.endReason] || 'Your session has ended: connect again.');
+      if (d.session.id === s.id) leave(ENDED[String(d.session.endReason)] || 'Your session has ended: connect again.');
       break;
   }
 }

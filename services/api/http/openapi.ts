@@ -43,7 +43,8 @@ const RETRY_AFTER = {
   },
 } as const;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+/** A zod schema as JSON Schema (draft 2020-12): the OpenAPI document's and the pages' declarations' (page-types.ts). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
   delete s.$schema;
   return s;

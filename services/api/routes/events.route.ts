@@ -7,7 +7,7 @@ import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 
 /** An event as the stream sends it (docs/api.md §8). */
-const wallEventDto = z.object({
+export const wallEventDto = z.object({
   id: z.string().describe('The event id (a UUID): the lastEventId to follow the stream from'),
   type: z.string().describe("The event type, e.g. 'sort-box-item.created'"),
   occurredAt: z.string().describe('ISO 8601 UTC'),
