@@ -41,6 +41,10 @@ describe('hostile paths under /hub, /sorter and /insights', () => {
     '/hub/assets/..%2f..%2fpackage.json',
     '/hub/assets/../../package.json',
     '/hub/assets/hub.html%00.js',
+    // The folder's templates, type declarations and tsconfig are not assets.
+    '/hub/assets/layout.html',
+    '/hub/assets/types.d.ts',
+    '/hub/assets/tsconfig.json',
     '/insights/%00',
     '/hub/vendor/%00',
     '/hub/vendor/chart.umd.min.js%00',

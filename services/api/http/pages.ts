@@ -72,6 +72,8 @@ export function pagesRouter(): Router {
   router.get('/hub/vendor/chart.umd.min.js', (_req, res, next) => {
     res.sendFile(CHART_LIBRARY, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (err) => err && next(err));
   });
+  // Only the pages' scripts and styles: the folder also holds their templates, type declarations and tsconfig.
+  router.use('/hub/assets', (req, _res, next) => (/^\/[\w.-]+\.(js|css)$/.test(req.path) ? next() : next('router')));
   router.use('/hub/assets', express.static(PAGES_DIR, { index: false, cacheControl: true, maxAge: 0, extensions: false, setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache') }));
   return router;
 }
