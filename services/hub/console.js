@@ -14,7 +14,7 @@ import { $, api as callApi, el, Problem, show, signedInWalls, signInForm, token 
  * @typedef {Wall & { slots: Slot[], sessions: Session[] }} WallDetail
  * @typedef {{ id: number, email: string, firstName: string, lastName: string, roles: string[], isActive: boolean }} Employee
  * @typedef {{ id: number, name: string, host: string, port: number, lastPrintedAt: string | null, lastError: string | null }} Printer
- * @typedef {{ id: number, orderId: number, status: string, attempts: number, lastError: string | null, createdAt: string, sentAt: string | null }} PrintJob
+ * @typedef {{ id: number, orderId: number | null, status: string, attempts: number, lastError: string | null, createdAt: string, sentAt: string | null }} PrintJob
  * @typedef {{ id: number, url: string, events: string[], secret: string, createdAt: string }} Webhook
  * @typedef {{ eventType: string, attempt: number, status: string, responseStatus: number | null, error: string | null, attemptedAt: string }} Delivery
  * @typedef {{ row: number, column: string, code: string, detail: string }} ImportProblem
@@ -341,6 +341,14 @@ async function loadPrinters() {
         el(
           'td.actions',
           {},
+          button('Test print', () =>
+            act(async () => {
+              /** @type {PrintJob} */
+              const job = await api('POST', `/api/v1/printers/${p.id}/test`);
+              await showJobs(p);
+              return `Test label for ${p.name} queued as print job ${job.id}: it shows Sent once the printer took it (Print jobs).`;
+            }),
+          ),
           button('Print jobs', () => showJobs(p).catch(refuse)),
           button('Remove', () =>
             act(async () => {
@@ -368,7 +376,7 @@ async function showJobs(p) {
         'tr',
         {},
         cell('td', j.id, 'num'),
-        cell('td', j.orderId, 'num'),
+        cell('td', j.orderId ?? 'test', 'num'),
         el('td', {}, el('span.state', { textContent: j.status, dataset: { state: j.status } })),
         cell('td', j.attempts, 'num'),
         cell('td', when(j.createdAt)),

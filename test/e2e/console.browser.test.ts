@@ -173,6 +173,30 @@ describe('the operator console in a browser', () => {
     expect(codes).toHaveLength(12);
     await page.screenshot({ path: join(ARTIFACTS, 'console-wall.png') });
 
+    // The other tabs' changes are confirmed too: a PIN, a printer and its test print, a webhook.
+    await page.click('[data-tab=employees]');
+    await page.fill('#pin input[name=pin]', '4321');
+    await page.selectOption('#pin select[name=enforcement]', 'server');
+    await page.click('#pin button[type=submit]');
+    await notice(page, 'The PIN is set (4 characters), enforced by the service too');
+    await page.waitForSelector('#pin-state:has-text("4 characters")', { timeout: STEP_MS });
+    await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
+    await page.click('[data-tab=printers]');
+    await page.fill('#new-printer input[name=name]', 'Dock 7 back');
+    await page.fill('#new-printer input[name=host]', '127.0.0.1');
+    await page.fill('#new-printer input[name=port]', '9');
+    await page.click('#new-printer button[type=submit]');
+    await notice(page, 'Printer Dock 7 back (127.0.0.1:9) is registered');
+    await page.click('#printers tr:has-text("Dock 7 back") button:has-text("Test print")');
+    await notice(page, 'Test label for Dock 7 back queued as print job');
+    await page.waitForSelector('#jobs tr:has-text("Queued")', { timeout: STEP_MS });
+    await page.click('[data-tab=webhooks]');
+    await page.fill('#new-webhook input[name=url]', 'https://oms.example.com/hooks/sorting');
+    await page.click('#new-webhook button[type=submit]');
+    await notice(page, 'Its signing secret, for the receiver: whsec_');
+    await page.click('#webhooks tr:has-text("oms.example.com") button:has-text("Deliveries")');
+    await page.waitForSelector('#no-deliveries:not([hidden])', { timeout: STEP_MS });
+
     expect(pageErrors).toEqual([]);
     await page.close();
   });
