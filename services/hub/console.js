@@ -275,8 +275,11 @@ async function loadEmployees() {
   node('#employees').replaceChildren(...state.employees.map(employeeRow));
   const select = /** @type {HTMLSelectElement} */ (form('#reset-password').elements.namedItem('id'));
   select.replaceChildren(...state.employees.map((e) => el('option', { value: String(e.id), textContent: `${e.firstName} ${e.lastName} (${e.email})` })));
-  const length = await api('GET', '/api/v1/security/pin/length');
-  node('#pin-state').textContent = length ? `(a PIN of ${length} characters is set)` : '(no PIN set)';
+  const pin = await api('GET', '/api/v1/admin/security/pin');
+  node('#pin-state').textContent = pin.pinLength
+    ? `(a PIN of ${pin.pinLength} characters, enforced by ${pin.enforcement === 'server' ? 'the service too' : 'the sorter page'})`
+    : '(no PIN set)';
+  /** @type {HTMLSelectElement} */ (form('#pin').elements.namedItem('enforcement')).value = pin.enforcement;
   const enabled = await api('GET', '/api/v1/subscriptions/sorting');
   node('#subscription-state').textContent = enabled ? '(enabled)' : '(disabled: sorting is refused)';
   node('#subscription-toggle').textContent = enabled ? 'Disable sorting' : 'Enable sorting (free)';

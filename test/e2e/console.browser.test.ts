@@ -179,7 +179,7 @@ describe('the operator console in a browser', () => {
     await page.selectOption('#pin select[name=enforcement]', 'server');
     await page.click('#pin button[type=submit]');
     await notice(page, 'The PIN is set (4 characters), enforced by the service too');
-    await page.waitForSelector('#pin-state:has-text("4 characters")', { timeout: STEP_MS });
+    await page.waitForSelector('#pin-state:has-text("4 characters, enforced by the service too")', { timeout: STEP_MS });
     await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
     await page.click('[data-tab=printers]');
     await page.fill('#new-printer input[name=name]', 'Dock 7 back');
