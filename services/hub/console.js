@@ -196,7 +196,7 @@ function renderWall() {
         cell('td', s.userName),
         el('td', {}, el('span.swatch', { style: { background: s.colorHex } }), s.color),
         cell('td', when(s.startedAt)),
-        el('td.actions', {}, s.token ? button('Disconnect', () => disconnect(s)) : null),
+        el('td.row-actions', {}, s.token ? button('Disconnect', () => disconnect(s)) : null),
       ),
     ),
   );
@@ -211,7 +211,7 @@ function renderWall() {
         cell('td', s.crc, 'mono'),
         cell('td', s.serialNumber, 'mono'),
         cell('td', s.orderId === null ? s.status : `${s.status} (order ${s.orderId})`),
-        el('td.actions', {}, button('Detach', () => detach(s))),
+        el('td.row-actions', {}, button('Detach', () => detach(s))),
       ),
     ),
   );
@@ -299,7 +299,7 @@ function employeeRow(e) {
     el('td', {}, ...boxes),
     cell('td', e.isActive ? 'Active' : 'Deactivated', e.isActive ? 'ok' : 'off'),
     el(
-      'td.actions',
+      'td.row-actions',
       {},
       button('Save roles', () => {
         const roles = boxes.map((b) => /** @type {HTMLInputElement} */ (b.firstChild)).filter((i) => i.checked).map((i) => i.value);
@@ -342,7 +342,7 @@ async function loadPrinters() {
         cell('td', when(p.lastPrintedAt)),
         cell('td', p.lastError ?? '–', p.lastError ? 'bad' : ''),
         el(
-          'td.actions',
+          'td.row-actions',
           {},
           button('Test print', () =>
             act(async () => {
@@ -405,7 +405,7 @@ async function loadWebhooks() {
         cell('td', h.events.join(', ')),
         cell('td', when(h.createdAt)),
         el(
-          'td.actions',
+          'td.row-actions',
           {},
           button('Deliveries', () => showDeliveries(h).catch(refuse)),
           button('Remove', () =>

@@ -181,6 +181,7 @@ describe('the operator console in a browser', () => {
     await notice(page, 'The PIN is set (4 characters), enforced by the service too');
     await page.waitForSelector('#pin-state:has-text("4 characters, enforced by the service too")', { timeout: STEP_MS });
     await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
+    await page.screenshot({ path: join(ARTIFACTS, 'console-employees.png') });
     await page.click('[data-tab=printers]');
     await page.fill('#new-printer input[name=name]', 'Dock 7 back');
     await page.fill('#new-printer input[name=host]', '127.0.0.1');
@@ -190,6 +191,7 @@ describe('the operator console in a browser', () => {
     await page.click('#printers tr:has-text("Dock 7 back") button:has-text("Test print")');
     await notice(page, 'Test label for Dock 7 back queued as print job');
     await page.waitForSelector('#jobs tr:has-text("Queued")', { timeout: STEP_MS });
+    await page.screenshot({ path: join(ARTIFACTS, 'console-printers.png') });
     await page.click('[data-tab=webhooks]');
     await page.fill('#new-webhook input[name=url]', 'https://oms.example.com/hooks/sorting');
     await page.click('#new-webhook button[type=submit]');
