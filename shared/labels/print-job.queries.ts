@@ -7,7 +7,8 @@ import type { PrintJobSource, PrintJobStatus } from './print-job';
 export interface PrintJobRow {
   id: number;
   printer_id: number;
-  order_id: number;
+  /** Null for a test print (source 'test'). */
+  order_id: number | null;
   status: PrintJobStatus;
   attempts: number;
   last_error: string | null;
@@ -26,9 +27,9 @@ export const insertPrintJob = query<
     clientId: number;
     printerId: number;
     wallId: number | null;
-    orderId: number;
+    orderId: number | null;
     crc: string | null;
-    plateNumber: string;
+    plateNumber: string | null;
     source: PrintJobSource;
     eventId: string | null;
     userId: number | null;

@@ -7,7 +7,7 @@ export const PRINT_JOB_STATUSES = ['Queued', 'Sent', 'Failed'] as const;
 export type PrintJobStatus = (typeof PRINT_JOB_STATUSES)[number];
 
 /** Who asked for a job: a person (`request`, POST /license-plates/{slot}/print) or the wall's setting (`auto`). */
-export type PrintJobSource = 'request' | 'auto';
+export type PrintJobSource = 'request' | 'auto' | 'test';
 
 /** The raw TCP port Zebra-compatible label printers take ZPL on. */
 export const DEFAULT_PRINTER_PORT = 9100;

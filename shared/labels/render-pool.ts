@@ -4,11 +4,17 @@ import { AppError } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
 import type { LabelFormat, LicensePlateLabel } from './label-data';
 import type { RenderReply, RenderRequest } from './label.thread';
+import type { SlotLabelSheet } from './render-slot-labels';
 
 export interface LabelRenderer {
   render(format: LabelFormat, label: LicensePlateLabel): Promise<Buffer>;
+  /** A wall's slot labels as a PDF (render-slot-labels.ts). */
+  renderSlotLabels(sheet: SlotLabelSheet): Promise<Buffer>;
   close(): Promise<void>;
 }
+
+/** What a request carries besides its id. */
+type RenderJob = { format: LabelFormat; label: LicensePlateLabel } | { slotLabels: SlotLabelSheet };
 
 interface Job {
   req: RenderRequest;
@@ -74,19 +80,22 @@ export function createLabelRenderPool(opts: { threads: number; maxQueued: number
     }
   }
 
+  function submit(job: RenderJob): Promise<Buffer> {
+    if (closed) return Promise.reject(new AppError('service-unavailable', 'The service is shutting down; print the label again in a moment.', { headers: { 'Retry-After': '1' } }));
+    if (queue.length >= opts.maxQueued) {
+      return Promise.reject(
+        new AppError('service-unavailable', `${queue.length} labels are waiting to be rendered; print again in a moment.`, { headers: { 'Retry-After': '1' } }),
+      );
+    }
+    return new Promise<Buffer>((resolve, reject) => {
+      queue.push({ req: { id: nextId++, ...job }, resolve, reject });
+      pump();
+    });
+  }
+
   return {
-    render(format, label) {
-      if (closed) return Promise.reject(new AppError('service-unavailable', 'The service is shutting down; print the label again in a moment.', { headers: { 'Retry-After': '1' } }));
-      if (queue.length >= opts.maxQueued) {
-        return Promise.reject(
-          new AppError('service-unavailable', `${queue.length} labels are waiting to be rendered; print again in a moment.`, { headers: { 'Retry-After': '1' } }),
-        );
-      }
-      return new Promise<Buffer>((resolve, reject) => {
-        queue.push({ req: { id: nextId++, format, label }, resolve, reject });
-        pump();
-      });
-    },
+    render: (format, label) => submit({ format, label }),
+    renderSlotLabels: (sheet) => submit({ slotLabels: sheet }),
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new AppError('service-unavailable', 'The service is shutting down.'));

@@ -12,6 +12,27 @@ function field(text: string): string {
 
 const DOTS_PER_INCH = 203;
 
+/**
+ * A printer's test label (POST /printers/{id}/test): 4 × 2 inch, the printer's name and address, when
+ * it was asked for, and a Code 128 of its code, so a person at the printer sees that text, bars and the
+ * label's size come out right.
+ */
+export function renderTestZpl(test: { printerName: string; address: string; at: Date; code: string }): string {
+  const text = (x: number, y: number, size: number, value: string) => `^FO${x},${y}^A0N,${size},${size}^FH^FD${field(value)}^FS`;
+  return [
+    '^XA',
+    '^CI28',
+    `^PW${4 * DOTS_PER_INCH}`,
+    `^LL${2 * DOTS_PER_INCH}`,
+    text(30, 20, 44, 'TEST PRINT'),
+    text(30, 72, 30, test.printerName),
+    text(30, 108, 26, `${test.address} · ${test.at.toISOString().slice(0, 16).replace('T', ' ')} UTC`),
+    `^FO30,150^BY2^BCN,160,Y,N,N,A^FH^FD${field(test.code)}^FS`,
+    '^XZ',
+    '',
+  ].join('\n');
+}
+
 /** A 4×6 inch ZPL II label (203 dpi), UTF-8 (^CI28), the plate as a native Code 128 (^BC, automatic mode). */
 export function renderZpl(label: LicensePlateLabel): string {
   const text = (x: number, y: number, size: number, value: string) => `^FO${x},${y}^A0N,${size},${size}^FH^FD${field(value)}^FS`;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Employee } from '../../shared/db/entities';
 import { verifySecret } from '../../shared/auth/password';
-import { newTenant, signIn, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
+import { newTenant, signedInEmployee, signIn, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
 describe('employees', () => {
   const api = useTestApi();
@@ -26,6 +26,22 @@ describe('employees', () => {
     const token = await signIn(api.app, body.email, body.password);
     return { id: res.body.id, email: res.body.email, auth: `Bearer ${token}` };
   }
+
+  describe('GET /admin/employees', () => {
+    it("lists the company's employees, active or not, oldest first; Admins only", async () => {
+      const t = await newTenant(api);
+      const other = await newTenant(api);
+      const manager = await signedInEmployee(api, t, { roles: ['Manager'] });
+      const sorter = await signedInEmployee(api, t, { roles: ['Sorter'] });
+      await request(api.app).patch(`/api/v1/admin/employees/${sorter.id}`).set('Authorization', t.auth).send({ isActive: false }).expect(200);
+      const res = await request(api.app).get('/api/v1/admin/employees').set('Authorization', t.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.map((e: { id: number; isActive: boolean }) => [e.id, e.isActive])).toEqual([[t.adminId, true], [manager.id, true], [sorter.id, false]]);
+      expect(JSON.stringify(res.body)).not.toMatch(/password|hash/i);
+      expect((await request(api.app).get('/api/v1/admin/employees').set('Authorization', other.auth)).body).toHaveLength(1);
+      expect((await request(api.app).get('/api/v1/admin/employees').set('Authorization', manager.auth)).status).toBe(403);
+    });
+  });
 
   describe('POST /admin/employees', () => {
     it('creates an employee with a lower-cased e-mail and a hashed password, who can sign in', async () => {

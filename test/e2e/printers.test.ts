@@ -133,6 +133,33 @@ describe('printers and print jobs', () => {
     expect(jobs).toEqual([sent]);
   }, 60_000);
 
+  it('prints a test label on a printer (Manager): a job without an order, sent like any other; 404 for another client\'s printer', async () => {
+    const { floor, manager } = await floorWithOrders(1);
+    const printerId = await addPrinter(manager);
+    const sorter = (await floor.sorter(1)).auth;
+    const refused = await request(api.app).post(v1(`/printers/${printerId}/test`)).set('Authorization', sorter);
+    expect(refused.status).toBe(403);
+    const other = await newTenant(api, 'Other');
+    expect((await request(api.app).post(v1(`/printers/${printerId}/test`)).set('Authorization', other.auth)).status).toBe(404);
+    const before = printer.labels.length;
+    const queued = await request(api.app).post(v1(`/printers/${printerId}/test`)).set('Authorization', manager);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ printerId, orderId: null, status: 'Queued', attempts: 0 });
+    const sent = await waitFor(async () => {
+      const j = await job(manager, queued.body.id);
+      return j.status === 'Sent' ? j : null;
+    }, { timeoutMs: 20_000, what: 'the test print to be Sent' });
+    expect(sent).toMatchObject({ orderId: null, attempts: 1, lastError: null });
+    const label = await waitFor(() => printer.labels[before] ?? null, { what: 'the test label at the printer' });
+    const zpl = label.bytes.toString('utf8');
+    expect(zpl).toContain('^FDTEST PRINT^FS');
+    expect(zpl).toContain('^FDWall back^FS');
+    expect(label.plateNumber).toMatch(new RegExp(`^TEST-${printerId}-`));
+    expect(printer.labels).toHaveLength(before + 1);
+    const jobs = (await request(api.app).get(v1(`/printers/${printerId}/jobs`)).set('Authorization', manager)).body;
+    expect(jobs).toEqual([sent]);
+  }, 60_000);
+
   it('keeps a job Queued while the printer is away, retries it, and sends it once when the printer comes back', async () => {
     const { floor, manager } = await floorWithOrders(2);
     const printerId = await addPrinter(manager);

@@ -10,6 +10,7 @@ import request from 'supertest';
 import { loadConfig } from '../../shared/config/config';
 import { initOrm } from '../../shared/db/orm';
 import { seedDemo, type DemoSignIn } from '../../services/seed/seed-demo.use-case';
+import { decodePdfPages } from '../support/pdf-barcodes';
 import { TEST_PG_BASE, dropDatabase, templateDbName, testRunId, withAdmin } from '../support/test-db';
 import { signIn, startTestApi, waitFor, type TestApi } from '../support/test-api';
 
@@ -132,12 +133,12 @@ describe('README: "A first sort" runs as pasted against a started service', () =
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has the eight steps this test checks, each a shell block', () => {
-    expect(blocks).toHaveLength(8);
+  it('has the nine steps this test checks, each a shell block', () => {
+    expect(blocks).toHaveLength(9);
     expect(blocks[0]).toContain('SERVICE_URL=${SERVICE_URL:-');
   });
 
-  it('walks from the health checks through scan, confirm, label and release to the audit log and the figures', async () => {
+  it('walks from the health checks through scan, confirm, label and release to the audit log, the figures, an import and the slot labels', async () => {
     // 0. Health, and the helper.
     const health = await shell.run(blocks[0]!, 'step-0');
     expect(jsonDocs(health)).toEqual([{ status: 'ok' }, expect.objectContaining({ status: 'ready' })]);
@@ -203,5 +204,10 @@ describe('README: "A first sort" runs as pasted against a started service', () =
     expect(imported).toMatchObject({ dryRun: false, imported: true, rowsRead: 3, records: 2, created: 2, updated: 0, problems: [] });
     const order2001 = await request(api.app).get('/api/v1/orders/2001').set('Authorization', managerAuth);
     expect(order2001.body.items.map((i: { sku: string; qty: number }) => `${i.sku}x${i.qty}`).sort()).toEqual(['MUG-CERAMIC-12OZx2', 'TSHIRT-BLK-Mx1']);
+
+    // 8. The slot labels the console prints: slot 1's A- and B- barcodes decode from the first page.
+    await shell.run(blocks[8]!, 'step-8');
+    const [firstPage] = decodePdfPages(readFileSync(path.join(dir, 'slot-labels.pdf')));
+    expect(firstPage).toEqual(expect.arrayContaining([slot.sorterBarcode, `B-${slot.crc}`]));
   }, 120_000);
 });

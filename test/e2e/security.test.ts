@@ -67,6 +67,23 @@ describe('PIN, subscription and usage', () => {
     });
   });
 
+  describe('GET /admin/security/pin', () => {
+    it("answers the PIN's length and enforcement as they stand, never the PIN; Admins only, per company", async () => {
+      const t = await newTenant(api);
+      const other = await newTenant(api);
+      const read = (auth: string) => request(api.app).get('/api/v1/admin/security/pin').set('Authorization', auth);
+      expect((await read(t.auth)).body).toEqual({ pinLength: 0, enforcement: 'client' });
+      await setPin(t, { pin: 'A1b2C3', enforcement: 'server' });
+      const res = await read(t.auth);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ pinLength: 6, enforcement: 'server' });
+      expect(res.text).not.toContain('A1b2C3');
+      expect((await read(other.auth)).body).toEqual({ pinLength: 0, enforcement: 'client' });
+      const manager = await employee(t, ['Manager']);
+      expect((await read(manager.auth)).status).toBe(403);
+    });
+  });
+
   describe('POST /security/pin/validate', () => {
     it('answers { valid } for right and wrong PINs (case-sensitive); every PIN is valid when none is set', async () => {
       const t = await newTenant(api);

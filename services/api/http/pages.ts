@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 
 /**
- * services/hub: the hub, sorter, shipper and insights pages, plain files (no build step). `layout.html` is
+ * services/hub: the hub, sorter, shipper, insights and console pages, plain files (no build step). `layout.html` is
  * the one head and body frame; `<page>.html` is the inside of each page's body, and `{{sign-in}}` in
  * them stands for the sign-in form they share (`sign-in.html`). Each page's script (`<page>.js`, an ES
  * module) imports what the pages share from `common.js`, served beside it under /hub/assets. Beside this file's folder when
@@ -37,7 +37,7 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', insights: 'Sorting insights', shipper: 'Shipper' } as const;
+const PAGES = { hub: 'Sorting wall hub', sorter: 'Sorter', insights: 'Sorting insights', shipper: 'Shipper', console: 'Console' } as const;
 
 /**
  * The chart library of /insights (Chart.js, MIT), served from node_modules: the floor may have no
@@ -52,10 +52,10 @@ export async function renderPage(page: keyof typeof PAGES): Promise<string> {
   return layout!.replace(/\{\{(title|page|body)\}\}/g, (_m, key: string) => fill[key]!);
 }
 
-/** GET /hub, /sorter, /shipper and /insights (the pages), /hub/assets/* (their scripts and styles) and /hub/vendor/* (libraries). */
+/** GET /hub, /sorter, /shipper, /insights and /console (the pages), /hub/assets/* (their scripts and styles) and /hub/vendor/* (libraries). */
 export function pagesRouter(): Router {
   const router = Router();
-  router.use(['/hub', '/sorter', '/shipper', '/insights'], securityHeaders);
+  router.use(['/hub', '/sorter', '/shipper', '/insights', '/console'], securityHeaders);
   // Read on each request, so an edited page shows on the next load. no-cache: the browser revalidates
   // (the ETag Express gives the answer), so a new version is picked up on the next load.
   const send = (page: keyof typeof PAGES): RequestHandler => async (_req, res, next) => {
@@ -69,6 +69,7 @@ export function pagesRouter(): Router {
   router.get('/sorter', send('sorter'));
   router.get('/shipper', send('shipper'));
   router.get('/insights', send('insights'));
+  router.get('/console', send('console'));
   router.get('/hub/vendor/chart.umd.min.js', (_req, res, next) => {
     res.sendFile(CHART_LIBRARY, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } }, (err) => err && next(err));
   });

@@ -4,6 +4,7 @@ import { defineRoute, type RouteDef } from '../http/route';
 import { idParam } from '../http/validation';
 import { createEmployee } from '../use-cases/employees/create-employee.use-case';
 import { employeeWithRolesDto } from '../use-cases/employees/employee.dto';
+import { listEmployees } from '../use-cases/employees/get-employee.use-case';
 import { updateEmployee } from '../use-cases/employees/update-employee.use-case';
 
 const tags = ['Admin: employees'];
@@ -20,6 +21,17 @@ const roles = z
   .describe('Admin implies Manager, Manager implies Sorter');
 
 export const adminEmployeesRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/admin/employees',
+    operationId: 'ListEmployees',
+    summary: "List your company's employees",
+    description: 'Every employee of your company, active or not, with its roles; oldest first (by id). The console\'s employee list.',
+    tags,
+    access: ['Admin'],
+    response: z.array(employeeWithRolesDto),
+    handler: ({ em, auth }) => listEmployees(em, auth.clientId),
+  }),
   defineRoute({
     method: 'post',
     path: '/admin/employees',

@@ -5,8 +5,22 @@ import { monthParam } from '../http/validation';
 import { setPin } from '../use-cases/settings/set-pin.use-case';
 import { setSortingEnabled } from '../use-cases/settings/sorting-subscription.use-case';
 import { currentMonth, sortingUsage } from '../use-cases/settings/sorting-usage.use-case';
+import { pinConfiguration } from '../use-cases/security/validate-pin.use-case';
+
+const pinAnswer = z.object({ pinLength: z.number().int().describe('0 when no PIN is set'), enforcement: z.enum(PIN_ENFORCEMENTS) });
 
 export const adminSettingsRoutes: RouteDef[] = [
+  defineRoute({
+    method: 'get',
+    path: '/admin/security/pin',
+    operationId: 'GetSecurityPin',
+    summary: "Whether your company has a PIN, its length, and where it is enforced",
+    description: "The PIN itself is never answered (only its hash is stored). enforcement is 'client' until set otherwise.",
+    tags: ['Admin: settings'],
+    access: ['Admin'],
+    response: pinAnswer,
+    handler: ({ em, auth }) => pinConfiguration(em, auth.clientId),
+  }),
   defineRoute({
     method: 'put',
     path: '/admin/security/pin',
@@ -28,7 +42,7 @@ export const adminSettingsRoutes: RouteDef[] = [
         .enum(PIN_ENFORCEMENTS)
         .describe("client: the sorter app asks for the PIN; server: the service also requires it in X-Pin for cancels and keyed-in products"),
     }),
-    response: z.object({ pinLength: z.number().int().describe('0 when no PIN is set'), enforcement: z.enum(PIN_ENFORCEMENTS) }),
+    response: pinAnswer,
     handler: ({ em, auth, body, deps }) => setPin(em, auth.clientId, body, deps.config.PASSWORD_HASH_ROUNDS),
   }),
   defineRoute({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, slotCrcParam } from '../http/validation';
 import { completeSlotDto, printerDto, printJobDto } from '../use-cases/printers/printer.dto';
-import { printJob, printSlotPlate, wallCompleteSlots } from '../use-cases/printers/print-job.use-case';
+import { printJob, printSlotPlate, printTestLabel, wallCompleteSlots } from '../use-cases/printers/print-job.use-case';
 import { addPrinter, printer, printerJobs, printers, removePrinter } from '../use-cases/printers/printers.use-case';
 
 const tags = ['Printers'];
@@ -90,6 +90,23 @@ export const printersRoutes: RouteDef[] = [
     params: printerParams,
     errors: ['not-found', 'printer-in-use'],
     handler: ({ em, auth, params }) => removePrinter(em, auth.clientId, params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/printers/{id}/test',
+    operationId: 'PrintTestLabel',
+    summary: 'Print a test label on a printer',
+    description:
+      "Answers at once (202) with the print job, as a license plate's print does; the labels worker sends it the same way (Queued while the printer does not answer, " +
+      'then Sent, or Failed when given up), so the job shows whether the printer takes labels. The label (4 × 2 inch ZPL) carries the printer\'s name and address, ' +
+      'the time and a Code 128; the job has no order (orderId null) and writes no audit row.',
+    tags,
+    access: ['Manager'],
+    params: printerParams,
+    successStatus: 202,
+    response: printJobDto,
+    errors: ['not-found'],
+    handler: ({ em, auth, params }) => printTestLabel(em, auth, params.id),
   }),
   defineRoute({
     method: 'post',

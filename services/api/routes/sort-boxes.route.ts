@@ -5,6 +5,7 @@ import { defineRoute, type RouteDef } from '../http/route';
 import { idParam, queryBool, slotCrcParam } from '../http/validation';
 import { releaseSortBox } from '../use-cases/sorting/release-sort-box.use-case';
 import { attachSortBoxes, detachSortBox } from '../use-cases/walls/edit-wall.use-case';
+import { slotLabelsPdf } from '../use-cases/walls/slot-labels.use-case';
 
 const MAX_SERIALS = 1000;
 const ATTACH_BODY_LIMIT = 256 * 1024;
@@ -65,6 +66,29 @@ export const sortBoxesRoutes: RouteDef[] = [
     response: sortBoxDto,
     errors: ['not-found', 'slot-not-empty', ...COMMAND_ERRORS],
     handler: ({ em, deps, auth, params }) => detachSortBox(em, deps.commands, auth, params.id, params.crc),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/walls/{id}/slot-labels.pdf',
+    operationId: 'GetSlotLabelsPdf',
+    summary: "The wall's slot labels to print and stick on the slots (application/pdf)",
+    description:
+      "One label per slot, by position, eight to a US Letter page (3.75 × 2.5 inch each): the upper half carries the slot's sorter barcode A-XXXXXXXX for its front, " +
+      'the lower half its shipper barcode B-XXXXXXXX for its back (cut along the dashed line), each as Code 128 with the slot number, the crc and the wall name in plain text. ' +
+      'A wall without slots answers a page saying so.',
+    tags: ['Walls'],
+    access: ['Manager'],
+    params: z.object({ id: idParam.describe('Wall id') }),
+    responseContentType: 'application/pdf',
+    errors: ['not-found', 'service-unavailable'],
+    handler: async ({ res, em, deps, auth, params }) => {
+      const { pdf } = await slotLabelsPdf(em, deps.labels, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS);
+      res
+        .status(200)
+        .set('Content-Type', 'application/pdf')
+        .set('Content-Disposition', `inline; filename="wall-${params.id}-slot-labels.pdf"`)
+        .end(pdf);
+    },
   }),
   defineRoute({
     method: 'post',

@@ -17,3 +17,9 @@ export async function getEmployeeByEmail(em: EntityManager, clientId: number, em
   if (!employee) throw new AppError('not-found', `No employee has the e-mail address '${normalized}'.`);
   return toEmployeeWithRoles(employee);
 }
+
+/** ListEmployees: the caller's client's employees, active and not, oldest first (by id). */
+export async function listEmployees(em: EntityManager, clientId: number): Promise<EmployeeWithRoles[]> {
+  const employees = await em.find(Employee, { clientId }, { orderBy: { id: 'asc' } });
+  return employees.map(toEmployeeWithRoles);
+}

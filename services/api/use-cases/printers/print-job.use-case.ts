@@ -4,9 +4,10 @@ import { shipperBarcode } from '../../../../shared/domain/barcodes';
 import { AppError } from '../../../../shared/errors/app-error';
 import type { LabelRenderer } from '../../../../shared/labels/render-pool';
 import { insertPrintJob } from '../../../../shared/labels/print-job.queries';
+import { renderTestZpl } from '../../../../shared/labels/render-zpl';
 import { printLicensePlate } from '../license-plates/license-plate.use-case';
 import { completeSlotDto, toPrintJobDto, type CompleteSlotDto, type PrintJobDto } from './printer.dto';
-import { completeSlots, getPrintJob, slotForPrint } from './printers.queries';
+import { completeSlots, getPrinter, getPrintJob, slotForPrint } from './printers.queries';
 import { assertWallExists } from '../../commands/wall-resolver';
 
 /**
@@ -49,6 +50,32 @@ export async function printSlotPlate(
     eventId: null,
     userId: caller.employeeId,
     body,
+  });
+  return toPrintJobDto(job!);
+}
+
+/**
+ * POST /printers/{id}/test: a test label for the printer as a print job (202), sent by the labels
+ * worker like any other, so its state shows whether the printer answers. No order, no plate, no audit row.
+ */
+export async function printTestLabel(em: EntityManager, caller: { clientId: number; employeeId: number }, printerId: number): Promise<PrintJobDto> {
+  const db = emSql(em);
+  const [printer] = await getPrinter(db, { clientId: caller.clientId, id: printerId });
+  if (!printer) throw new AppError('not-found', `Your company has no printer ${printerId}.`);
+  const at = new Date();
+  const code = `TEST-${printer.id}-${at.getTime().toString(36).toUpperCase()}`;
+  const zpl = renderTestZpl({ printerName: printer.name, address: `${printer.host}:${printer.port}`, at, code });
+  const [job] = await insertPrintJob(db, {
+    clientId: caller.clientId,
+    printerId: printer.id,
+    wallId: null,
+    orderId: null,
+    crc: null,
+    plateNumber: null,
+    source: 'test',
+    eventId: null,
+    userId: caller.employeeId,
+    body: Buffer.from(zpl, 'utf8'),
   });
   return toPrintJobDto(job!);
 }

@@ -32,7 +32,7 @@ export function toPrinterDto(r: PrinterRow): PrinterDto {
 export const printJobDto = z.object({
   id: z.number().int(),
   printerId: z.number().int(),
-  orderId: z.number().int(),
+  orderId: z.number().int().nullable().describe("The order whose license plate it prints; null for a test print (POST /printers/{id}/test)"),
   status: z.enum(PRINT_JOB_STATUSES).describe('Queued: waiting for the printer (retried while it does not answer); Sent: the printer took every byte; Failed: given up (see lastError)'),
   attempts: z.number().int().describe('Attempts to reach the printer so far'),
   lastError: z.string().nullable().describe('Why the last attempt failed; null when none failed'),

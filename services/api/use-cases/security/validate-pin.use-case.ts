@@ -11,6 +11,12 @@ export async function validatePin(em: EntityManager, deps: PinDeps, caller: PinC
   return { valid: await checkPin(em, deps, caller, pinHash, pin) };
 }
 
+/** GET /admin/security/pin: the PIN's length (0: none) and where it is enforced; never the PIN. */
+export async function pinConfiguration(em: EntityManager, clientId: number): Promise<{ pinLength: number; enforcement: 'client' | 'server' }> {
+  const s = await pinSettings(em, clientId);
+  return { pinLength: s.pinLength, enforcement: s.pinEnforcement };
+}
+
 /** GET /security/pin/length: 0 when no PIN is configured. */
 export async function pinLength(em: EntityManager, clientId: number): Promise<number> {
   return (await pinSettings(em, clientId)).pinLength;
