@@ -241,6 +241,15 @@ export interface Responses {
       detail: string;
     }[];
   };
+  /** GET /api/v1/admin/employees: List your company's employees */
+  ListEmployees: {
+    id: number;
+    email: string;
+    firstName: string;
+    lastName: string;
+    roles: Array<'Admin' | 'Manager' | 'Sorter'>;
+    isActive: boolean;
+  }[];
   /** POST /api/v1/admin/employees: Create an employee of your company */
   CreateEmployee: {
     id: number;
@@ -258,6 +267,12 @@ export interface Responses {
     lastName: string;
     roles: Array<'Admin' | 'Manager' | 'Sorter'>;
     isActive: boolean;
+  };
+  /** GET /api/v1/admin/security/pin: Whether your company has a PIN, its length, and where it is enforced */
+  GetSecurityPin: {
+    /** 0 when no PIN is set */
+    pinLength: number;
+    enforcement: 'client' | 'server';
   };
   /** PUT /api/v1/admin/security/pin: Set or remove the company's PIN and choose where it is enforced */
   SetSecurityPin: {
@@ -1400,7 +1415,8 @@ export interface Responses {
   ListPrinterJobs: {
     id: number;
     printerId: number;
-    orderId: number;
+    /** The order whose license plate it prints; null for a test print (POST /printers/{id}/test) */
+    orderId: number | null;
     /** Queued: waiting for the printer (retried while it does not answer); Sent: the printer took every byte; Failed: given up (see lastError) */
     status: 'Queued' | 'Sent' | 'Failed';
     /** Attempts to reach the printer so far */
@@ -1411,11 +1427,28 @@ export interface Responses {
     /** When the printer took the label; null unless Sent */
     sentAt: string | null;
   }[];
+  /** POST /api/v1/printers/{id}/test: Print a test label on a printer */
+  PrintTestLabel: {
+    id: number;
+    printerId: number;
+    /** The order whose license plate it prints; null for a test print (POST /printers/{id}/test) */
+    orderId: number | null;
+    /** Queued: waiting for the printer (retried while it does not answer); Sent: the printer took every byte; Failed: given up (see lastError) */
+    status: 'Queued' | 'Sent' | 'Failed';
+    /** Attempts to reach the printer so far */
+    attempts: number;
+    /** Why the last attempt failed; null when none failed */
+    lastError: string | null;
+    createdAt: string;
+    /** When the printer took the label; null unless Sent */
+    sentAt: string | null;
+  };
   /** POST /api/v1/license-plates/{crc}/print: Print the license plate of the order in a slot on its wall's printer */
   PrintLicensePlateForCrc: {
     id: number;
     printerId: number;
-    orderId: number;
+    /** The order whose license plate it prints; null for a test print (POST /printers/{id}/test) */
+    orderId: number | null;
     /** Queued: waiting for the printer (retried while it does not answer); Sent: the printer took every byte; Failed: given up (see lastError) */
     status: 'Queued' | 'Sent' | 'Failed';
     /** Attempts to reach the printer so far */
@@ -1430,7 +1463,8 @@ export interface Responses {
   GetPrintJob: {
     id: number;
     printerId: number;
-    orderId: number;
+    /** The order whose license plate it prints; null for a test print (POST /printers/{id}/test) */
+    orderId: number | null;
     /** Queued: waiting for the printer (retried while it does not answer); Sent: the printer took every byte; Failed: given up (see lastError) */
     status: 'Queued' | 'Sent' | 'Failed';
     /** Attempts to reach the printer so far */
