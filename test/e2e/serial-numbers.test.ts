@@ -103,7 +103,7 @@ describe('serial numbers per unit', () => {
         const res = await request(api.app).get('/api/v1/audit-logs/sort-box-items?count=100').set('Authorization', manager.auth);
         type Rec = { type: string; sortBoxItemId: number; message: string; data: { item: { serial: string } } };
         const rec = (res.body as Rec[]).find((r) => r.type === 'sort-box-item.confirmed' && r.sortBoxItemId === id);
-        return rec ?? false;
+        return rec ?? null;
       },
       { what: 'the audit record of the confirm' },
     );
