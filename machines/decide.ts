@@ -17,6 +17,11 @@ export const REFUSAL_CODES = [
   'slot-not-empty',
   'slot-not-complete',
   'session-ended',
+  'serial-required',
+  'serial-invalid',
+  'serial-not-required',
+  'serial-single-unit',
+  'serial-already-sorted',
 ] as const satisfies readonly ErrorCode[];
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

@@ -38,6 +38,19 @@ export interface RefusalFacts {
   /** The units a confirm asked for and what the order line still needs beyond other pending scans. */
   units?: number;
   remainingUnits?: number;
+  /** A confirm's serial number: as sent (trimmed), why it is malformed, and where it was sorted before. */
+  serial?: { value: string | null; problem?: string; sortedIn?: SerialHolder };
+}
+
+/** The unit a serial number was confirmed with before (docs/api.md "Serial numbers"). */
+export interface SerialHolder {
+  itemId: number;
+  orderId: number;
+  wallId: number;
+  wallName: string;
+  crc: string;
+  /** The slot's position; null once the slot was detached. */
+  position: number | null;
 }
 
 const iso = (at: Date | string) => new Date(at).toISOString();
@@ -123,6 +136,28 @@ const WORDS: { [C in RefusalCode | typeof INVALID_TRANSITION]: Words } = {
     }
     return `This session ${session.endReason ? SESSION_ENDED_WHY[session.endReason] : 'has ended'}.`;
   },
+  'serial-required': (_r, { item, slot }) => {
+    if (!item) return undefined;
+    return `${unitOf(item)} needs its serial number${inSlot(slot)}: scan the serial on the unit and confirm again. Nothing was confirmed.`;
+  },
+  'serial-invalid': (_r, { item, serial }) => {
+    if (!item || !serial?.problem) return undefined;
+    return `${serial.problem} A serial number of ${item.sku ?? 'this product'} is 1 to 64 printable characters without spaces. Nothing was confirmed.`;
+  },
+  'serial-not-required': (_r, { item }) => {
+    if (!item) return undefined;
+    return `${item.sku ?? 'This product'} takes no serial number: confirm without one. Nothing was confirmed.`;
+  },
+  'serial-single-unit': (_r, { item, units }) => {
+    if (!item || units === undefined) return undefined;
+    return `Each unit of ${item.sku ?? 'this product'} has its own serial number: confirm one unit at a time, each with its serial (you tried to confirm ${units}). Nothing was confirmed.`;
+  },
+  'serial-already-sorted': (_r, { item, serial }) => {
+    const held = serial?.sortedIn;
+    if (!item || !serial?.value || !held) return undefined;
+    const where = held.position === null ? `slot ${held.crc} (since detached)` : `slot ${held.position} (${held.crc})`;
+    return `Serial number '${serial.value}' of ${item.sku ?? 'this product'} is already sorted: order ${held.orderId}, ${where} on wall '${held.wallName}'. Check the unit's serial; nothing was confirmed.`;
+  },
   'invalid-transition': () => undefined,
 };
 
@@ -139,6 +174,10 @@ export function refusalExtensions(refusal: Refusal, facts: RefusalFacts): Record
   const { item, session } = facts;
   if ((refusal.code === 'item-already-confirmed' || refusal.code === 'item-already-cancelled') && item) {
     return { itemId: item.id, ...(item.confirmedAt ? { confirmedAt: iso(item.confirmedAt) } : {}) };
+  }
+  const held = facts.serial?.sortedIn;
+  if (refusal.code === 'serial-already-sorted' && held) {
+    return { serial: facts.serial!.value, sku: facts.item?.sku ?? null, orderId: held.orderId, wallId: held.wallId, crc: held.crc, position: held.position, sortBoxItemId: held.itemId };
   }
   if (refusal.code === 'session-ended' && session) {
     return { endReason: session.endReason ?? null, endedAt: session.endedAt ? iso(session.endedAt) : null };

@@ -3,7 +3,7 @@
 // "done, takes no more events" to actors and readers alike. Absent is the item before its row exists:
 // a scan creating it is its SCAN transition, like any other.
 
-import { setup } from 'xstate';
+import { not, setup } from 'xstate';
 import type { SortBoxItemStatus } from '../shared/domain/statuses';
 import { count } from '../shared/text/wording';
 import type { EmitParams, RefusalCode, RefuseParams } from './decide';
@@ -24,10 +24,29 @@ export type SortBoxItemEvent =
       units: number;
       /** required − confirmed − pending units of OTHER items, for this item's order and sku. */
       remainingUnits: number;
+      /** What the confirm's serial number is worth for this item (absent: `none`). */
+      serial?: SerialCheck;
     }
   | { type: 'CANCEL' }
   /** firstInSlot: this item is the first product sorted into its slot for its order. */
   | { type: 'SWAP'; firstInSlot: boolean };
+
+/**
+ * A confirm's serial number as the worker found it (docs/api.md "Serial numbers"): `none` (the product
+ * takes none and none was sent), `accepted` (well-formed, one unit, sorted nowhere yet for the product),
+ * or why it is refused. The worker checks the facts; the machine decides.
+ */
+export type SerialCheck = 'none' | 'accepted' | 'missing' | 'malformed' | 'unexpected' | 'several-units' | 'taken';
+
+const SERIAL_REFUSALS = {
+  missing: 'serial-required',
+  malformed: 'serial-invalid',
+  unexpected: 'serial-not-required',
+  'several-units': 'serial-single-unit',
+  taken: 'serial-already-sorted',
+} as const satisfies Record<Exclude<SerialCheck, 'none' | 'accepted'>, RefusalCode>;
+
+const serialRefusal = (check: SerialCheck | undefined) => (check === undefined || check === 'none' || check === 'accepted' ? null : SERIAL_REFUSALS[check]);
 
 /** What a finished item answers every confirm, cancel and swap with, even once its slot was detached. */
 const FINISHED_ITEM_CODES = {
@@ -58,6 +77,7 @@ export const sortBoxItemMachine = setup({
       Number.isInteger(event.units) &&
       event.units >= 1 &&
       event.units <= event.remainingUnits,
+    serialRefused: ({ event }) => event.type === 'CONFIRM' && serialRefusal(event.serial) !== null,
     firstInSlot: ({ event }) => event.type === 'SWAP' && event.firstInSlot,
   },
 }).createMachine({
@@ -74,11 +94,7 @@ export const sortBoxItemMachine = setup({
       on: {
         CONFIRM: [
           {
-            guard: 'unitsWithinRemaining',
-            target: 'Confirmed',
-            actions: { type: 'emit', params: { event: 'sort-box-item.confirmed' } },
-          },
-          {
+            guard: not('unitsWithinRemaining'),
             actions: {
               type: 'refuse',
               params: ({ event }) => ({
@@ -86,6 +102,15 @@ export const sortBoxItemMachine = setup({
                 detail: `Cannot confirm ${count(event.units, 'unit')}: ${Math.max(event.remainingUnits, 0)} remaining for this order and product.`,
               }),
             },
+          },
+          // The units fit; a product with serials needs the unit's own, once per product (docs/api.md "Serial numbers").
+          {
+            guard: 'serialRefused',
+            actions: { type: 'refuse', params: ({ event }) => ({ code: serialRefusal(event.serial)! }) },
+          },
+          {
+            target: 'Confirmed',
+            actions: { type: 'emit', params: { event: 'sort-box-item.confirmed' } },
           },
         ],
         CANCEL: { target: 'Cancelled', actions: { type: 'emit', params: { event: 'sort-box-item.cancelled' } } },

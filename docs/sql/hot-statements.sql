@@ -18,12 +18,12 @@ with lines as (
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
   returning 1
 ), events as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
@@ -62,12 +62,12 @@ with lines as (
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
   returning 1
 ), events as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
@@ -101,10 +101,11 @@ with lines as (
   returning 1
 ), items_updated as (
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
-                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt",
+                             serial = x.serial
     from jsonb_to_recordset(:itemsUpdated::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
    where i.id = any(array(select (e->>'id')::int from jsonb_array_elements(:itemsUpdated::jsonb) e)) and i.id = x.id and i.wall_id = :wallId::int
   returning 1
 ), events as (
@@ -169,20 +170,21 @@ with lines as (
   returning 1
 ), items_updated as (
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
-                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt",
+                             serial = x.serial
     from jsonb_to_recordset(:itemsUpdated::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
    where i.id = any(array(select (e->>'id')::int from jsonb_array_elements(:itemsUpdated::jsonb) e)) and i.id = x.id and i.wall_id = :wallId::int
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
   returning 1
 ), events as (
   insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
@@ -283,7 +285,7 @@ select row_to_json(i) as item,
   from (select x.id, x.wall_id as "wallId", x.sort_box_id as "sortBoxId", x.crc, x.order_id as "orderId", x.order_item_id as "orderItemId",
        x.product_id as "productId", x.sku, x.barcode, x.barcode_input_method as "barcodeInputMethod", x.user_id as "userId",
        x.session_id as "sessionId", x.color, x.units, x.confirmed_units as "confirmedUnits", x.status, x.created_at as "createdAt",
-       x.confirmed_at as "confirmedAt", x.cancelled_at as "cancelledAt" from sort_box_item x where x.id = :itemId and x.client_id = :clientId and x.wall_id = :wallId) i;
+       x.confirmed_at as "confirmedAt", x.cancelled_at as "cancelledAt", x.requires_serial as "requiresSerial", x.serial from sort_box_item x where x.id = :itemId and x.client_id = :clientId and x.wall_id = :wallId) i;
 
 -- name: label-document-store
 insert into license_plate_document (client_id, order_id, format, plate_number, label_hash, body, rendered_at)
@@ -325,7 +327,8 @@ select client_id as "clientId", controller_id as "controllerId", driver, online,
 
 -- name: lights-slot-for-button
 select b.wall_id as "wallId", b.crc, b.position,
-       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
+       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color,
+                                           'sku', i.sku, 'requiresSerial', i.requires_serial) order by i.created_at, i.id)
                    from sort_box_item i
                   where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
        (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode
@@ -470,7 +473,7 @@ update print_job set writing_attempt = :attempt::int
 returning id;
 
 -- name: product-by-code
-select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+select pc.product_id, p.sku, p.requires_serial from product_code pc join product p on p.id = pc.product_id
  where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1;
 
 -- name: record-refusal
@@ -566,6 +569,12 @@ select (select w.name from warehouse w where w.client_id = :clientId and w.id = 
    and o.status = 'Unshipped' and not o.is_drop_ship
    and (:picklistId::int is null or exists (select 1 from picklist_order po
                                              where po.client_id = oi.client_id and po.picklist_id = :picklistId::int and po.order_id = oi.order_id));
+
+-- name: serial-holder
+select i.id as item_id, i.order_id, i.wall_id, w.name as wall_name, i.crc,
+       (select sb.position from sort_box sb where sb.id = i.sort_box_id) as position
+  from sort_box_item i join wall w on w.id = i.wall_id
+ where i.client_id = :clientId::int and i.product_id = :productId::int and i.serial = :serial::text;
 
 -- name: session-by-token
 select s.id, s.token, s.client_id as "clientId", s.wall_id as "wallId", s.user_id as "userId", s.picklist_id as "picklistId",
@@ -727,7 +736,7 @@ select json_build_object(
              select p.id, p.wall_id as "wallId", p.sort_box_id as "sortBoxId", p.crc, p.order_id as "orderId", p.order_item_id as "orderItemId",
        p.product_id as "productId", p.sku, p.barcode, p.barcode_input_method as "barcodeInputMethod", p.user_id as "userId",
        p.session_id as "sessionId", p.color, p.units, p.confirmed_units as "confirmedUnits", p.status, p.created_at as "createdAt",
-       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt" from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation') i), '[]'),
+       p.confirmed_at as "confirmedAt", p.cancelled_at as "cancelledAt", p.requires_serial as "requiresSerial", p.serial from sort_box_item p where p.wall_id = :wallId and p.status = 'PendingConfirmation') i), '[]'),
   'confirmed', coalesce((select json_agg(json_build_object('slotId', sb.id, 'orderId', sb.order_id, 'count', c.count)) from sort_box sb
              cross join lateral (select count(*) as count from sort_box_item c
                                   where c.sort_box_id = sb.id and c.order_id = sb.order_id and c.status = 'Confirmed' offset 0) c
@@ -750,6 +759,7 @@ coalesce((
            'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
            'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
            'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'requiresSerial', i.requires_serial, 'serial', i.serial,
            'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
            'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
            'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
@@ -795,6 +805,7 @@ coalesce((
            'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
            'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
            'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'requiresSerial', i.requires_serial, 'serial', i.serial,
            'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
            'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
            'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)

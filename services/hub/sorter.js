@@ -33,8 +33,8 @@ const SESSION_KEY = 'sortingWall.session';
 const UNANSWERED_KEY = 'sortingWall.unansweredScan';
 /**
  * @type {{
- *   session: Session | null, item: Item | null, mode: 'scan' | 'swap', busy: boolean, pinLength: number,
- *   afterCancel: (() => Promise<unknown>) | null, joining: boolean, cancelling?: boolean,
+ *   session: Session | null, item: Item | null, mode: 'scan' | 'swap' | 'serial', busy: boolean, pinLength: number,
+ *   afterCancel: (() => Promise<unknown>) | null, joining: boolean, cancelling?: boolean, slotScan: string | null,
  * }}
  */
 const state = {
@@ -47,6 +47,8 @@ const state = {
   afterCancel: null,
   // A wall being joined (connect): further taps are ignored until it answers.
   joining: false,
+  // The slot's A- scan of a unit that needs its serial number (mode 'serial'): sent with the serial's scan.
+  slotScan: null,
 };
 
 /** What the page keeps of the wall's events: the last one seen (a reconnect replays after it), the sorter's confirm and the slot completion they told last. */
@@ -144,6 +146,7 @@ async function onScan(code) {
   clearRefusal();
   try {
     if (state.mode === 'swap') await swapTo(code);
+    else if (state.mode === 'serial') await confirm(state.slotScan ?? '', code);
     else if (state.item && /^a-/i.test(code)) await confirm(code);
     else await scan(code);
   } catch (err) {
@@ -197,13 +200,22 @@ function scanKey(sessionToken, barcode) {
   return last && last.sessionToken === sessionToken && last.barcode === barcode ? last.key : randomId();
 }
 
-/** @param {string} barcode */
-async function confirm(barcode) {
+/**
+ * @param {string} barcode
+ * @param {string} [serial]
+ */
+async function confirm(barcode, serial) {
   const shown = /** @type {Item} */ (state.item);
+  // A unit with a serial number: its slot's scan, then its serial's; a refused serial keeps asking for it.
+  if (shown.requiresSerial && serial === undefined && barcode.toUpperCase() === shown.sorterBarcode.toUpperCase()) {
+    state.slotScan = barcode;
+    state.mode = 'serial';
+    return setItem(shown);
+  }
   /** @type {Responses['ConfirmSortBoxItem']} */
   let item;
   try {
-    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/confirm`, { body: { barcode } });
+    item = await api('PATCH', `/api/v1/sort-box-items/${shown.id}/confirm`, { body: serial === undefined ? { barcode } : { barcode, serial } });
   } catch (err) {
     // Confirmed meanwhile (the slot's button, another device): the unit is in, which is what was asked.
     if (err.code === 'item-already-confirmed') return settled(shown, 'confirmed');
@@ -328,6 +340,7 @@ function askPin(why = '') {
  */
 function setItem(item, message = '', detail = '') {
   state.item = item;
+  if (!item) state.mode = 'scan';
   const box = $('#target');
   const s = /** @type {Session} */ (state.session);
   box.dataset.state = item ? (state.mode === 'swap' ? 'swap' : 'put') : 'idle';
@@ -344,12 +357,17 @@ function setItem(item, message = '', detail = '') {
     ? 'Scan a product'
     : state.mode === 'swap'
       ? 'Scan the A- code of an empty slot'
-      : `Scan slot ${item.position}'s code ${item.sorterBarcode}`;
+      : state.mode === 'serial'
+        ? `Scan the serial number of the ${item.sku} unit`
+        : `Scan slot ${item.position}'s code ${item.sorterBarcode}`;
   $('#expect').textContent = expect;
   /** @type {HTMLInputElement} */ ($('#scan')).placeholder = expect;
-  document.body.dataset.expect = !item ? 'product' : state.mode === 'swap' ? 'swap-target' : 'slot';
+  document.body.dataset.expect = !item ? 'product' : state.mode === 'swap' ? 'swap-target' : state.mode === 'serial' ? 'serial' : 'slot';
   $('#slot-no').textContent = item ? String(item.position) : '';
-  $('#slot-info').textContent = item ? (state.mode === 'swap' ? `now in slot ${item.position}` : `then scan ${item.sorterBarcode}`) : '';
+  $('#slot-info').textContent = !item ? ''
+    : state.mode === 'swap' ? `now in slot ${item.position}`
+    : state.mode === 'serial' ? "now scan the unit's serial number"
+    : `then scan ${item.sorterBarcode}${item.requiresSerial ? " and the unit's serial number" : ''}`;
   $('#detail').textContent = item ? '' : detail;
   /** @type {HTMLButtonElement} */ ($('#cancel')).disabled = !item;
   /** @type {HTMLButtonElement} */ ($('#swap')).disabled = !item;

@@ -51,6 +51,7 @@ export interface Responses {
       aliases: string[];
       shadowSkus: string[];
       requiresTransparencyCode: boolean;
+      requiresSerial: boolean;
       kitComponents: {
         sku: string;
         qty: number;
@@ -75,6 +76,7 @@ export interface Responses {
       aliases: string[];
       shadowSkus: string[];
       requiresTransparencyCode: boolean;
+      requiresSerial: boolean;
       kitComponents: {
         sku: string;
         qty: number;
@@ -467,6 +469,10 @@ export interface Responses {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
       /** The sorter's name (first and last), as the hub shows it */
       userName: string;
     }[];
@@ -513,6 +519,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
     /** The sorter's name (first and last), as the hub shows it */
     userName: string;
   }[];
@@ -800,6 +810,10 @@ export interface Responses {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
     }[];
   };
   /** GET /api/v1/list-sortbox-displays: Where each slot sits on the picture of a wall */
@@ -897,6 +911,8 @@ export interface Responses {
       bins?: string[];
       /** Units scanned into the slot and waiting for their confirmation (A- scan). */
       pendingQty: number;
+      /** The serial numbers its units were confirmed with, in the order confirmed; empty for a product without serials. */
+      serials: string[];
     }[];
   };
   /** POST /api/v1/walls/{id}/sessions: Connect to a wall as a sorter: returns the session token and the sorter's color */
@@ -1045,6 +1061,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
   };
   /** GET /api/v1/sort-box-items/{id}: Read a sort box item (a scan) with its slot and the order line figures */
   GetSortBoxItem: {
@@ -1084,6 +1104,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
   };
   /** PATCH /api/v1/sort-box-items/{id}/confirm: Confirm a scan: the unit(s) are in the slot */
   ConfirmSortBoxItem: {
@@ -1123,6 +1147,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
   };
   /** PATCH /api/v1/sort-box-items/{id}/cancel: Cancel a pending scan; its unit goes back to the order */
   CancelSortBoxItem: {
@@ -1162,6 +1190,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
   };
   /** PATCH /api/v1/sort-box-items/{id}/swap: Move a pending scan's order to another, empty slot of the same wall */
   SwapSortBoxItemSlot: {
@@ -1201,6 +1233,10 @@ export interface Responses {
     confirmedAt: string | null;
     /** null unless Cancelled */
     cancelledAt: string | null;
+    /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+    requiresSerial: boolean;
+    /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+    serial: string | null;
   };
   /** GET /api/v1/events/recent: List a wall's last events: what a hub's feed shows on open */
   ListRecentWallEvents: {
@@ -1916,6 +1952,10 @@ export interface EventData {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
     };
     sortBox: {
       id: number;
@@ -1975,6 +2015,10 @@ export interface EventData {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
     };
     sortBox: {
       id: number;
@@ -2032,6 +2076,10 @@ export interface EventData {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
     };
     sortBox: {
       id: number;
@@ -2090,6 +2138,10 @@ export interface EventData {
       confirmedAt: string | null;
       /** null unless Cancelled */
       cancelledAt: string | null;
+      /** The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial */
+      requiresSerial: boolean;
+      /** The serial number confirmed with the unit; null until confirmed, and for products without serials */
+      serial: string | null;
     };
     from: {
       id: number;

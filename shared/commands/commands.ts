@@ -49,7 +49,15 @@ export const COMMAND_SCHEMAS = {
     barcodeInputMethod: z.enum(BARCODE_INPUT_METHODS),
     idempotencyKey: z.string().nullable(),
   }),
-  'item.confirm': z.object({ ...base, ...actor, itemId: id, units: z.number().int().min(1).max(MAX_CONFIRM_UNITS), barcode: z.string().nullable() }),
+  'item.confirm': z.object({
+    ...base,
+    ...actor,
+    itemId: id,
+    units: z.number().int().min(1).max(MAX_CONFIRM_UNITS),
+    barcode: z.string().nullable(),
+    /** The unit's serial as scanned (docs/api.md "Serial numbers"); null when none was sent. A job queued before serials existed has none. */
+    serial: z.string().nullable().optional(),
+  }),
   // reason: why, when not the sorter's own cancel (a slot's short button on the device: docs/lights.md).
   'item.cancel': z.object({ ...base, ...actor, itemId: id, reason: z.enum(CANCEL_REASONS).optional() }),
   'item.swap': z.object({ ...base, ...actor, itemId: id, sessionToken: z.string(), barcode: z.string() }),

@@ -46,6 +46,9 @@ export const sortBoxItemDto = z.object({
   createdAt: z.string().describe('ISO 8601 UTC'),
   confirmedAt: z.string().nullable().describe('null unless Confirmed'),
   cancelledAt: z.string().nullable().describe('null unless Cancelled'),
+  // Defaults: an event written before serials existed still parses.
+  requiresSerial: z.boolean().default(false).describe("The product required a serial number per unit when it was scanned: the confirm must carry the unit's serial"),
+  serial: z.string().nullable().default(null).describe('The serial number confirmed with the unit; null until confirmed, and for products without serials'),
 });
 export type SortBoxItemDto = z.infer<typeof sortBoxItemDto>;
 

@@ -53,7 +53,7 @@ export interface LineFigures {
 export type ItemFields = Pick<
   ISortBoxItem,
   'id' | 'wallId' | 'status' | 'units' | 'confirmedUnits' | 'orderId' | 'sku' | 'barcode' | 'barcodeInputMethod' | 'userId' | 'color' | 'createdAt' | 'confirmedAt' | 'cancelledAt'
->;
+> & { requiresSerial: boolean; serial?: string | null };
 
 export function toItemDto(item: ItemFields, slot: Pick<ISortBox, 'crc' | 'position'>, line: LineFigures): SortBoxItemDto {
   return {
@@ -77,5 +77,7 @@ export function toItemDto(item: ItemFields, slot: Pick<ISortBox, 'crc' | 'positi
     createdAt: iso(item.createdAt)!,
     confirmedAt: iso(item.confirmedAt),
     cancelledAt: iso(item.cancelledAt),
+    requiresSerial: item.requiresSerial,
+    serial: item.serial ?? null,
   };
 }

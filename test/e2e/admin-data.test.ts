@@ -137,7 +137,7 @@ describe('admin data loading', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ upserted: 1, created: 1, updated: 0 });
       // Answered as sent, every field, with its id.
-      expect(res.body.items[0]).toEqual({ id: expect.any(Number), ...widget });
+      expect(res.body.items[0]).toEqual({ id: expect.any(Number), requiresSerial: false, ...widget });
       const id = res.body.items[0].id as number;
       const stored = await em().findOneOrFail(Product, { id });
       expect(stored).toMatchObject({ clientId: t.clientId, sitePrice: 19.99, requiresTransparencyCode: true, shadowSkus: ['old-sku-1'] });

@@ -258,9 +258,10 @@ describe('GET /orders/unshipped, /ids, /products', () => {
         const res = await get(a, o.id, { bins: 'true' });
         expect(res.status).toBe(200);
         const { items, ...rest } = res.body;
-        expect({ ...rest, items: items.map(({ pendingQty: _p, ...line }: { pendingQty: number }) => line) }).toEqual(o);
+        expect({ ...rest, items: items.map(({ pendingQty: _p, serials: _s, ...line }: { pendingQty: number; serials: string[] }) => line) }).toEqual(o);
+        expect(items.every((l: { serials: string[] }) => Array.isArray(l.serials) && l.serials.length === 0)).toBe(true);
       }
-      expect((await get(a, 104)).body.items).toEqual([{ sku: 'SKU-C', qty: 1, sortedQty: 0, pendingQty: 1 }]);
+      expect((await get(a, 104)).body.items).toEqual([{ sku: 'SKU-C', qty: 1, sortedQty: 0, pendingQty: 1, serials: [] }]);
       expect((await get(a, 103)).body).toMatchObject({ sortStatus: 'InProgress', items: [{ sku: 'SKU-B', qty: 3, sortedQty: 1, pendingQty: 0 }] });
     });
 

@@ -108,7 +108,8 @@ describe('hot statements touch what they need, with or without statistics', () =
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
     };
     await put('warehouses', Array.from({ length: WAREHOUSES }, (_, w) => ({ id: w + 1, name: `DC ${w + 1}` })));
-    await put('products', SKUS.map((sku) => ({ sku, title: sku })));
+    // SKU-2's units are confirmed with their serial numbers: a confirm of it reads where its serial was sorted.
+    await put('products', SKUS.map((sku) => ({ sku, title: sku, requiresSerial: sku === 'SKU-2' })));
     const shipTo = { name: 'Jane Doe', street1: '1 Main St', city: 'Springfield', postalCode: '62701', country: 'US' };
     // Order i: warehouse i mod 20; its k-th order in that warehouse has lines of SKU k mod 5 and
     // SKU k + 1 mod 5, 5 units each: every warehouse holds the same shape of data.
@@ -147,8 +148,10 @@ describe('hot statements touch what they need, with or without statistics', () =
       [c, old.id, tenant.adminId],
     );
     await explain.query(
-      `insert into sort_box_item (client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode, user_id, session_id, color, units, confirmed_units, status, created_at, confirmed_at)
-       select $1, $2, sb.id, sb.crc, oi.order_id, oi.id, p.id, oi.sku, oi.sku, $3, s.id, 'Red', 1, 1, 'Confirmed', now() - interval '1 day', now() - interval '1 day'
+      `insert into sort_box_item (client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode, user_id, session_id, color, units, confirmed_units, status, created_at, confirmed_at,
+                                  requires_serial, serial)
+       select $1, $2, sb.id, sb.crc, oi.order_id, oi.id, p.id, oi.sku, oi.sku, $3, s.id, 'Red', 1, 1, 'Confirmed', now() - interval '1 day', now() - interval '1 day',
+              p.requires_serial, case when p.requires_serial then 'OLD-SN-' || g end
          from generate_series(0, 39999) g
          join (select row_number() over (order by position) - 1 as k, id, crc from sort_box where wall_id = $2) sb on sb.k = g % 240
          join (select row_number() over (order by id) - 1 as k, id, order_id, sku from order_item where client_id = $1 and warehouse_id = $4) oi on oi.k = g % 500
@@ -193,7 +196,12 @@ describe('hot statements touch what they need, with or without statistics', () =
     expect(await run('item.cancel', 'item.cancel', { ...base, ...as, itemId: second.value.id })).toMatchObject({ ok: true });
     expect(await scan('item.scan (refused)', 'NO-SUCH-CODE')).toMatchObject({ ok: false, problem: { code: 'barcode-not-recognized' } });
     const third = await scan('item.scan (second order)', 'SKU-2');
-    expect(third).toMatchObject({ ok: true });
+    expect(third).toMatchObject({ ok: true, value: { requiresSerial: true } });
+    // A serial sorted before (in the history) is refused, a fresh one confirms: each reads where the serial was sorted.
+    const { rows: sorted } = await explain.query<{ serial: string }>(`select serial from sort_box_item where client_id = $1 and serial is not null limit 1`, [tenant.clientId]);
+    const confirmSerial = (label: string, serial: string) => run(label, 'item.confirm', { ...base, ...as, itemId: third.value.id, units: 1, barcode: null, serial });
+    expect(await confirmSerial('item.confirm (serial sorted before)', sorted[0]!.serial)).toMatchObject({ ok: false, problem: { code: 'serial-already-sorted' } });
+    expect(await confirmSerial('item.confirm (serial)', `SN-${warehouseId}`)).toMatchObject({ ok: true, value: { serial: `SN-${warehouseId}` } });
     const slot = third.value.crc as string;
     expect(await run('slot.release', 'slot.release', { ...base, ...manager, crc: slot, force: true })).toMatchObject({ ok: true });
     expect(await run('session.renew', 'session.renew', { ...base, ...as, token })).toMatchObject({ ok: true });

@@ -278,4 +278,40 @@ describe('light gateway over MQTT: every light right at every step', () => {
     await waitFor(async () => (await state()) === false, { timeoutMs: STEP_MS, what: 'the silent controller offline' });
     await silent.close();
   });
+
+  it("refuses the confirm button on a slot whose unit needs its serial number (a button cannot give one); the short button still cancels", async () => {
+    const serialFloor = await buildFloor(api, { slots: 2, products: [{ sku: 'DRILL-18V', requiresSerial: true }], orders: [{ id: 7, items: [{ sku: 'DRILL-18V', qty: 1 }] }] });
+    const wall = (await request(api.app).get(`/api/v1/walls/${serialFloor.wallId}`).set('Authorization', serialFloor.tenant.auth).expect(200)).body as WallRead;
+    const device = await VirtualLightController.connect({
+      url: broker.url, clientId: serialFloor.tenant.clientId, controllerId: 'vc-serial', serialNumbers: wall.slots.map((s) => s.serialNumber), heartbeatMs: 500,
+    });
+    try {
+      const sorter = await serialFloor.sorter(1);
+      const session = (await connect(api, serialFloor, sorter.auth)).body;
+      const item = (await scan(api, sorter.auth, session.token, 'DRILL-18V')).body;
+      expect(item.requiresSerial).toBe(true);
+      const serialNumber = wall.slots.find((s) => s.crc === item.crc)!.serialNumber;
+      await waitFor(() => device.lights.get(serialNumber)?.front?.on === true, { timeoutMs: STEP_MS, what: 'the slot lit' });
+      const pressed = Date.now();
+      await device.press(serialNumber, 'confirm');
+      const event = async () =>
+        (await api.runtime.orm.em.fork().execute<{ data: { code: string; detail: string } }[]>(
+          `select data from outbox_event where wall_id = ? and type = 'lights.button'`, [serialFloor.wallId]))[0];
+      await waitFor(async () => Boolean(await event()), { timeoutMs: STEP_MS, what: 'the lights.button event' });
+      expect((await event())!.data).toMatchObject({ code: 'serial-required', detail: expect.stringContaining('serial number') });
+      await waitFor(
+        () => device.history.some((h) => h.at >= pressed && h.serialNumber === serialNumber && h.side === 'front' && h.light?.on && h.light.blink === 'fast' && h.light.colors[0] === 'Red'),
+        { timeoutMs: STEP_MS, what: 'the refused button to flash red' },
+      );
+      // No command was sent: the scan waits for its confirm with a serial.
+      expect((await request(api.app).get(`/api/v1/sort-box-items/${item.id}`).set('Authorization', sorter.auth)).body.status).toBe('PendingConfirmation');
+      await device.press(serialNumber, 'short');
+      await waitFor(async () => (await request(api.app).get(`/api/v1/sort-box-items/${item.id}`).set('Authorization', sorter.auth)).body.status === 'Cancelled', {
+        timeoutMs: STEP_MS,
+        what: 'the short button to cancel',
+      });
+    } finally {
+      await device.close();
+    }
+  });
 });

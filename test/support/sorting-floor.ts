@@ -19,7 +19,7 @@ export async function buildFloor(
   opts: {
     slots?: number;
     maxSorters?: number;
-    products?: { sku: string; upc?: string; aliases?: string[]; shadowSkus?: string[] }[];
+    products?: { sku: string; upc?: string; aliases?: string[]; shadowSkus?: string[]; requiresSerial?: boolean }[];
     orders?: { id: number; items: { sku: string; qty: number }[]; priority?: 'Low' | 'Normal' | 'High' | 'Critical'; orderDate?: Date; isDropShip?: boolean }[];
   } = {},
 ): Promise<Floor> {

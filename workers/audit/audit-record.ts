@@ -131,7 +131,7 @@ function message(e: TypedWallEvent, f: MessageFields, names: AuditNames): string
     case 'sort-box-item.created':
       return `${who} scanned ${sku}${scanned} for ${order}: ${slot}.`;
     case 'sort-box-item.confirmed':
-      return `${who} confirmed ${units(e.data.item.confirmedUnits)} into ${slot} (${order}).`;
+      return `${who} confirmed ${units(e.data.item.confirmedUnits)}${e.data.item.serial ? ` (serial '${e.data.item.serial}')` : ''} into ${slot} (${order}).`;
     case 'sort-box-item.cancelled': {
       const why =
         e.data.reason === 'slot-force-released' ? ' by a forced release of the slot'

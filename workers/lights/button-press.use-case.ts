@@ -34,6 +34,8 @@ export type ButtonOutcome =
  *   `short-button`, which the audit log records; no PIN is asked (the sorter stands at the slot);
  * - either button on a dark slot is refused on the device: the slot flashes red, and a `lights.button`
  *   event tells the hub and the audit log;
+ * - confirm on a slot whose oldest pending scan needs its unit's serial number is refused the same way
+ *   (`serial-required`): a button cannot supply one; the sorter confirms with the serial's scan;
  * - during a light test or the show-address mode a press only flashes its slot white (a button test).
  * A command refused by the sorting worker (the scan was confirmed by a scan meanwhile) flashes red too;
  * its refusal is recorded as every refused command is.
@@ -62,12 +64,20 @@ export async function pressButton(deps: ButtonDeps, press: ButtonPress): Promise
     ]);
     return { kind: 'refused', code: 'nothing-to-confirm', detail };
   }
+  if (press.button === 'confirm' && item.requiresSerial) {
+    const detail = `Slot ${slot.position}: each unit of ${item.sku} needs its serial number, which a button cannot give. Scan the slot's A- barcode, then the unit's serial.`;
+    await Promise.all([
+      deps.engine.flash(slot.wallId, [{ crc: slot.crc, color: 'Red' }]),
+      writeGatewayEvents(deps.db, [{ clientId: press.clientId, wallId: slot.wallId, type: 'lights.button', data: buttonData(press, slot, 'serial-required', detail) }]),
+    ]);
+    return { kind: 'refused', code: 'serial-required', detail };
+  }
   // As the scan's own sorter (the least role: the worker checks it is theirs).
   const actor = { clientId: press.clientId, wallId: slot.wallId, userId: item.userId, roles: ['Sorter' as const] };
   try {
     if (press.button === 'confirm') {
       await untilAnswered(deps, 'item-already-confirmed', () =>
-        deps.commands.execute('item.confirm', { ...actor, itemId: item.id, units: item.units, barcode: sorterBarcode(slot.crc) }),
+        deps.commands.execute('item.confirm', { ...actor, itemId: item.id, units: item.units, barcode: sorterBarcode(slot.crc), serial: null }),
       );
       return { kind: 'confirmed', itemId: item.id };
     }

@@ -51,7 +51,7 @@ export interface ButtonSlotRow {
   crc: string;
   position: number;
   /** Its pending scans, oldest first. */
-  pending: { id: number; userId: number; units: number; color: SorterColor }[];
+  pending: { id: number; userId: number; units: number; color: SorterColor; sku: string; requiresSerial: boolean }[];
   /** The wall's light mode in force, or null. */
   mode: WallMode['mode'] | null;
 }
@@ -59,7 +59,8 @@ export interface ButtonSlotRow {
 /** The slot a controller's serial number names in the client, with what a button press decides on. */
 export const slotForButton = query<{ clientId: number; serialNumber: string }, ButtonSlotRow>('lights-slot-for-button', `
 select b.wall_id as "wallId", b.crc, b.position,
-       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color) order by i.created_at, i.id)
+       coalesce((select json_agg(json_build_object('id', i.id, 'userId', i.user_id, 'units', i.units, 'color', i.color,
+                                           'sku', i.sku, 'requiresSerial', i.requires_serial) order by i.created_at, i.id)
                    from sort_box_item i
                   where i.wall_id = b.wall_id and i.sort_box_id = b.id and i.status = 'PendingConfirmation'), '[]') as pending,
        (select m.mode from wall_light_mode m where m.wall_id = b.wall_id and m.until > now()) as mode

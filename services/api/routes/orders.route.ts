@@ -84,6 +84,7 @@ const orderWithPendingDto = orderDto.extend({
   items: z.array(
     orderLineDto.extend({
       pendingQty: z.number().int().describe('Units scanned into the slot and waiting for their confirmation (A- scan).'),
+      serials: z.array(z.string()).describe('The serial numbers its units were confirmed with, in the order confirmed; empty for a product without serials.'),
     }),
   ),
 });
@@ -147,7 +148,7 @@ export const ordersRoutes: RouteDef[] = [
     summary: 'Read one order: its lines with units sorted and pending, and the slot it is in',
     description:
       'Any status (Unshipped or Shipped). wallId and crc name the slot holding the order now (null when none); ' +
-      "each line's sortedQty counts confirmed units, pendingQty units scanned and not yet confirmed. " +
+      "each line's sortedQty counts confirmed units, pendingQty units scanned and not yet confirmed, serials the serial numbers of its confirmed units. " +
       "An unknown id, or another client's order, is 404.",
     tags: ['Orders'],
     access: 'authenticated',

@@ -73,7 +73,10 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     operationId: 'ConfirmSortBoxItem',
     summary: 'Confirm a scan: the unit(s) are in the slot',
     description:
-      "Optional body { barcode }: the slot's sorter barcode (A-XXXXXXXX) or crc; another slot's → 422 wrong-slot (the item stays pending), a shipper barcode (B-) → 422 shipper-barcode-not-accepted.",
+      "Optional body { barcode, serial }: the slot's sorter barcode (A-XXXXXXXX) or crc; another slot's → 422 wrong-slot (the item stays pending), a shipper barcode (B-) → 422 shipper-barcode-not-accepted. " +
+      "An item with requiresSerial needs the unit's serial number, one unit per confirm: missing → 422 serial-required, malformed (trimmed, 1..64 printable ASCII characters without spaces) → 422 serial-invalid, " +
+      'units other than 1 → 422 serial-single-unit, already sorted for the SKU in your company → 409 serial-already-sorted (naming the order and slot holding it: orderId, wallId, crc, position, sortBoxItemId). ' +
+      'A serial for a product that takes none → 422 serial-not-required.',
     tags: ['Sorting'],
     access: ['Sorter'],
     requiresSubscription: true,
@@ -82,17 +85,22 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     body: z.object({
       barcode: z.string().trim().min(1).max(64).optional().describe("The slot's sorter barcode A-XXXXXXXX (or crc) as scanned, to check the unit went into the right slot"),
       units: confirmUnits(z.number()).optional().describe('The units confirmed, as ?units= (either; both must agree)'),
+      serial: z
+        .string()
+        .nullish()
+        .describe("The unit's serial number, as scanned (trimmed): required when the item's requiresSerial is true (one unit per confirm), refused otherwise"),
     }),
     bodyOptional: true,
     response: sortBoxItemDto,
-    errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted', 'session-ended', ...COMMAND_ERRORS],
+    errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted',
+      'serial-required', 'serial-invalid', 'serial-not-required', 'serial-single-unit', 'serial-already-sorted', 'session-ended', ...COMMAND_ERRORS],
     handler: ({ em, deps, auth, params, query, body }) => {
       if (query.units !== undefined && body?.units !== undefined && query.units !== body.units) {
         throw new AppError('validation-failed', `The query says units=${query.units} and the body units=${body.units}: send the units once.`, {
           errors: [{ path: 'units', message: 'differs between the query and the body' }],
         });
       }
-      return confirmSortBoxItem(em, deps.commands, auth, params.id, body?.units ?? query.units ?? 1, body?.barcode ?? null);
+      return confirmSortBoxItem(em, deps.commands, auth, params.id, body?.units ?? query.units ?? 1, body?.barcode ?? null, body?.serial ?? null);
     },
   }),
   defineRoute({

@@ -23,6 +23,8 @@ export const Product = defineEntity({
     aliases: p.array().columnType('text[]').default('{}'),
     shadowSkus: p.array().columnType('text[]').default('{}'),
     requiresTransparencyCode: p.boolean().default(false),
+    /** Each unit's serial is scanned at its confirm (docs/api.md "Serial numbers"). */
+    requiresSerial: p.boolean().default(false),
     kitComponents: p.json<KitComponent[]>().default('[]'),
     sitePrice: p.decimal('number').precision(14).scale(4).nullable(),
     stopLossPrice: p.decimal('number').precision(14).scale(4).nullable(),

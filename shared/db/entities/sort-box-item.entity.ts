@@ -32,6 +32,10 @@ export const SortBoxItem = defineEntity({
     createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
     confirmedAt: p.datetime().nullable(),
     cancelledAt: p.datetime().nullable(),
+    /** Whether its product required a serial when it was scanned (docs/api.md "Serial numbers"). */
+    requiresSerial: p.boolean().default(false),
+    /** The unit's serial, set by its confirm; unique per client and product. */
+    serial: p.text().nullable(),
   }),
 });
 export type ISortBoxItem = InferEntity<typeof SortBoxItem>;

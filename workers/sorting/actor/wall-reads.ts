@@ -9,10 +9,12 @@ import {
   scanCandidates,
   scanCandidatesAnyWarehouse,
   scanWhyNoOrder,
+  serialHolder,
   sessionByToken,
   warehouseExists,
 } from '../queries/wall-reads.queries';
 import { idempotencyRecord } from '../queries/wall-write.queries';
+import type { SerialHolder } from '../../../machines/refusals';
 import type { LineFigures } from './wall-changes';
 import { itemFromJson, orderFromJson, sessionFromJson, slotFromJson } from './wall-rows';
 import type { IdempotentAnswer, ItemRow, OrderRow, ProductRef, SessionRow, SlotRow, WallState } from './wall-state';
@@ -44,7 +46,7 @@ export class WallReads {
     const cached = this.state.product(code);
     if (cached !== undefined) return cached;
     const [row] = await productByCode(this.db, { clientId: this.clientId, code });
-    const product = row ? { productId: row.product_id, sku: row.sku } : null;
+    const product = row ? { productId: row.product_id, sku: row.sku, requiresSerial: row.requires_serial } : null;
     this.state.rememberProduct(code, product);
     return product;
   }
@@ -70,6 +72,14 @@ export class WallReads {
   async item(itemId: number): Promise<{ item: ItemRow; slot: SlotRow | null } | null> {
     const [row] = await itemById(this.db, { clientId: this.clientId, wallId: this.state.wall.id, itemId });
     return row ? { item: itemFromJson(row.item), slot: row.slot ? slotFromJson(row.slot) : null } : null;
+  }
+
+  /** The unit a product's serial number was confirmed with, on any wall of the client; null: not sorted yet. */
+  async serialHolder(productId: number, serial: string): Promise<SerialHolder | null> {
+    const [row] = await serialHolder(this.db, { clientId: this.clientId, productId, serial });
+    return row
+      ? { itemId: row.item_id, orderId: row.order_id, wallId: row.wall_id, wallName: row.wall_name, crc: row.crc, position: row.position }
+      : null;
   }
 
   /** A session token of this wall that is not connected: the ended session, or null (unknown here). */

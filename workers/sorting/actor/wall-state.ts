@@ -43,7 +43,14 @@ export type ItemRow = Pick<
   | 'confirmedUnits'
   | 'status'
   | 'createdAt'
-> & { sortBoxId: number | null; confirmedAt: Date | null; cancelledAt: Date | null };
+> & {
+  sortBoxId: number | null;
+  confirmedAt: Date | null;
+  cancelledAt: Date | null;
+  /** Whether its product required a serial when it was scanned: its confirm needs one (docs/api.md "Serial numbers"). */
+  requiresSerial: boolean;
+  serial: string | null;
+};
 
 export interface LineRow {
   id: number;
@@ -69,6 +76,7 @@ export interface OrderRow {
 export interface ProductRef {
   productId: number;
   sku: string;
+  requiresSerial: boolean;
 }
 
 /** A keyed scan's first answer, kept so a retry with the same key answers the same. */

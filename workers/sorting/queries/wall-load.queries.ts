@@ -14,7 +14,7 @@ export function itemJsonColumns(a: string): string {
   return `${a}.id, ${a}.wall_id as "wallId", ${a}.sort_box_id as "sortBoxId", ${a}.crc, ${a}.order_id as "orderId", ${a}.order_item_id as "orderItemId",
        ${a}.product_id as "productId", ${a}.sku, ${a}.barcode, ${a}.barcode_input_method as "barcodeInputMethod", ${a}.user_id as "userId",
        ${a}.session_id as "sessionId", ${a}.color, ${a}.units, ${a}.confirmed_units as "confirmedUnits", ${a}.status, ${a}.created_at as "createdAt",
-       ${a}.confirmed_at as "confirmedAt", ${a}.cancelled_at as "cancelledAt"`;
+       ${a}.confirmed_at as "confirmedAt", ${a}.cancelled_at as "cancelledAt", ${a}.requires_serial as "requiresSerial", ${a}.serial`;
 }
 
 /** An order with its lines and picklists as JSON (`orders <alias>`). */

@@ -10,8 +10,8 @@ import { itemJsonColumns, orderJsonColumns, sessionJsonColumns } from './wall-lo
 const CANDIDATE_LIMIT = 4;
 
 /** A barcode's product: by SKU, then UPC, then shadow SKU, then alias (product_code.kind), one index lookup. */
-export const productByCode = query<{ clientId: number; code: string }, { product_id: number; sku: string }>('product-by-code', `
-select pc.product_id, p.sku from product_code pc join product p on p.id = pc.product_id
+export const productByCode = query<{ clientId: number; code: string }, { product_id: number; sku: string; requires_serial: boolean }>('product-by-code', `
+select pc.product_id, p.sku, p.requires_serial from product_code pc join product p on p.id = pc.product_id
  where pc.client_id = :clientId and pc.code = :code order by pc.kind, pc.product_id limit 1`);
 
 /** A candidate line with its order (lines and picklists as the actor holds them). */
@@ -127,3 +127,17 @@ select coalesce((select json_agg(json_build_object('serialNumber', b.serial_numb
                    from sort_box b join wall w on w.id = b.wall_id
                   where b.client_id = :clientId and b.crc = any(:crcs::bpchar[])), '[]') as by_crc,
        (select array_agg(nextval('sort_box_id_seq')::int) from generate_series(1, :fresh::int)) as ids`);
+
+/**
+ * The unit a serial number of a product was confirmed with, in any wall of the client: through the
+ * partial unique index of serials (client, product, serial). Read only by a confirm that carries a
+ * serial; the index itself keeps two walls from both confirming it (docs/api.md "Serial numbers").
+ */
+export const serialHolder = query<
+  { clientId: number; productId: number; serial: string },
+  { item_id: number; order_id: number; wall_id: number; wall_name: string; crc: string; position: number | null }
+>('serial-holder', `
+select i.id as item_id, i.order_id, i.wall_id, w.name as wall_name, i.crc,
+       (select sb.position from sort_box sb where sb.id = i.sort_box_id) as position
+  from sort_box_item i join wall w on w.id = i.wall_id
+ where i.client_id = :clientId::int and i.product_id = :productId::int and i.serial = :serial::text`);

@@ -50,7 +50,7 @@ const SESSION = `s(id int, token text, "userId" int, "picklistId" int, color tex
   "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)`;
 const ITEM = `x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
-  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz)`;
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)`;
 
 /** Which parts a command's write has: the shape of its statement (a part with no rows has no CTE). */
 export interface WriteShape {
@@ -127,15 +127,16 @@ function writeCtes(s: WriteShape): [string, string][] {
   returning 1`]);
   if (s.itemsUpdated) ctes.push(['items_updated', `
   update sort_box_item i set sort_box_id = x."sortBoxId", crc = x.crc, session_id = x."sessionId", units = x.units,
-                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt"
+                             confirmed_units = x."confirmedUnits", status = x.status, confirmed_at = x."confirmedAt", cancelled_at = x."cancelledAt",
+                             serial = x.serial
     from jsonb_to_recordset(:itemsUpdated::jsonb) as ${ITEM}
    where i.id = ${ids('itemsUpdated')} and i.id = x.id and i.wall_id = :wallId::int
   returning 1`]);
   if (s.itemsInserted) ctes.push(['items_inserted', `
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
     from jsonb_to_recordset(:itemsInserted::jsonb) as ${ITEM}
   returning 1`]);
   if (s.events) ctes.push(['events', `

@@ -149,6 +149,8 @@ async function decideScan(ctx: CommandContext, cmd: CommandPayloads['item.scan']
     createdAt: now,
     confirmedAt: null,
     cancelledAt: null,
+    requiresSerial: product.requiresSerial,
+    serial: null,
   };
   changes.newItems.push(item);
   touchSession(ctx, session);

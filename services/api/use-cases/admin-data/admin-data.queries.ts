@@ -35,15 +35,15 @@ select pc.code, p.sku from product_code pc join product p on p.id = pc.product_i
    and pc.code in (select value from jsonb_array_elements_text(:codes::jsonb))`);
 
 export const upsertProductRows = query<{ clientId: number; rows: string }, { id: number; sku: string } & Written>('admin-products-upsert', `
-insert into product (client_id, sku, title, upc, aliases, shadow_skus, requires_transparency_code, kit_components,
+insert into product (client_id, sku, title, upc, aliases, shadow_skus, requires_transparency_code, requires_serial, kit_components,
                      site_price, stop_loss_price, channel_prices, updated_at)
-select :clientId::int, x.sku, x.title, x.upc, x.aliases, x.shadow_skus, x.requires_transparency_code, x.kit_components,
+select :clientId::int, x.sku, x.title, x.upc, x.aliases, x.shadow_skus, x.requires_transparency_code, x.requires_serial, x.kit_components,
        x.site_price, x.stop_loss_price, x.channel_prices, now()
   from jsonb_to_recordset(:rows::jsonb) as x(sku text, title text, upc text, aliases text[], shadow_skus text[],
-       requires_transparency_code boolean, kit_components jsonb, site_price numeric, stop_loss_price numeric, channel_prices jsonb)
+       requires_transparency_code boolean, requires_serial boolean, kit_components jsonb, site_price numeric, stop_loss_price numeric, channel_prices jsonb)
 on conflict (client_id, sku) do update set
   title = excluded.title, upc = excluded.upc, aliases = excluded.aliases, shadow_skus = excluded.shadow_skus,
-  requires_transparency_code = excluded.requires_transparency_code, kit_components = excluded.kit_components,
+  requires_transparency_code = excluded.requires_transparency_code, requires_serial = excluded.requires_serial, kit_components = excluded.kit_components,
   site_price = excluded.site_price, stop_loss_price = excluded.stop_loss_price,
   channel_prices = excluded.channel_prices, updated_at = now()
 returning id, sku, (xmax = 0) as inserted`);
@@ -65,6 +65,7 @@ export interface ProductPageRow {
   aliases: string[];
   shadow_skus: string[];
   requires_transparency_code: boolean;
+  requires_serial: boolean;
   kit_components: KitComponent[];
   site_price: string | number | null;
   stop_loss_price: string | number | null;
@@ -76,7 +77,7 @@ export interface ProductPageRow {
  * matches the title case-insensitively, or any of the product's upper-cased codes.
  */
 export const productPage = query<{ clientId: number; after: number; search: string | null; limit: number }, ProductPageRow>('admin-products-page', `
-select p.id, p.sku, p.title, p.upc, p.aliases, p.shadow_skus, p.requires_transparency_code, p.kit_components,
+select p.id, p.sku, p.title, p.upc, p.aliases, p.shadow_skus, p.requires_transparency_code, p.requires_serial, p.kit_components,
        p.site_price, p.stop_loss_price, p.channel_prices
   from product p
  where p.client_id = :clientId::int and p.id > :after::int

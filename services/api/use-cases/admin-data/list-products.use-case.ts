@@ -51,6 +51,7 @@ export async function listProducts(
       aliases: r.aliases,
       shadowSkus: r.shadow_skus,
       requiresTransparencyCode: r.requires_transparency_code,
+      requiresSerial: r.requires_serial,
       kitComponents: r.kit_components,
       sitePrice: num(r.site_price),
       stopLossPrice: num(r.stop_loss_price),

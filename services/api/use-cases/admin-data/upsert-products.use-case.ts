@@ -56,6 +56,7 @@ export async function upsertProducts(em: EntityManager, clientId: number, rows: 
           aliases: r.aliases,
           shadow_skus: r.shadowSkus,
           requires_transparency_code: r.requiresTransparencyCode,
+          requires_serial: r.requiresSerial,
           kit_components: r.kitComponents,
           site_price: r.sitePrice,
           stop_loss_price: r.stopLossPrice,

@@ -10,6 +10,8 @@ export interface OrderRecordItem {
   sortedQty: number;
   /** Only on GET /orders/{id}: units scanned and waiting for their confirmation. */
   pendingQty?: number;
+  /** Only on GET /orders/{id}: the serial numbers of its confirmed units, in the order they were confirmed. */
+  serials?: string[];
   bins?: string[];
 }
 
@@ -39,7 +41,7 @@ export interface OrderRow {
   ship_to: ShipTo;
   wall_id: number | null;
   crc: string | null;
-  items: { sku: string; qty: number; confirmed: number; pending: number; bins: string[] }[];
+  items: { sku: string; qty: number; confirmed: number; pending: number; bins: string[]; serials?: string[] }[];
 }
 
 /**
@@ -69,7 +71,7 @@ export function toOrderRecord(r: OrderRow, opts: { bins: boolean; pending?: bool
       sku: i.sku,
       qty: i.qty,
       sortedQty: i.confirmed,
-      ...(opts.pending ? { pendingQty: i.pending } : {}),
+      ...(opts.pending ? { pendingQty: i.pending, serials: i.serials ?? [] } : {}),
       ...(opts.bins ? { bins: i.bins } : {}),
     })),
   };

@@ -10,18 +10,22 @@ import type { UnshippedOrderFilter } from './unshipped-order-filter';
  * database constraint): each order's lines come from a correlated json_agg on the
  * (client_id, order_id, sku) index, so there is no query per order.
  */
-const ORDER_RECORD = `
+const orderRecordSql = (serials: boolean) => `
 select o.id, o.warehouse_id, o.priority, o.is_drop_ship, o.status, o.ship_to,
        to_char(o.order_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as order_date,
        sb.wall_id, sb.crc,
        coalesce((select json_agg(json_build_object('sku', i.sku, 'qty', i.qty, 'confirmed', i.confirmed_qty,
-                                                   'pending', i.pending_qty, 'bins', i.bins) order by i.id)
+                                                   'pending', i.pending_qty, 'bins', i.bins${serials ? `,
+                                                   -- The serial numbers its confirmed units were sorted with (docs/api.md "Serial numbers").
+                                                   'serials', coalesce((select json_agg(s.serial order by s.confirmed_at, s.id) from sort_box_item s
+                                                                         where s.order_item_id = i.id and s.serial is not null), '[]'::json)` : ''}) order by i.id)
                  from order_item i where i.client_id = o.client_id and i.order_id = o.id), '[]'::json) as items
   from orders o
   left join sort_box sb on sb.client_id = o.client_id and sb.order_id = o.id`;
+const ORDER_RECORD = orderRecordSql(false);
 
 /** One order of the client in any status. */
-export const orderRecord = query<{ clientId: number; orderId: number }, OrderRow>('order-record', `${ORDER_RECORD}
+export const orderRecord = query<{ clientId: number; orderId: number }, OrderRow>('order-record', `${orderRecordSql(true)}
  where o.client_id = :clientId::int and o.id = :orderId::int`);
 
 /** Which conditions of the unshipped filter a listing uses: the shape of its statement. */

@@ -54,7 +54,7 @@ export async function getSortBoxItem(em: EntityManager, clientId: number, itemId
   return toItemDto(item, slot ?? { crc: item.crc, position: 0 }, line);
 }
 
-/** PATCH /sort-box-items/{id}/confirm: `barcode`, when given, is the slot the unit went into. */
+/** PATCH /sort-box-items/{id}/confirm: `barcode`, when given, is the slot the unit went into; `serial`, the unit's serial number. */
 export async function confirmSortBoxItem(
   em: EntityManager,
   commands: CommandClient,
@@ -62,9 +62,10 @@ export async function confirmSortBoxItem(
   itemId: number,
   units: number,
   barcode: string | null,
+  serial: string | null = null,
 ): Promise<SortBoxItemDto> {
   const wallId = await wallOfItem(em, auth.clientId, itemId);
-  return commands.execute('item.confirm', { ...commandActor(auth, wallId), itemId, units, barcode });
+  return commands.execute('item.confirm', { ...commandActor(auth, wallId), itemId, units, barcode, serial });
 }
 
 /** PATCH /sort-box-items/{id}/cancel: needs the PIN where it is enforced server-side. */

@@ -19,6 +19,7 @@ coalesce((
            'id', i.id, 'wallId', i.wall_id, 'status', i.status, 'units', i.units, 'confirmedUnits', i.confirmed_units,
            'orderId', i.order_id, 'sku', i.sku, 'barcode', i.barcode, 'barcodeInputMethod', i.barcode_input_method,
            'userId', i.user_id, 'color', i.color, 'createdAt', i.created_at, 'confirmedAt', i.confirmed_at, 'cancelledAt', i.cancelled_at,
+           'requiresSerial', i.requires_serial, 'serial', i.serial,
            'qty', l.qty, 'confirmedQty', l.confirmed_qty, 'pendingQty', l.pending_qty,
            'crc', coalesce(b.crc, i.crc), 'position', coalesce(b.position, 0),
            'userName', e.first_name || ' ' || e.last_name) order by i.created_at, i.id)
