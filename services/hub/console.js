@@ -4,34 +4,28 @@
 // only. Every change is confirmed in the notice line and every refusal shows the service's detail.
 // Walls and printers are a Manager's; employees, the PIN, the subscription, webhooks and imports an
 // Admin's (the service decides: a tab it would refuse is not offered).
-import { $, api as callApi, el, Problem, show, signedInWalls, signInForm, token } from './common.js';
+import { $, api, el, Problem, show, signedInWalls, signInForm, token } from './common.js';
 
-/**
- * @typedef {{ id: number, name: string, isActive: boolean, maxSorters: number, slotCount: number,
- *   connectedSorters: number, printerId: number | null, autoPrint: boolean }} Wall
- * @typedef {{ id: number, serialNumber: string, crc: string, position: number, status: string, orderId: number | null }} Slot
- * @typedef {{ id: number, token: string | null, userName: string, color: string, colorHex: string, startedAt: string }} Session
- * @typedef {Wall & { slots: Slot[], sessions: Session[] }} WallDetail
- * @typedef {{ id: number, email: string, firstName: string, lastName: string, roles: string[], isActive: boolean }} Employee
- * @typedef {{ id: number, name: string, host: string, port: number, lastPrintedAt: string | null, lastError: string | null }} Printer
- * @typedef {{ id: number, orderId: number | null, status: string, attempts: number, lastError: string | null, createdAt: string, sentAt: string | null }} PrintJob
- * @typedef {{ id: number, url: string, events: string[], secret: string, createdAt: string }} Webhook
- * @typedef {{ eventType: string, attempt: number, status: string, responseStatus: number | null, error: string | null, attemptedAt: string }} Delivery
- * @typedef {{ row: number, column: string, code: string, detail: string }} ImportProblem
- * @typedef {{ dryRun: boolean, imported: boolean, rowsRead: number, records: number, created: number, updated: number,
- *   problemCount: number, problems: ImportProblem[] }} ImportReport
- */
+/** @typedef {import('./types').Responses} Responses */
+/** @typedef {Responses['ListWalls'][number]} Wall */
+/** @typedef {Responses['GetWall']} WallDetail */
+/** @typedef {WallDetail['slots'][number]} Slot */
+/** @typedef {WallDetail['sessions'][number]} Session */
+/** @typedef {Responses['ListEmployees'][number]} Employee */
+/** @typedef {Responses['ListPrinters'][number]} Printer */
+/** @typedef {Responses['ListWebhooks'][number]} Webhook */
+/** The three imports answer the same report: a field the page reads must be in each. */
+/** @typedef {Responses['ImportOrders' | 'ImportProducts' | 'ImportPicklists']} ImportReport */
+/** An import refused for its problems: the problem+json answer (400) carries the same report. */
+/** @typedef {{ code?: string, title?: string, detail?: string, report?: ImportReport }} ImportRefusal */
+/** What PATCH /admin/employees/{id} changes here (only the fields given). */
+/** @typedef {{ roles?: string[], isActive?: boolean, password?: string }} EmployeeChange */
 
+/** @type {Employee['roles']} */
 const ROLES = ['Sorter', 'Manager', 'Admin'];
 
-/**
- * common.js's api(), named with the options this page passes: the JSON answer, or a thrown Problem.
- * @type {(method: string, path: string, opts?: { body?: unknown, headers?: Record<string, string> }) => Promise<any>}
- */
-const api = /** @type {any} */ (callApi);
-
 const state = {
-  /** @type {string[]} */ roles: [],
+  /** @type {Employee['roles']} */ roles: [],
   /** @type {Wall[]} */ walls: [],
   /** @type {WallDetail | null} */ wall: null,
   /** @type {Printer[]} */ printers: [],
@@ -93,7 +87,7 @@ async function act(change) {
 async function start() {
   const walls = await signedInWalls(signOut);
   if (!walls) return;
-  /** @type {Employee} */
+  /** @type {Responses['GetAuthenticatedEmployee']} */
   const me = await api('GET', '/api/v1/employees/me');
   state.roles = me.roles;
   // Admin implies Manager (docs/api.md §2).
@@ -244,7 +238,7 @@ async function attach(serial) {
   if (!w) return say('Choose or create a wall first.', 'bad');
   const known = w.slots.find((s) => s.serialNumber === serial);
   await act(async () => {
-    /** @type {Slot[]} */
+    /** @type {Responses['AttachSortBoxes']} */
     const [slot] = await api('PUT', `/api/v1/walls/${w.id}/sort-boxes`, { body: { serialNumbers: [serial] } });
     await reloadWall();
     await loadWalls();
@@ -275,11 +269,13 @@ async function loadEmployees() {
   node('#employees').replaceChildren(...state.employees.map(employeeRow));
   const select = /** @type {HTMLSelectElement} */ (form('#reset-password').elements.namedItem('id'));
   select.replaceChildren(...state.employees.map((e) => el('option', { value: String(e.id), textContent: `${e.firstName} ${e.lastName} (${e.email})` })));
+  /** @type {Responses['GetSecurityPin']} */
   const pin = await api('GET', '/api/v1/admin/security/pin');
   node('#pin-state').textContent = pin.pinLength
     ? `(a PIN of ${pin.pinLength} characters, enforced by ${pin.enforcement === 'server' ? 'the service too' : 'the sorter page'})`
     : '(no PIN set)';
   /** @type {HTMLSelectElement} */ (form('#pin').elements.namedItem('enforcement')).value = pin.enforcement;
+  /** @type {Responses['GetSortingSubscription']} */
   const enabled = await api('GET', '/api/v1/subscriptions/sorting');
   node('#subscription-state').textContent = enabled ? '(enabled)' : '(disabled: sorting is refused)';
   node('#subscription-toggle').textContent = enabled ? 'Disable sorting' : 'Enable sorting (free)';
@@ -312,7 +308,7 @@ function employeeRow(e) {
   );
 }
 
-/** @param {Employee} e @param {Record<string, unknown>} body @param {string} done */
+/** @param {Employee} e @param {EmployeeChange} body @param {string} done */
 function changeEmployee(e, body, done) {
   return act(async () => {
     await api('PATCH', `/api/v1/admin/employees/${e.id}`, { body });
@@ -324,6 +320,7 @@ function changeEmployee(e, body, done) {
 async function loadUsage() {
   const f = form('#subscription');
   if (!value(f, 'month')) field(f, 'month').value = new Date().toISOString().slice(0, 7);
+  /** @type {Responses['GetSortingUsage']} */
   const usage = await api('GET', `/api/v1/admin/subscriptions/sorting/usage?month=${encodeURIComponent(value(f, 'month'))}`);
   node('#usage').textContent = `${usage.slotsUsed} slot${usage.slotsUsed === 1 ? '' : 's'} used in ${usage.month} (slots that took a confirmed unit: the billing figure)`;
 }
@@ -346,7 +343,7 @@ async function loadPrinters() {
           {},
           button('Test print', () =>
             act(async () => {
-              /** @type {PrintJob} */
+              /** @type {Responses['PrintTestLabel']} */
               const job = await api('POST', `/api/v1/printers/${p.id}/test`);
               await showJobs(p);
               return `Test label for ${p.name} queued as print job ${job.id}: it shows Sent once the printer took it (Print jobs).`;
@@ -369,7 +366,7 @@ async function loadPrinters() {
 
 /** @param {Printer} p */
 async function showJobs(p) {
-  /** @type {PrintJob[]} */
+  /** @type {Responses['ListPrinterJobs']} */
   const jobs = await api('GET', `/api/v1/printers/${p.id}/jobs?count=50`);
   node('#jobs-card').hidden = false;
   node('#jobs-title').textContent = p.name;
@@ -394,7 +391,7 @@ async function showJobs(p) {
 // ---- Webhooks (Admin)
 
 async function loadWebhooks() {
-  /** @type {Webhook[]} */
+  /** @type {Responses['ListWebhooks']} */
   const hooks = await api('GET', '/api/v1/admin/webhooks');
   node('#webhooks').replaceChildren(
     ...hooks.map((h) =>
@@ -424,7 +421,7 @@ async function loadWebhooks() {
 
 /** @param {Webhook} h */
 async function showDeliveries(h) {
-  /** @type {Delivery[]} */
+  /** @type {Responses['ListWebhookDeliveries']} */
   const rows = await api('GET', `/api/v1/admin/webhooks/${h.id}/deliveries?count=50`);
   node('#deliveries-card').hidden = false;
   node('#deliveries-title').textContent = h.url;
@@ -464,10 +461,12 @@ async function sendImport(file, kind, dryRun) {
   } catch {
     throw new Problem(0, { title: 'No connection', detail: 'The service cannot be reached. Check the network and try again.' });
   }
+  /** @type {unknown} */
   const data = await res.json().catch(() => ({}));
-  if (res.ok) return { ok: true, report: data };
-  if (data && data.report) return { ok: false, report: data.report };
-  throw new Problem(res.status, data || {});
+  if (res.ok) return { ok: true, report: /** @type {ImportReport} */ (data) };
+  const refusal = /** @type {ImportRefusal} */ (data || {});
+  if (refusal.report) return { ok: false, report: refusal.report };
+  throw new Problem(res.status, refusal);
 }
 
 /** @param {ImportReport} report @param {string} kind */
@@ -534,7 +533,7 @@ form('#new-wall').addEventListener('submit', (e) => {
   e.preventDefault();
   const f = form('#new-wall');
   act(async () => {
-    /** @type {Wall} */
+    /** @type {Responses['CreateWall']} */
     const wall = await api('POST', '/api/v1/walls', { body: { name: value(f, 'name') } });
     f.reset();
     await loadWalls();
@@ -560,7 +559,7 @@ form('#wall-settings').addEventListener('submit', (e) => {
   const body = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => /** @type {Record<string, unknown>} */ (w)[k] !== v));
   if (!Object.keys(body).length) return say(`Nothing to save: wall ${w.name} is as shown.`);
   act(async () => {
-    /** @type {Wall} */
+    /** @type {Responses['UpdateWall']} */
     const saved = await api('PATCH', `/api/v1/walls/${w.id}`, { body });
     await Promise.all([reloadWall(), loadWalls()]);
     return `Wall ${saved.name} is saved: ${saved.isActive ? 'active' : 'inactive'}, up to ${saved.maxSorters} sorter${saved.maxSorters === 1 ? '' : 's'}.`;
@@ -594,7 +593,7 @@ form('#new-employee').addEventListener('submit', (e) => {
   const roles = [...f.querySelectorAll('input[name=roles]:checked')].map((i) => /** @type {HTMLInputElement} */ (i).value);
   const body = { firstName: value(f, 'firstName'), lastName: value(f, 'lastName'), email: value(f, 'email'), password: field(f, 'password').value, roles };
   act(async () => {
-    /** @type {Employee} */
+    /** @type {Responses['CreateEmployee']} */
     const added = await api('POST', '/api/v1/admin/employees', { body });
     f.reset();
     await loadEmployees();
@@ -620,6 +619,7 @@ form('#pin').addEventListener('submit', (e) => {
   const pin = field(f, 'pin').value || null;
   const enforcement = /** @type {HTMLSelectElement} */ (f.elements.namedItem('enforcement')).value;
   act(async () => {
+    /** @type {Responses['SetSecurityPin']} */
     const res = await api('PUT', '/api/v1/admin/security/pin', { body: { pin, enforcement } });
     f.reset();
     await loadEmployees();
@@ -644,7 +644,7 @@ form('#new-printer').addEventListener('submit', (e) => {
   const f = form('#new-printer');
   const body = { name: value(f, 'name'), host: value(f, 'host'), port: Number(value(f, 'port') || 9100) };
   act(async () => {
-    /** @type {Printer} */
+    /** @type {Responses['CreatePrinter']} */
     const p = await api('POST', '/api/v1/printers', { body });
     f.reset();
     await loadPrinters();
@@ -657,7 +657,7 @@ form('#new-webhook').addEventListener('submit', (e) => {
   const f = form('#new-webhook');
   const events = value(f, 'events').split(',').map((s) => s.trim()).filter(Boolean);
   act(async () => {
-    /** @type {Webhook} */
+    /** @type {Responses['CreateWebhook']} */
     const h = await api('POST', '/api/v1/admin/webhooks', { body: { url: value(f, 'url'), events } });
     f.reset();
     await loadWebhooks();
