@@ -175,12 +175,14 @@ describe('the operator console in a browser', () => {
 
     // The other tabs' changes are confirmed too: a PIN, a printer and its test print, a webhook.
     await page.click('[data-tab=employees]');
+    // The tab reads the PIN settings again when it opens (the usage figure last): the form is filled once
+    // that read is done, or it would put the enforcement shown back over the one chosen.
+    await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
     await page.fill('#pin input[name=pin]', '4321');
     await page.selectOption('#pin select[name=enforcement]', 'server');
     await page.click('#pin button[type=submit]');
     await notice(page, 'The PIN is set (4 characters), enforced by the service too');
     await page.waitForSelector('#pin-state:has-text("4 characters, enforced by the service too")', { timeout: STEP_MS });
-    await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
     await page.screenshot({ path: join(ARTIFACTS, 'console-employees.png') });
     await page.click('[data-tab=printers]');
     await page.fill('#new-printer input[name=name]', 'Dock 7 back');
