@@ -59,7 +59,10 @@ describe('the operator console in a browser', () => {
     expect(res.headers['content-security-policy']).toBe(PAGES_CSP);
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(res.text).not.toMatch(/\son\w+=/);
-    await request(api.app).get('/hub/assets/console.js').expect(200).expect('content-type', /javascript/);
+    // The page's script and the modules of its tabs it imports.
+    for (const script of ['console', 'console-ui', 'console-walls', 'console-employees', 'console-printers', 'console-webhooks', 'console-imports']) {
+      await request(api.app).get(`/hub/assets/${script}.js`).expect(200).expect('content-type', /javascript/);
+    }
   });
 
   it('sets up a wall from nothing: slots by scanning, a sorter, an imported order sorted on the sorter page, the slot labels', async () => {
