@@ -59,7 +59,10 @@ describe('the operator console in a browser', () => {
     expect(res.headers['content-security-policy']).toBe(PAGES_CSP);
     expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(res.text).not.toMatch(/\son\w+=/);
-    await request(api.app).get('/hub/assets/console.js').expect(200).expect('content-type', /javascript/);
+    // The page's script and the modules of its tabs it imports.
+    for (const script of ['console', 'console-ui', 'console-walls', 'console-employees', 'console-printers', 'console-webhooks', 'console-imports']) {
+      await request(api.app).get(`/hub/assets/${script}.js`).expect(200).expect('content-type', /javascript/);
+    }
   });
 
   it('sets up a wall from nothing: slots by scanning, a sorter, an imported order sorted on the sorter page, the slot labels', async () => {
@@ -175,12 +178,14 @@ describe('the operator console in a browser', () => {
 
     // The other tabs' changes are confirmed too: a PIN, a printer and its test print, a webhook.
     await page.click('[data-tab=employees]');
+    // The tab reads the PIN settings again when it opens (the usage figure last): the form is filled once
+    // that read is done, or it would put the enforcement shown back over the one chosen.
+    await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
     await page.fill('#pin input[name=pin]', '4321');
     await page.selectOption('#pin select[name=enforcement]', 'server');
     await page.click('#pin button[type=submit]');
     await notice(page, 'The PIN is set (4 characters), enforced by the service too');
     await page.waitForSelector('#pin-state:has-text("4 characters, enforced by the service too")', { timeout: STEP_MS });
-    await page.waitForSelector('#usage:has-text("1 slot used in")', { timeout: STEP_MS });
     await page.screenshot({ path: join(ARTIFACTS, 'console-employees.png') });
     await page.click('[data-tab=printers]');
     await page.fill('#new-printer input[name=name]', 'Dock 7 back');

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { PAGE_TYPE_SOURCES, pageTypesModule, tsType, type PageTypeSources } from '../../services/api/http/page-types';
 import { wallProgressDto } from '../../shared/dto/wall.dto';
 import { sortBoxDto } from '../../shared/dto/sorting.dto';
+import { webhookDeliveryDto } from '../../services/api/use-cases/webhooks/webhook.dto';
 
 /*
  * The pages (services/hub/*.js, plain JavaScript) are checked by tsc against declarations written from
@@ -40,15 +41,22 @@ function pagesWith(sources: PageTypeSources): string {
   return dir;
 }
 
-/** The sources with operation `operationId` answering `response` instead. */
-function withResponse(operationId: string, response: z.ZodType): PageTypeSources {
+/** The sources (by default the API's) with operation `operationId` answering `response` instead. */
+function withResponse(operationId: string, response: z.ZodType, sources: PageTypeSources = PAGE_TYPE_SOURCES): PageTypeSources {
   let found = false;
-  const groups = PAGE_TYPE_SOURCES.groups.map((g) => ({
+  const groups = sources.groups.map((g) => ({
     ...g,
     routes: g.routes.map((r) => (r.operationId === operationId ? ((found = true), { ...r, response }) : r)),
   }));
   if (!found) throw new Error(`no operation ${operationId}`);
-  return { ...PAGE_TYPE_SOURCES, groups };
+  return { ...sources, groups };
+}
+
+/** What operation `operationId` answers, as the API declares it. */
+function responseOf(operationId: string): z.ZodType {
+  const route = PAGE_TYPE_SOURCES.groups.flatMap((g) => g.routes).find((r) => r.operationId === operationId);
+  if (!route?.response) throw new Error(`no operation ${operationId} with an answer`);
+  return route.response;
 }
 
 describe('the pages type declarations (services/hub/types.d.ts)', () => {
@@ -73,6 +81,25 @@ describe('the pages type declarations (services/hub/types.d.ts)', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.startsWith('hub.js('))).toBe(true);
     expect(errors.join('\n')).toMatch(/Property 'unitsLeft' does not exist/);
+  });
+
+  it('fail the console when fields of answers only it reads are renamed (a delivery, one of the three import reports)', () => {
+    // GET /admin/webhooks/{id}/deliveries: attemptedAt renamed at; POST /admin/picklists/import: problemCount renamed problemsFound.
+    const { attemptedAt, ...delivery } = webhookDeliveryDto.shape;
+    const { problemCount, ...report } = (responseOf('ImportPicklists') as z.ZodObject).shape;
+    const sources = withResponse(
+      'ImportPicklists',
+      z.object({ ...report, problemsFound: problemCount }),
+      withResponse('ListWebhookDeliveries', z.array(z.object({ ...delivery, at: attemptedAt }))),
+    );
+    const dir = pagesWith(sources);
+    dirs.push(dir);
+    const errors = check(dir);
+    expect(errors.length).toBeGreaterThan(0);
+    const files = [...new Set(errors.map((e) => e.slice(0, e.indexOf('('))))].sort();
+    expect(files).toEqual(['console-imports.js', 'console-webhooks.js']);
+    expect(errors.join('\n')).toMatch(/Property 'attemptedAt' does not exist/);
+    expect(errors.join('\n')).toMatch(/Property 'problemCount' does not exist/);
   });
 
   it('fail the pages that read an event field renamed in its type\'s schema', () => {
