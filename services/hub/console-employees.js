@@ -22,7 +22,9 @@ export async function loadEmployees() {
   node('#pin-state').textContent = pin.pinLength
     ? `(a PIN of ${pin.pinLength} characters, enforced by ${pin.enforcement === 'server' ? 'the service too' : 'the sorter page'})`
     : '(no PIN set)';
-  /** @type {HTMLSelectElement} */ (form('#pin').elements.namedItem('enforcement')).value = pin.enforcement;
+  // A choice the person made meanwhile stands (this read can finish after they picked one).
+  const enforcement = /** @type {HTMLSelectElement} */ (form('#pin').elements.namedItem('enforcement'));
+  if (form('#pin').dataset.edited !== 'true') enforcement.value = pin.enforcement;
   /** @type {Responses['GetSortingSubscription']} */
   const enabled = await api('GET', '/api/v1/subscriptions/sorting');
   node('#subscription-state').textContent = enabled ? '(enabled)' : '(disabled: sorting is refused)';
@@ -101,6 +103,7 @@ export function wireEmployees() {
     });
   });
 
+  /** @type {HTMLSelectElement} */ (form('#pin').elements.namedItem('enforcement')).addEventListener('change', () => (form('#pin').dataset.edited = 'true'));
   form('#pin').addEventListener('submit', (e) => {
     e.preventDefault();
     const f = form('#pin');
@@ -110,6 +113,7 @@ export function wireEmployees() {
       /** @type {Responses['SetSecurityPin']} */
       const res = await api('PUT', '/api/v1/admin/security/pin', { body: { pin, enforcement } });
       f.reset();
+      delete f.dataset.edited;
       await loadEmployees();
       return res.pinLength
         ? `The PIN is set (${res.pinLength} characters), enforced by ${res.enforcement === 'server' ? 'the service too' : 'the sorter page'}.`
