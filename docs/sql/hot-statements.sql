@@ -374,7 +374,8 @@ select c.position < coalesce((select h.through from outbox_horizon h), 0) as wor
      from outbox_consumer c where c.name = :name::text;
 
 -- name: outbox-consumer-lock
-select position::text from outbox_consumer where name = :name::text for update skip locked;
+select position::text, set_config('synchronous_commit', 'off', true) as commit_mode
+  from outbox_consumer where name = :name::text for update skip locked;
 
 -- name: outbox-consumer-register
 insert into outbox_consumer (name, position) values (:name::text, coalesce((select through from outbox_horizon), 0))
