@@ -377,7 +377,8 @@ select c.position < coalesce((select h.through from outbox_horizon h), 0) as wor
      from outbox_consumer c where c.name = :name::text;
 
 -- name: outbox-consumer-lock
-select position::text from outbox_consumer where name = :name::text for update skip locked;
+select position::text, set_config('synchronous_commit', 'off', true) as commit_mode
+  from outbox_consumer where name = :name::text for update skip locked;
 
 -- name: outbox-consumer-register
 insert into outbox_consumer (name, position) values (:name::text, coalesce((select through from outbox_horizon), 0))
@@ -515,19 +516,18 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
                   where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
           from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
   from (
-    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
-      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
-             where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
-            offset 0) oi
+    select l.id as order_item_id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty, l.priority_rank, l.order_date
+      from order_item l
       cross join lateral (
-        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+        select o.status, o.is_drop_ship,
                -- Per line, by key (a subquery in the select list is never turned into a join).
                (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
-          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
-     order by o.priority_rank desc, o.order_date, oi.order_id
+          from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
+     where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+       and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by l.priority_rank desc, l.order_date, l.order_id
      limit 4
   ) c
  order by c.priority_rank desc, c.order_date, c.order_id;
@@ -540,19 +540,18 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
                   where po.client_id = o.client_id and po.order_id = o.id), '[]') as "picklistIds"
           from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
   from (
-    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
-      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
-             where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
-            offset 0) oi
+    select l.id as order_item_id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty, l.priority_rank, l.order_date
+      from order_item l
       cross join lateral (
-        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+        select o.status, o.is_drop_ship,
                -- Per line, by key (a subquery in the select list is never turned into a join).
                (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
-          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
-     order by o.priority_rank desc, o.order_date, oi.order_id
+          from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
+     where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+       and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by -l.priority_rank, l.order_date, l.order_id
      limit 4
   ) c
  order by c.priority_rank desc, c.order_date, c.order_id;

@@ -268,6 +268,14 @@ describe('admin data loading', () => {
         { sku: 'C-3', qty: 4, confirmedQty: 0, pendingQty: 0 },
       ]);
       expect((await em().findOneOrFail(Order, { clientId: t.clientId, id: 1 })).priorityRank).toBe(2);
+      // Every line carries its order's rank and date (the scan walks the open lines in that order): the
+      // new line as the upload wrote it, the kept ones moved with their order.
+      const ranks = await em().getConnection().execute<{ sku: string; priority_rank: number; same_date: boolean }[]>(
+        `select l.sku, l.priority_rank, l.order_date = o.order_date as same_date from order_item l join orders o on o.client_id = l.client_id and o.id = l.order_id
+          where l.client_id = ? and l.order_id = 1 order by l.sku`,
+        [t.clientId],
+      );
+      expect(ranks).toEqual(['A-1', 'B-2', 'C-3'].map((sku) => ({ sku, priority_rank: 2, same_date: true })));
 
       // A line without progress may go; the line id of a kept SKU stays the same.
       const kept = await put(t, 'orders', [order(1, [{ sku: 'A-1', qty: 3 }])]);

@@ -15,11 +15,16 @@ on conflict (name) do nothing`);
 
 /*
  * A consumer's position, locked for its batch's transaction; no row when another process holds it
- * (that one is the active consumer, this one a stand-by).
+ * (that one is the active consumer, this one a stand-by). The batch's commit does not wait for its WAL
+ * flush (synchronous_commit off to the transaction's end): what a batch writes is derived from events
+ * committed before it, and a crash that loses it loses its position with it, so the batch runs again
+ * (an effect in PostgreSQL still exactly once, one outside at least once, as ever). At one sorter each
+ * command is followed by a batch or two, whose flushes the next command's commit used to wait behind.
  */
 export const lockConsumerPosition = query<{ name: string }, { position: string }>(
   'outbox-consumer-lock',
-  `select position::text from outbox_consumer where name = :name::text for update skip locked`,
+  `select position::text, set_config('synchronous_commit', 'off', true) as commit_mode
+  from outbox_consumer where name = :name::text for update skip locked`,
 );
 
 /*

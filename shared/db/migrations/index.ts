@@ -27,8 +27,10 @@ import { Migration20261127200500_wall_versions_by_triggers } from './Migration20
 import { Migration20261127201726_audit_record_writes } from './Migration20261127201726_audit_record_writes';
 import { Migration20261202011340_applied_command_idempotency } from './Migration20261202011340_applied_command_idempotency';
 import { Migration20261202012036_outbox_horizon } from './Migration20261202012036_outbox_horizon';
-import { Migration20261202040000_serial_numbers } from './Migration20261202040000_serial_numbers';
+import { Migration20261202040000_scan_candidates_order } from './Migration20261202040000_scan_candidates_order';
+import { Migration20261202040100_serial_numbers } from './Migration20261202040100_serial_numbers';
 import { Migration20261202041500_test_print_jobs } from './Migration20261202041500_test_print_jobs';
+import { Migration20261202050000_relay_step_cost } from './Migration20261202050000_relay_step_cost';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -60,6 +62,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127201726_audit_record_writes', class: Migration20261127201726_audit_record_writes },
   { name: 'Migration20261202011340_applied_command_idempotency', class: Migration20261202011340_applied_command_idempotency },
   { name: 'Migration20261202012036_outbox_horizon', class: Migration20261202012036_outbox_horizon },
-  { name: 'Migration20261202040000_serial_numbers', class: Migration20261202040000_serial_numbers },
+  { name: 'Migration20261202040000_scan_candidates_order', class: Migration20261202040000_scan_candidates_order },
+  { name: 'Migration20261202040100_serial_numbers', class: Migration20261202040100_serial_numbers },
   { name: 'Migration20261202041500_test_print_jobs', class: Migration20261202041500_test_print_jobs },
+  { name: 'Migration20261202050000_relay_step_cost', class: Migration20261202050000_relay_step_cost },
 ];

@@ -26,29 +26,32 @@ export interface CandidateRow {
 
 /**
  * The scan's candidates when no order in the wall's slots needs the product (order choice rule 1 then
- * leaves only orders in no slot): the sku's open lines of the wall's warehouse, straight from their
- * partial index; each joined to its order by key; unshipped, not drop-ship, in no slot, in the
- * session's picklist when it has one; best first (rules 2-4). Bounded by the sku's open lines in the
- * warehouse: `offset 0` keeps the planner from starting anywhere else.
+ * leaves only orders in no slot): the sku's open lines of the wall's warehouse, best order first
+ * (rules 2-4: the line carries its order's priority rank and date), read from the front of their
+ * partial index (order_item_scan_candidates_idx; a wall of every warehouse orders by -priority_rank,
+ * as order_item_scan_candidates_any_warehouse_idx does, which no warehouse's read can walk); each
+ * joined to its order by key and kept when the order is unshipped, not drop-ship, in no slot and in the
+ * session's picklist when it has one; the walk stops at the fourth kept line. Bounded by the lines it
+ * passes (the kept ones and those of orders in slots, shipped or out of the picklist in front of them),
+ * not by the sku's open lines in the warehouse, which a sort would read first.
  */
-function candidatesSql(warehouse: string): string {
+function candidatesSql(warehouse: string, rank: string): string {
   return `
 select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_json(j) from (select ${orderJsonColumns('o')}
           from orders o where o.client_id = :clientId::int and o.id = c.order_id) j) as order
   from (
-    select oi.id as order_item_id, oi.order_id, oi.qty, oi.confirmed_qty, oi.pending_qty, o.priority_rank, o.order_date
-      from (select l.id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty from order_item l
-             where l.client_id = :clientId::int and ${warehouse} and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
-            offset 0) oi
+    select l.id as order_item_id, l.order_id, l.qty, l.confirmed_qty, l.pending_qty, l.priority_rank, l.order_date
+      from order_item l
       cross join lateral (
-        select o.priority_rank, o.order_date, o.status, o.is_drop_ship,
+        select o.status, o.is_drop_ship,
                -- Per line, by key (a subquery in the select list is never turned into a join).
                (select sb.id from sort_box sb where sb.client_id = :clientId::int and sb.order_id = o.id) as slot_id,
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
-          from orders o where o.client_id = :clientId::int and o.id = oi.order_id offset 0) o
-     where o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
-     order by o.priority_rank desc, o.order_date, oi.order_id
+          from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
+     where l.client_id = :clientId::int and ${warehouse} and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+       and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
+     order by ${rank}, l.order_date, l.order_id
      limit ${CANDIDATE_LIMIT}
   ) c
  order by c.priority_rank desc, c.order_date, c.order_id`;
@@ -57,10 +60,10 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
 type CandidateParams = { clientId: number; sku: string; picklistId: number | null };
 
 /** The candidates of a wall with a warehouse: its open lines of the sku only. */
-export const scanCandidates = query<CandidateParams & { warehouseId: number }, CandidateRow>('scan-candidates', candidatesSql('l.warehouse_id = :warehouseId::int'));
+export const scanCandidates = query<CandidateParams & { warehouseId: number }, CandidateRow>('scan-candidates', candidatesSql('l.warehouse_id = :warehouseId::int', 'l.priority_rank desc'));
 
 /** The candidates of a wall without a warehouse, which sorts for all of them. */
-export const scanCandidatesAnyWarehouse = query<CandidateParams, CandidateRow>('scan-candidates-any-warehouse', candidatesSql('true'));
+export const scanCandidatesAnyWarehouse = query<CandidateParams, CandidateRow>('scan-candidates-any-warehouse', candidatesSql('true', '-l.priority_rank'));
 
 // Why no order matched, for the no-fulfillable-order detail: the open orders of the scan's scope with the sku.
 export const scanWhyNoOrder = query<

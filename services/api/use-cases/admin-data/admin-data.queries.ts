@@ -160,8 +160,11 @@ update order_item oi set qty = x.qty, bins = x.bins
   from jsonb_to_recordset(:rows::jsonb) as x(id int, qty int, bins text[])
  where oi.id = x.id and oi.client_id = :clientId::int`);
 
-/** New lines; each carries its order's warehouse: the scan finds open lines by warehouse and sku. */
+/**
+ * New lines; each carries its order's warehouse, priority rank and date: the scan walks the open lines
+ * of a warehouse and sku best order first (order_item_scan_candidates_idx).
+ */
 export const insertOrderLines = query<{ clientId: number; rows: string }>('admin-order-lines-insert', `
-insert into order_item (client_id, order_id, warehouse_id, sku, qty, confirmed_qty, pending_qty, bins)
-select :clientId::int, x.order_id, x.warehouse_id, x.sku, x.qty, 0, 0, x.bins
-  from jsonb_to_recordset(:rows::jsonb) as x(order_id int, warehouse_id int, sku text, qty int, bins text[])`);
+insert into order_item (client_id, order_id, warehouse_id, priority_rank, order_date, sku, qty, confirmed_qty, pending_qty, bins)
+select :clientId::int, x.order_id, x.warehouse_id, x.priority_rank, x.order_date, x.sku, x.qty, 0, 0, x.bins
+  from jsonb_to_recordset(:rows::jsonb) as x(order_id int, warehouse_id int, priority_rank smallint, order_date timestamptz, sku text, qty int, bins text[])`);

@@ -63,7 +63,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
     const inSlot = new Set(slotted.map((s) => s.order_id));
 
     const toUpdate: { id: number; qty: number; bins: string[] }[] = [];
-    const toInsert: { order_id: number; warehouse_id: number; sku: string; qty: number; bins: string[] }[] = [];
+    const toInsert: { order_id: number; warehouse_id: number; priority_rank: number; order_date: string; sku: string; qty: number; bins: string[] }[] = [];
     const toDelete: { line: StoredLine; row: number }[] = [];
     const answers: AdminOrderDto[] = [];
 
@@ -111,7 +111,7 @@ export async function upsertOrders(em: EntityManager, clientId: number, rows: Or
           toUpdate.push({ id: old.id, qty: line.qty, bins });
           answerLines.push({ sku, qty: line.qty, sortedQty: old.confirmed_qty, pendingQty: old.pending_qty, bins });
         } else {
-          toInsert.push({ order_id: r.id, warehouse_id: r.warehouseId, sku, qty: line.qty, bins });
+          toInsert.push({ order_id: r.id, warehouse_id: r.warehouseId, priority_rank: priorityRank(r.priority), order_date: new Date(r.orderDate).toISOString(), sku, qty: line.qty, bins });
           answerLines.push({ sku, qty: line.qty, sortedQty: 0, pendingQty: 0, bins });
         }
       });

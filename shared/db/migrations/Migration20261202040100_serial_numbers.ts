@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * is sorted once per product and client: a partial unique index, so two walls confirming the same
  * serial at once cannot both win (the loser's write fails and its confirm is decided again).
  */
-export class Migration20261202040000_serial_numbers extends Migration {
+export class Migration20261202040100_serial_numbers extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
 alter table product add column requires_serial boolean not null default false;
