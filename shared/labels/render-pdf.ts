@@ -1,29 +1,8 @@
-import bwipjs from 'bwip-js';
 import PDFDocument from 'pdfkit';
+import { code128Widths, drawBars } from './code128';
 import { addressLines, slotText, type LicensePlateLabel } from './label-data';
 
 const POINTS_PER_INCH = 72;
-
-/** The plate's Code 128 as widths in modules, bar first: bar, space, bar, … (bwip-js's encoder, no bitmap). */
-function code128Widths(text: string): number[] {
-  if (!text) throw new Error('the license plate number is empty: there is nothing to encode');
-  const [symbol] = bwipjs.raw('code128', text, '') as unknown as [{ sbs: number[] }];
-  return symbol.sbs;
-}
-
-/**
- * Draws the bars as filled rectangles, one vector path: sharp at any printer resolution, and no PNG to
- * encode and decode again (the bitmap made up about half of the render's CPU).
- */
-function drawBars(doc: PDFKit.PDFDocument, widths: number[], x: number, y: number, width: number, height: number): void {
-  const unit = width / widths.reduce((a, b) => a + b, 0);
-  let at = x;
-  widths.forEach((w, i) => {
-    if (i % 2 === 0) doc.rect(at, y, w * unit, height);
-    at += w * unit;
-  });
-  doc.fill('black');
-}
 
 /** A 4×6 inch PDF label: ship-to, the plate as a Code 128 (bwip-js's encoding, drawn as vectors), order, wall, slot, units. */
 export async function renderPdf(label: LicensePlateLabel): Promise<Buffer> {

@@ -1,5 +1,5 @@
-import bwipjs from 'bwip-js';
 import PDFDocument from 'pdfkit';
+import { code128Widths, drawBars } from './code128';
 
 /** The slots whose labels a sheet prints (docs/api.md §5). Plain data: it crosses a thread boundary. */
 export interface SlotLabelSheet {
@@ -20,23 +20,6 @@ const MARGIN_Y = (PAGE.height - ROWS * LABEL.height) / 2;
 // A Code 128 needs a quiet zone of at least 10 modules before the label's outline: 24 pt is about 15 at the bars' module width.
 const QUIET = 24;
 
-/** The barcode's Code 128 as widths in modules, bar first (bwip-js's encoder, drawn as vectors). */
-function code128Widths(text: string): number[] {
-  const [symbol] = bwipjs.raw('code128', text, '') as unknown as [{ sbs: number[] }];
-  return symbol.sbs;
-}
-
-function drawBars(doc: PDFKit.PDFDocument, text: string, x: number, y: number, width: number, height: number): void {
-  const widths = code128Widths(text);
-  const unit = width / widths.reduce((a, b) => a + b, 0);
-  let at = x;
-  widths.forEach((w, i) => {
-    if (i % 2 === 0) doc.rect(at, y, w * unit, height);
-    at += w * unit;
-  });
-  doc.fill('black');
-}
-
 /** One half of a slot's label: which side, the slot's number and crc large, the barcode, its text. */
 function drawHalf(doc: PDFKit.PDFDocument, side: 'FRONT' | 'BACK', barcode: string, slot: SlotLabelSheet['slots'][number], wallName: string, x: number, y: number): void {
   const inner = LABEL.width - 2 * QUIET;
@@ -48,7 +31,7 @@ function drawHalf(doc: PDFKit.PDFDocument, side: 'FRONT' | 'BACK', barcode: stri
     height: 22,
     ellipsis: true,
   });
-  drawBars(doc, barcode, x + QUIET, y + 34, inner, h - 58);
+  drawBars(doc, code128Widths(barcode), x + QUIET, y + 34, inner, h - 58);
   doc.font('Courier-Bold').fontSize(12).text(barcode, x + QUIET, y + h - 20, { width: inner, align: 'center', lineBreak: false });
 }
 

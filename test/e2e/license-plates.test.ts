@@ -1,34 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import type { ISortBox } from '../../shared/db/entities';
+import { decodePdfPages, pdfText } from '../support/pdf-barcodes';
 import { addOrders, addProducts, addSlots, addWall, addWarehouse, putOrderInSlot } from '../support/fixtures';
 import { newTenant, signedInEmployee, uniqueSuffix, useTestApi, type Tenant } from '../support/test-api';
 
-/** Decodes every barcode on the PDF's first page: pdftoppm (poppler-utils) renders, zbarimg (zbar-tools) reads. */
-function decodePdfBarcodes(pdf: Buffer): string[] {
-  const dir = mkdtempSync(join(tmpdir(), 'plate-'));
-  try {
-    writeFileSync(join(dir, 'label.pdf'), pdf);
-    execFileSync('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', '-singlefile', join(dir, 'label.pdf'), join(dir, 'page')], { timeout: 20_000 });
-    const out = execFileSync('zbarimg', ['-q', '--raw', join(dir, 'page.png')], { timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
-    return out.split('\n').filter(Boolean);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function readPdfText(pdf: Buffer): string {
-  const dir = mkdtempSync(join(tmpdir(), 'plate-'));
-  try {
-    writeFileSync(join(dir, 'label.pdf'), pdf);
-    return execFileSync('pdftotext', ['-layout', join(dir, 'label.pdf'), '-'], { timeout: 20_000 }).toString('utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** Every barcode on the PDF's first page. */
+const decodePdfBarcodes = (pdf: Buffer): string[] => decodePdfPages(pdf)[0] ?? [];
 
 /** Reads a binary answer into a Buffer (supertest leaves non-text bodies alone only with a parser). */
 const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
@@ -117,7 +94,7 @@ describe('license plates', () => {
     expect(pdf.toString('latin1')).toMatch(/\/MediaBox \[0 0 288 432\]/);
     const plate = res.headers['x-license-plate'];
     expect(decodePdfBarcodes(pdf)).toEqual([plate]);
-    const text = readPdfText(pdf);
+    const text = pdfText(pdf);
     for (const s of [plate, 'ORDER 7', 'WALL Jackson St', `SLOT ${full.position} (${full.crc})`, 'UNITS 5', '12 Elm St', 'Portland, OR 97201']) expect(text).toContain(s);
   });
 
