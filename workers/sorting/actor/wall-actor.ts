@@ -8,7 +8,7 @@ import { partitionOf } from '../../../shared/commands/partitioning';
 import { PARTITION_JOBS_IN_HAND } from '../../../shared/queue/jobs';
 import { commandRefusedEventId, type CommandRefusedData } from '../../../shared/events/command-refused';
 import { loadWall } from '../queries/wall-load.queries';
-import { applyWallChanges, earlierAnswer, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
+import { applyWallChanges, earlierAnswer, lockGroupLines, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
 import { applyChanges, WallChanges } from './wall-changes';
 import { WallReads } from './wall-reads';
 import { stateFromJson } from './wall-rows';
@@ -85,6 +85,8 @@ interface GroupDecision {
   write?: ApplyParams;
   refusal?: Parameters<typeof recordRefusalFenced>[1];
   idempotency?: { key: string; answer: { operation: CommandName; requestHash: string; body: unknown } };
+  /** The order lines its write changes (the group locks them all first). */
+  lineIds?: number[];
 }
 
 // Conflicts that undo the whole statement, after which deciding again is safe: the fence or a line
@@ -213,7 +215,11 @@ export class WallActor {
     }
     if (decided.length === 0) return;
     try {
+      // Every order line of the group first, in id order, when a statement after the first has any.
+      const lineIds = [...new Set(decided.flatMap((d) => d.lineIds ?? []))].sort((a, b) => a - b);
+      const laterLines = decided.slice(1).some((d) => (d.lineIds?.length ?? 0) > 0);
       const rows = await (this.deps.db as SqlDatabase).transaction(async (tx) => {
+        if (laterLines) await lockGroupLines(tx, { lineIds });
         const written = [];
         for (const d of decided) {
           if (d.write) written.push((await applyWallChanges(tx, d.write))[0]!);
@@ -283,7 +289,7 @@ export class WallActor {
     applyChanges(state, changes, next);
     const idempotency = changes.idempotency ? { key: changes.idempotency.key, answer: { operation: name, requestHash: changes.idempotency.requestHash, body: value } } : undefined;
     if (idempotency) state.rememberKey(idempotency.key, idempotency.answer);
-    return { waiting, outcome: { ok: true, value } as CommandOutcome, write, idempotency };
+    return { waiting, outcome: { ok: true, value } as CommandOutcome, write, idempotency, lineIds: [...changes.lines.values()].map((l) => l.after.id) };
   }
 
   /** No command under way or waiting. */
