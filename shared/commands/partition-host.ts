@@ -23,7 +23,7 @@ export interface PartitionHostOptions {
   recordFailure?: FailureRecorder;
   /**
    * A partition is no longer served here (handed back or lost): forget what was held for its walls. A
-   * command of the partition may still run (a job in hand past its worker's close, or the next holder's
+   * command of the partition may still run (jobs in hand past its worker's close, or the next holder's
    * first job, here again): what runs is kept until it is done.
    */
   dropped?(partition: number): void;
@@ -92,7 +92,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
         }
       },
       lost(partition) {
-        // Someone else may run it now: stop taking jobs at once; the job in hand finishes (its write is fenced).
+        // Someone else may run it now: stop taking jobs at once; the jobs in hand finish (their writes are fenced).
         void stopWorker(partition, false).catch((err) => log.warn({ err, partition }, 'error while stopping the worker of a lost partition'));
       },
       releasing: (partition) => stopWorker(partition, false),
