@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import IORedis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
@@ -88,7 +89,7 @@ describe('queue order across a holder crash', () => {
 
         if (supervised) {
           // What the supervisor does when it sees the process exit.
-          await handOverDeadHolder(redis, { prefix: config.QUEUE_PREFIX, partitions: config.QUEUE_PARTITIONS }, { host: (await import('node:os')).hostname(), pid: a.child.pid! });
+          await handOverDeadHolder(redis, { prefix: config.QUEUE_PREFIX, partitions: config.QUEUE_PARTITIONS }, { host: hostname(), pid: a.child.pid! });
         }
         b = await spawn(`sorting B (${supervised ? 'supervised' : 'alone'})`);
         const statuses = (await Promise.all(answers)).map((r) => r.status);
@@ -102,7 +103,7 @@ describe('queue order across a holder crash', () => {
         await stopWorkerProcess(a);
         if (b) await stopWorkerProcess(b);
       }
-      const rows = await db().execute<{ job_id: string; remaining: number; pb: string }[]>(
+      const rows = await db().execute<{ job_id: string; remaining: number }[]>(
         `select job_id, (result->>'remainingUnits')::int as remaining from applied_command where wall_id = ? and name = 'item.scan' order by job_id::bigint`,
         [floor.wallId],
       );
