@@ -367,6 +367,9 @@ select distinct wall_id as "wallId" from sort_box where client_id = :clientId an
 -- name: lights-walls-with-slots
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
 
+-- name: lock-group-lines
+select id from order_item where id = any(:lineIds::int[]) order by id for update;
+
 -- name: outbox-advance
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
 select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders

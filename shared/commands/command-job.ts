@@ -19,9 +19,10 @@ export interface CommandReply {
   commandId: string;
   outcome: CommandOutcome;
   /**
-   * The partition's time spent on this command, ms: from its worker taking it to its answer (for
-   * commands decided and written together, their time shared among them). The API's admission
-   * estimates a partition's wait from it (admission.ts).
+   * The partition's time spent on this command, ms: from its hand-over to the wall's actor, or from the
+   * partition's previous answer if that came later, to its answer (the jobs in hand wait behind one
+   * another, and a group's commands are answered together). The API's admission estimates a
+   * partition's wait from it (admission.ts).
    */
   serviceMs?: number;
 }

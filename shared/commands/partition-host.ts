@@ -23,7 +23,7 @@ export interface PartitionHostOptions {
   recordFailure?: FailureRecorder;
   /**
    * A partition is no longer served here (handed back or lost): forget what was held for its walls. A
-   * command of the partition may still run (a job in hand past its worker's close, or the next holder's
+   * command of the partition may still run (jobs in hand past its worker's close, or the next holder's
    * first job, here again): what runs is kept until it is done.
    */
   dropped?(partition: number): void;
@@ -42,12 +42,20 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
   const dispatchOpts = { ...opts, gate: new OutageGate(log) };
   const publishFailures = foldedWarning(log, 'could not publish a command answer; the caller reads it from the job');
 
+  /** When each partition last answered a command (performance.now()). */
+  const answeredAt = new Map<number, number>();
   const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
     const { commandId, replyTo } = job.data;
-    const startedAt = performance.now();
+    const handedAt = performance.now();
     const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, dispatchOpts);
+    // The partition's time for this command: since it was handed over or since the partition's previous
+    // answer, whichever is later. The jobs in hand wait behind one another (a group is answered once it
+    // committed), so the time since its hand-over alone would count its neighbours' time as well.
+    const now = performance.now();
+    const since = Math.max(handedAt, answeredAt.get(partition) ?? 0);
+    answeredAt.set(partition, now);
     if (replyTo) {
-      const reply: CommandReply = { commandId, outcome, serviceMs: Math.round((performance.now() - startedAt) * 100) / 100 };
+      const reply: CommandReply = { commandId, outcome, serviceMs: Math.round((now - since) * 100) / 100 };
       await publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
     }
     return outcome;
@@ -60,6 +68,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     workers.delete(partition);
     const worker = await starting.catch(() => null);
     await worker?.close(force);
+    answeredAt.delete(partition);
     opts.dropped?.(partition);
   };
 
@@ -83,7 +92,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
         }
       },
       lost(partition) {
-        // Someone else may run it now: stop taking jobs at once; the job in hand finishes (its write is fenced).
+        // Someone else may run it now: stop taking jobs at once; the jobs in hand finish (their writes are fenced).
         void stopWorker(partition, false).catch((err) => log.warn({ err, partition }, 'error while stopping the worker of a lost partition'));
       },
       releasing: (partition) => stopWorker(partition, false),

@@ -14,7 +14,7 @@ import { commandQueueName } from './partitioning';
  *   Cluster keeps it beside the partition's queue) holding the holder's token, with a TTL; the holder
  *   extends it every TTL/5 with a compare-and-extend script and loses it when the script finds
  *   another token (or none and it cannot take it back);
- * - a process above its share hands partitions back once their job in hand is finished; one that
+ * - a process above its share hands partitions back once their jobs in hand are finished; one that
  *   stops hands all back at once and says so on a channel, so the others take them within a tick;
  * - a process that cannot reach Redis keeps a lease only until the TTL it last extended runs out.
  *
@@ -122,7 +122,7 @@ export interface LeaseHandlers {
   acquired(partition: number): Promise<void>;
   /** The partition is no longer ours (or may not be): stop at once, without waiting for anything. */
   lost(partition: number): void;
-  /** We hand the partition back: finish the job in hand, then the lease is deleted. */
+  /** We hand the partition back: finish the jobs in hand, then the lease is deleted. */
   releasing(partition: number): Promise<void>;
 }
 
@@ -237,7 +237,7 @@ export class PartitionLeases {
     const registryLost = this.registered && !known;
     this.registered = true;
     const share = Math.ceil(partitions / Math.max(1, live));
-    // Partitions being handed back are extended too: nobody may take one before its job in hand is done.
+    // Partitions being handed back are extended too: nobody may take one before its jobs in hand are done.
     for (const p of [...this.held.keys()]) {
       const sentAt = Date.now();
       try {
@@ -304,7 +304,7 @@ export class PartitionLeases {
     this.handlers.lost(partition);
   }
 
-  /** Finishes the job in hand, deletes the lease, and tells the other holders (once per hand-over). */
+  /** Finishes the jobs in hand, deletes the lease, and tells the other holders (once per hand-over). */
   private release(partition: number): Promise<void> {
     const under = this.leaving.get(partition);
     if (under) return under;
@@ -330,7 +330,7 @@ export class PartitionLeases {
     await this.redis.publish(this.channel, this.token).catch(() => undefined);
   }
 
-  /** Hands every partition back at once (each after its job in hand) and leaves the registry. */
+  /** Hands every partition back at once (each after its jobs in hand) and leaves the registry. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);

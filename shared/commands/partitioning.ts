@@ -2,7 +2,8 @@ import { partitionQueueName } from '../queue/jobs';
 
 /**
  * Walls map to a fixed number of partition queues. One process at a time holds a partition and takes
- * its jobs one at a time, so the commands of one wall run strictly in arrival order (docs/architecture.md
+ * its jobs in queue order, and each wall's actor decides them one at a time, so the commands of one
+ * wall are decided strictly in arrival order (docs/architecture.md
  * "The wall actor") while different walls proceed in parallel. The hash spreads consecutive wall ids over partitions.
  */
 export function partitionOf(wallId: number, partitions: number): number {

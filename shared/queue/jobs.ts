@@ -12,16 +12,21 @@ export function partitionQueueName(partition: number): string {
 }
 
 /**
- * Partition workers: concurrency 1 (a partition's jobs handed over one at a time, in queue order), a 5 s
- * lock, 2.5 s stalled check and one re-delivery, so a crashed worker's job is handed out again soon.
+ * Partition workers: a 5 s lock, 2.5 s stalled check and one re-delivery, so a crashed worker's jobs are
+ * handed out again soon. The worker fetches its jobs itself, in queue order (queue-module.ts).
  */
 export const PARTITION_WORKER_TUNING = {
-  concurrency: 1,
   lockDuration: 5_000,
   stalledInterval: 2_500,
   maxStalledCount: 1,
   drainDelay: 5,
 } as const;
+
+/**
+ * Jobs a partition's worker holds at once, taken in queue order: the commands of a wall among them are
+ * decided one after the other and written in one transaction (docs/architecture.md "Group commit").
+ */
+export const PARTITION_JOBS_IN_HAND = 16;
 
 export interface JobOptions {
   jobId?: string;

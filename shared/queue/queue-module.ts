@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Job, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
-import { PARTITION_JOB_OPTIONS, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
+import { PARTITION_JOB_OPTIONS, PARTITION_JOBS_IN_HAND, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
 import { queueConnection } from './job-queue';
 import { foldedWarning } from '../logging/logger';
 import { isCommandTimeout } from '../errors/outage';
@@ -272,54 +272,186 @@ export interface PartitionJob<Data extends PartitionJobData> {
 
 export interface PartitionWorker {
   /**
-   * Stops taking jobs; waits for the job in hand unless `force`, at most `jobWaitMs`. Whatever happens
+   * Stops taking jobs; waits for the jobs in hand unless `force`, at most `jobWaitMs`. Whatever happens
    * meanwhile (Redis away, hung, restarted empty), every connection of the worker is closed when it
    * resolves: none outlives the worker.
    */
   close(force?: boolean): Promise<void>;
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
 /**
- * The BullMQ worker of one partition queue, run only by the process holding the partition
- * (shared/commands/partition-host.ts). Concurrency 1: the partition's jobs are handed over one at a
- * time, in queue order, and a crashed holder leaves at most one of them to hand out again.
+ * The worker of one partition queue, run only by the process holding the partition
+ * (shared/commands/partition-host.ts). It fetches the jobs itself (BullMQ's manual processing), one
+ * fetch after the other, so it holds them in the queue's order: up to PARTITION_JOBS_IN_HAND at once,
+ * each fetched burst sorted by job id (jobs a stalled check handed out again come back at the head of
+ * the queue in no order), and hands each to `processJob` in that order, synchronously one after the
+ * other, so a wall's actor receives its commands in queue order and decides those waiting together
+ * as one group. BullMQ's own processing loop is not used: with several jobs in hand it hands them over
+ * in the order their fetches resolve, which may swap neighbours.
+ *
+ * Before its first fetch it waits until the partition has no job in hand anywhere (the active list is
+ * empty): the jobs of a previous holder are either finished by it or, once their locks ran out, put
+ * back at the head of the queue by the stalled check, and only then does this worker take any job, so
+ * a later job never overtakes them. The wait is bounded (a holder that neither finishes nor lets its
+ * locks run out): after `jobWaitMs` + the time for its locks to run out and two stalled checks, it
+ * takes jobs anyway, and the wall's fence keeps what is written right.
  */
 export async function startPartitionWorker<Data extends PartitionJobData, Outcome>(
   settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,
   partition: number,
   processJob: (job: PartitionJob<Data>) => Promise<Outcome>,
   log: Logger,
-  /** How long a close waits for the job in hand (the command timeout: its caller has been answered by then). */
+  /** How long a close waits for the jobs in hand (the command timeout: their callers have been answered by then). */
   jobWaitMs = 10_000,
 ): Promise<PartitionWorker> {
   const name = partitionQueueName(partition);
+  const { lockDuration, stalledInterval } = PARTITION_WORKER_TUNING;
   const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
+  // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced (and a dead process's jobs found).
+  const worker = new Worker<Data>(name, null, { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, autorun: false, ...PARTITION_WORKER_TUNING });
+  // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
+  const workerError = foldedWarning(log, `queue worker ${name}`);
+  worker.on('error', (err) => workerError(err));
+  const finishFailed = foldedWarning(log, `queue worker ${name}: a job's answer could not be stored with it (its lock lost?)`);
+
+  /** The jobs in hand, by their lock token (a job handed out again while still in hand is there twice). */
+  const inHand = new Map<string, Job<Data>>();
+  let freed: (() => void) | null = null;
+  const slotFreed = () => new Promise<void>((r) => (freed = r));
+  let tokens = 0;
   let closing: Promise<void> | undefined;
+  let stopping = false;
+
+  const renewLocks = async () => {
+    if (inHand.size === 0) return;
+    const entries = [...inHand.entries()];
+    try {
+      const failed = (await worker.extendJobLocks(entries.map(([, j]) => j.id!), entries.map(([t]) => t), lockDuration)) as string[];
+      if (failed.length > 0) log.warn({ queue: name, jobIds: failed }, 'command jobs in hand lost their locks (a stalled check may hand them out again)');
+    } catch (err) {
+      workerError(err as Error);
+    }
+  };
+  const renewTimer = setInterval(() => void renewLocks(), Math.floor(lockDuration / 2));
+
+  const finish = async (job: Job<Data>, token: string, outcome: { ok: true; value: Outcome } | { ok: false; err: Error }) => {
+    try {
+      if (outcome.ok) await job.moveToCompleted(outcome.value, token, false);
+      else await job.moveToFailed(outcome.err, token, false);
+    } catch (err) {
+      finishFailed(err as Error);
+    } finally {
+      inHand.delete(token);
+      freed?.();
+      freed = null;
+    }
+  };
+
+  const handOver = (job: Job<Data>, token: string) => {
+    inHand.set(token, job);
+    let running: Promise<Outcome>;
+    try {
+      // A job BullMQ failed in advance (stalled more often than allowed) is not run: it fails.
+      running = job.deferredFailure
+        ? Promise.reject(new Error(job.deferredFailure))
+        : processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 });
+    } catch (err) {
+      running = Promise.reject(err as Error);
+    }
+    void running.then(
+      (value) => finish(job, token, { ok: true, value }),
+      (err: Error) => finish(job, token, { ok: false, err }),
+    );
+  };
+
+  /** The partition's jobs in hand anywhere (this worker holds none yet): waits until there are none, bounded. */
+  const previousHolderDone = async () => {
+    const until = Date.now() + jobWaitMs + CLOSE_WAIT_MS + lockDuration + 2 * stalledInterval + 1_000;
+    const activeKey = `${settings.prefix}:${name}:active`;
+    let warned = false;
+    while (!stopping && Date.now() < until) {
+      try {
+        if ((await connection.llen(activeKey)) === 0) return;
+      } catch (err) {
+        workerError(err as Error);
+      }
+      if (!warned) {
+        warned = true;
+        log.info({ queue: name }, 'command partition taken: waiting for the jobs of its previous holder (finished, or handed out again by the stalled check) before taking any');
+      }
+      await sleep(100);
+    }
+    if (!stopping) log.warn({ queue: name }, 'command partition: jobs of a previous holder still in hand; taking the next jobs anyway');
+  };
+
+  const markerKey = `${settings.prefix}:${name}:marker`;
+  const fetchLoop = async () => {
+    await previousHolderDone();
+    while (!stopping) {
+      if (inHand.size >= PARTITION_JOBS_IN_HAND) {
+        await slotFreed();
+        continue;
+      }
+      const burst: { job: Job<Data>; token: string }[] = [];
+      try {
+        // The first waits for a job; the next ones are taken while any waits, until the hand is full.
+        for (let block = true; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false) {
+          const token = `${worker.id}:${tokens++}`;
+          const job = await worker.getNextJob(token, { block });
+          if (!job) break;
+          burst.push({ job, token });
+          if (stopping) break;
+        }
+      } catch (err) {
+        workerError(err as Error);
+        if (burst.length === 0 && !stopping) await sleep(250);
+      }
+      // Fetched one after the other, so in the queue's order, except jobs handed out again after a
+      // stall (at the head, in no order): the burst goes over by job id.
+      burst.sort((a, b) => Number(a.job.id) - Number(b.job.id));
+      if (stopping) {
+        // Taken while the worker was closing (the wake-up below, a job that came meanwhile): back to
+        // the head of the queue, the last first, so the next holder takes them in this order.
+        for (const { job, token } of burst.reverse()) await job.moveToWait(token).catch((err: Error) => workerError(err));
+        return;
+      }
+      for (const { job, token } of burst) handOver(job, token);
+    }
+  };
+
+  const allDone = async () => {
+    while (inHand.size > 0) await slotFreed();
+  };
+
+  let loop: Promise<void> = Promise.resolve();
   const close = (force = false) =>
     (closing ??= (async () => {
-      // The job in hand may wait on Redis (its answer, its completion) or on PostgreSQL: bounded, and its
-      // write is fenced by the wall's version if it lands after another holder took over.
-      await boundedWait(worker.close(force), force ? CLOSE_WAIT_MS : jobWaitMs);
+      stopping = true;
+      freed?.();
+      // A fetch waiting for a job is woken (BullMQ's marker) and ends.
+      await boundedWait(connection.zadd(markerKey, 0, '0'), CLOSE_WAIT_MS);
+      await boundedWait(loop, CLOSE_WAIT_MS);
+      // The jobs in hand may wait on Redis (their answers, their completion) or on PostgreSQL: bounded,
+      // and their writes are fenced by the wall's version if they land after another holder took over.
+      if (!force) await boundedWait(allDone(), jobWaitMs);
+      clearInterval(renewTimer);
+      await boundedWait(worker.close(true), CLOSE_WAIT_MS);
       // BullMQ's own blocking connection (a duplicate of `connection`) is cut too, whatever its close did:
       // a close that failed or hung while Redis was away left it reconnecting forever (a no-op otherwise).
       await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
       connection.disconnect();
     })());
-  const worker = new Worker(
-    name,
-    (job: Job<Data>) => processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 }),
-    // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced.
-    { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, ...PARTITION_WORKER_TUNING },
-  );
-  // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
-  const workerError = foldedWarning(log, `queue worker ${name}`);
-  worker.on('error', (err) => workerError(err));
   worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
   try {
     await worker.waitUntilReady();
+    // Once at once (a dead holder's jobs marked stalled go back to the queue), then every stalledInterval.
+    await worker.startStalledCheckTimer();
   } catch (err) {
     await close(true).catch(() => undefined);
     throw err;
   }
+  loop = fetchLoop().catch((err: unknown) => log.error({ err, queue: name }, 'command partition: the fetch loop stopped'));
   return { close };
 }

@@ -18,7 +18,7 @@ import { startTestApi, waitFor, type TestApi } from '../support/test-api';
  * in this process (one host stands for one sorting process), with each decision counted per partition
  * as it runs, whichever host runs it:
  * - the commands waiting in the lost queue are answered 504 with Retry-After (their jobs are gone; the
- *   one in hand may commit), never with another command's answer, and no caller takes back a job that is
+ *   ones in hand may commit), never with another command's answer, and no caller takes back a job that is
  *   not its own (Redis starts the job ids again from 1);
  * - the wall (the one wall of its partition) never has two commands decided at once, before, during or
  *   after the restart, and takes them in arrival order (job ids increasing, once reset by the restart), while a command taken before
@@ -66,6 +66,8 @@ describe('commands of one wall across a Redis restarted empty', () => {
     const partitions = api.runtime.config.QUEUE_PARTITIONS;
     let wallPartition = -1;
     const running = new Map<number, number>();
+    /** Per partition and host, the commands decided (or being decided) and not yet answered. */
+    const unanswered = new Map<number, Map<number, number>>();
     const overlaps: string[] = [];
     /** The job ids of the wall's partition, in the order their decisions began. */
     const started: number[] = [];
@@ -79,23 +81,36 @@ describe('commands of one wall across a Redis restarted empty', () => {
     try {
       for (let h = 0; h < holders; h++) {
         const actors = new WallActors(actorDeps(api.runtime), partitions);
-        // A decision counted from its command's first use-case call to its answer, per partition.
+        // Per partition, each decision (a use-case run) counted while it runs, and each command from its
+        // first use-case call to its answer per host: within a host a wall's commands are decided one
+        // after the other (those written together in one transaction are answered together once it
+        // committed, so their answers come after the next ones' decisions); no host decides one while
+        // another host has one decided and not yet answered.
         const run = actors.run.bind(actors);
         actors.run = ((command: Parameters<WallActors['run']>[0]) => {
           const { partition, jobId } = command.job;
           let began = false;
-          const useCase: typeof command.useCase = (ctx) => {
+          const useCase: typeof command.useCase = async (ctx) => {
+            const now = (running.get(partition) ?? 0) + 1;
+            running.set(partition, now);
+            if (now > 1) overlaps.push(`${now} decisions of partition ${partition} at once (job ${jobId}, ${command.name}, host ${h})`);
+            const others = [...(unanswered.get(partition)?.entries() ?? [])].filter(([host, n]) => host !== h && n > 0);
+            if (others.length > 0) overlaps.push(`a decision of partition ${partition} on host ${h} while host ${others[0]![0]} has one unanswered (job ${jobId}, ${command.name})`);
             if (!began) {
               began = true;
-              const now = (running.get(partition) ?? 0) + 1;
-              running.set(partition, now);
-              if (now > 1) overlaps.push(`${now} decisions of partition ${partition} at once (job ${jobId}, ${command.name}, host ${h})`);
+              const open = unanswered.get(partition) ?? new Map<number, number>();
+              open.set(h, (open.get(h) ?? 0) + 1);
+              unanswered.set(partition, open);
               if (partition === wallPartition) started.push(jobId);
             }
-            return command.useCase(ctx);
+            try {
+              return await command.useCase(ctx);
+            } finally {
+              running.set(partition, (running.get(partition) ?? 1) - 1);
+            }
           };
           return run({ ...command, useCase }).finally(() => {
-            if (began) running.set(partition, (running.get(partition) ?? 1) - 1);
+            if (began) unanswered.get(partition)!.set(h, unanswered.get(partition)!.get(h)! - 1);
           });
         }) as WallActors['run'];
         const handlers = sortingHandlers(actors);
@@ -164,8 +179,9 @@ describe('commands of one wall across a Redis restarted empty', () => {
             (await api.runtime.orm.em
               .fork()
               .execute<{ query: string }[]>(`select query from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).some((r) => r.query.includes('apply-wall-changes')) &&
-            (await redisProbe().llen(queueKey('wait'))) >= 8,
-          { timeoutMs: 20_000, what: 'a command in hand at the fence and 8 waiting in the queue' },
+            (await redisProbe().llen(queueKey('wait'))) + (await redisProbe().llen(queueKey('active'))) >= 9,
+          // The worker holds up to 16 of them (taken in queue order, waiting behind the one at the fence): in hand or in the queue, 8 wait.
+          { timeoutMs: 20_000, what: 'a command in hand at the fence and 8 waiting behind it' },
         );
         const waitingAtKill = new Set([...attempts.entries()].filter(([key]) => !itemOf.has(key)).map(([key]) => key));
         dropProbe();

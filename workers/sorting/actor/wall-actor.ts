@@ -1,12 +1,14 @@
 import { AppError, notFound } from '../../../shared/errors/app-error';
-import type { SqlRunner } from '../../../shared/db/named-sql';
+import { isDependencyOutage } from '../../../shared/errors/outage';
+import type { SqlDatabase, SqlRunner } from '../../../shared/db/named-sql';
 import type { Logger } from '../../../shared/logging/logger';
 import type { CommandJobInfo, CommandOutcome } from '../../../shared/commands/command-job';
 import type { CommandName, CommandPayloads, CommandResults } from '../../../shared/commands/commands';
 import { partitionOf } from '../../../shared/commands/partitioning';
+import { PARTITION_JOBS_IN_HAND } from '../../../shared/queue/jobs';
 import { commandRefusedEventId, type CommandRefusedData } from '../../../shared/events/command-refused';
 import { loadWall } from '../queries/wall-load.queries';
-import { applyWallChanges, earlierAnswer, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
+import { applyWallChanges, earlierAnswer, lockGroupLines, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
 import { applyChanges, WallChanges } from './wall-changes';
 import { WallReads } from './wall-reads';
 import { stateFromJson } from './wall-rows';
@@ -50,8 +52,11 @@ export interface CommandRun<N extends CommandName> {
 }
 
 export interface ActorDeps {
-  /** Where the statements run: one statement per round trip, each its own transaction. */
-  db: SqlRunner;
+  /**
+   * Where the statements run: one statement per round trip, each its own transaction; a runner that
+   * opens transactions (the sorting worker's pool) also writes several commands of a wall in one.
+   */
+  db: SqlRunner | SqlDatabase;
   log: Logger;
   sessionIdleTimeoutMs: number;
 }
@@ -59,11 +64,38 @@ export interface ActorDeps {
 /** A use-case found the wall's memory behind the database (a pending item it does not hold): reload and decide again. */
 export class StaleWallState extends Error {}
 
+/** A command decided after others not yet written asked the database: it is decided again once they are. */
+class NeedsRead extends Error {}
+const noReads: SqlRunner = { run: () => Promise.reject(new NeedsRead()) };
+/** Only a runner that opens transactions writes groups (a runner of single statements decides each command alone). */
+const canGroup = (db: SqlRunner | SqlDatabase): db is SqlDatabase => typeof (db as Partial<SqlDatabase>).transaction === 'function';
+
+/** A command waiting in its wall's actor. `alone`: decided and written by itself (after a group that failed). */
+interface Waiting {
+  command: CommandRun<CommandName>;
+  resolve(outcome: CommandOutcome): void;
+  reject(err: unknown): void;
+  alone?: boolean;
+}
+
+/** A command decided in a group: its answer, and its write (a change, or a refusal's record) unless it had an answer already. */
+interface GroupDecision {
+  waiting: Waiting;
+  outcome: CommandOutcome;
+  write?: ApplyParams;
+  refusal?: Parameters<typeof recordRefusalFenced>[1];
+  idempotency?: { key: string; answer: { operation: CommandName; requestHash: string; body: unknown } };
+  /** The order lines its write changes (the group locks them all first). */
+  lineIds?: number[];
+}
+
 // Conflicts that undo the whole statement, after which deciding again is safe: the fence or a line
 // guard (40001), a deadlock (40P01), a unique index another writer got to first (23505: two walls
 // taking one order, two attachments of one device, two walls renamed alike).
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 6;
+/** Commands of a wall decided one after the other in memory and written in one transaction, at most (the jobs a partition's worker holds at once). */
+const MAX_GROUP = PARTITION_JOBS_IN_HAND;
 /** A wall without a command for this long is forgotten (checked at most once a minute). */
 const IDLE_FORGET_MS = 15 * 60_000;
 const IDLE_SWEEP_MS = 60_000;
@@ -81,7 +113,8 @@ export class WallActor {
   private state: WallState | null = null;
   /** Counts forget(): a load begun before one does not keep its state. */
   private generation = 0;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly waiting: Waiting[] = [];
+  private draining: Promise<void> | null = null;
   private running = 0;
   lastUsed = Date.now();
 
@@ -91,12 +124,172 @@ export class WallActor {
     private readonly deps: ActorDeps,
   ) {}
 
-  /** Runs the command after the ones before it (one at a time per wall, whoever calls). */
+  /**
+   * Runs the command after the ones before it (one at a time per wall, whoever calls). The commands
+   * waiting when the wall's turn comes are decided one after the other in memory and written in one
+   * transaction (group commit), each answered once the transaction committed.
+   */
   run<N extends CommandName>(command: CommandRun<N>): Promise<CommandOutcome<N>> {
     this.running++;
-    const next = this.tail.then(() => this.decideAndWrite(command)).finally(() => this.running--);
-    this.tail = next.catch(() => undefined);
-    return next;
+    const answer = new Promise<CommandOutcome>((resolve, reject) => this.waiting.push({ command: command as unknown as CommandRun<CommandName>, resolve, reject }));
+    // The wall's turn begins on the next turn of the event loop: the jobs a worker handed over together are all waiting by then.
+    this.draining ??= new Promise((r) => setImmediate(r)).then(() => this.drain());
+    return answer.finally(() => this.running--) as Promise<CommandOutcome<N>>;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        this.redeliveredInQueueOrder();
+        const group = this.takeGroup();
+        try {
+          if (group.length === 1) {
+            const [w] = group;
+            await this.decideAndWrite(w!.command).then(w!.resolve, (err: unknown) => {
+              w!.reject(err);
+              this.outage(err);
+            });
+          } else {
+            await this.decideGroup(group);
+          }
+        } catch (err) {
+          // Not expected (decideGroup answers every command it took): no command is left without an answer.
+          this.state = null;
+          for (const w of group) w.reject(err);
+        }
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /**
+   * PostgreSQL (or Redis) failed under a command: the commands waiting behind it would each wait for
+   * the same timeout in turn, so they answer at once as it did (503, nothing of theirs was tried).
+   */
+  private outage(err: unknown): void {
+    if (isDependencyOutage(err)) for (const w of this.waiting.splice(0)) w.reject(err);
+  }
+
+  /**
+   * Jobs handed out again after a stall come back at the head of the queue, but in reverse order
+   * (BullMQ takes them from a set and pushes each to the end the worker takes from): the ones waiting
+   * at the head are put back in the order their job ids give, the queue's.
+   */
+  private redeliveredInQueueOrder(): void {
+    let n = 0;
+    while (n < this.waiting.length && this.waiting[n]!.command.job.redelivered) n++;
+    if (n > 1) this.waiting.splice(0, n, ...this.waiting.slice(0, n).sort((a, b) => a.command.job.jobId - b.command.job.jobId));
+  }
+
+  /** The next commands to decide together: those waiting, in order, while the wall's state is in memory and none is to go alone or was handed out again. */
+  private takeGroup(): Waiting[] {
+    const together = (w: Waiting) => !w.alone && !w.command.job.redelivered;
+    let n = 1;
+    if (this.state && canGroup(this.deps.db) && together(this.waiting[0]!)) {
+      while (n < this.waiting.length && n < MAX_GROUP && together(this.waiting[n]!)) n++;
+    }
+    return this.waiting.splice(0, n);
+  }
+
+  /**
+   * Decides the commands one after the other against the wall's memory, each seeing the ones before
+   * it, and writes them in one transaction: each statement fenced at the version the one before it
+   * leaves. The first may read the database; one after it that needs to is decided again alone once
+   * the group is written (its read would not see the group). When a statement fails, nothing of the
+   * transaction stays: the wall is reloaded and each command decided again alone.
+   */
+  private async decideGroup(group: Waiting[]): Promise<void> {
+    const state = this.state!;
+    const decided: GroupDecision[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const waiting = group[i]!;
+      try {
+        decided.push(await this.decideInGroup(state, waiting, i === 0 ? this.deps.db : noReads));
+      } catch (err) {
+        // Decided again after the group (alone): it needs the database, or it failed where the single path knows what to do.
+        group[i]!.alone = true;
+        this.waiting.unshift(...group.slice(i));
+        break;
+      }
+    }
+    if (decided.length === 0) return;
+    try {
+      // Every order line of the group first, in id order, when a statement after the first has any.
+      const lineIds = [...new Set(decided.flatMap((d) => d.lineIds ?? []))].sort((a, b) => a - b);
+      const laterLines = decided.slice(1).some((d) => (d.lineIds?.length ?? 0) > 0);
+      const rows = await (this.deps.db as SqlDatabase).transaction(async (tx) => {
+        if (laterLines) await lockGroupLines(tx, { lineIds });
+        const written = [];
+        for (const d of decided) {
+          if (d.write) written.push((await applyWallChanges(tx, d.write))[0]!);
+          else if (d.refusal) await recordRefusalFenced(tx, d.refusal);
+        }
+        return written;
+      });
+      for (const row of rows) {
+        state.itemIds.push(...(row.item_ids ?? []).map(Number));
+        state.sessionIds.push(...(row.session_ids ?? []).map(Number));
+      }
+    } catch (err) {
+      this.state = null;
+      if (isDependencyOutage(err)) {
+        // Whether it committed is unknown: each command answers as a lone one would (a 503, retried with its key).
+        for (const d of decided) d.waiting.reject(err);
+        this.outage(err);
+        return;
+      }
+      // A statement failed, so nothing of the transaction stays (a conflict: the fence, a line guard, a
+      // unique index; or one command's own error): each is decided again alone, from the database, so
+      // that one command's failure is its answer alone.
+      this.deps.log.debug({ err: (err as Error).message, detail: pgError(err).detail, wallId: this.wallId, commands: decided.length }, 'a group of commands was not written; deciding each again alone');
+      for (const d of decided) d.waiting.alone = true;
+      this.waiting.unshift(...decided.map((d) => d.waiting));
+      return;
+    }
+    for (const d of decided) {
+      if (d.idempotency) state.rememberKey(d.idempotency.key, d.idempotency.answer);
+      state.rememberOutcome(d.waiting.command.job.commandId, d.outcome);
+      d.waiting.resolve(d.outcome);
+    }
+  }
+
+  /** One command of a group decided against the memory, which it then changes (undone by a reload if the group is not written). */
+  private async decideInGroup(state: WallState, waiting: Waiting, reads: SqlRunner): Promise<GroupDecision> {
+    const { name, payload, job, useCase } = waiting.command;
+    const seen = state.outcome(job.commandId);
+    if (seen) return { waiting, outcome: seen };
+    const facts: Partial<CommandRefusedData> = {};
+    const now = new Date();
+    const changes = new WallChanges(state, now);
+    const ctx: CommandContext = {
+      state,
+      changes,
+      reads: new WallReads(reads, state),
+      now,
+      idleTimeoutMs: this.deps.sessionIdleTimeoutMs,
+      note: (f) => Object.assign(facts, f),
+      itemId: () => this.takeId(state, 'items'),
+      sessionId: () => this.takeId(state, 'sessions'),
+    };
+    let value: unknown;
+    try {
+      value = await useCase(ctx);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return {
+        waiting,
+        outcome: { ok: false, problem: { ...err.extensions, code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } },
+        refusal: this.refusalParams(name, job, payload, facts, err, state.wall.version),
+      };
+    }
+    const next = state.wall.version + 1;
+    const write = this.writeParams(state, changes, name, job, value, now, next);
+    // Seen by the next commands of the group; the idempotency key too (a retry of the same scan in the group replays it).
+    applyChanges(state, changes, next);
+    const idempotency = changes.idempotency ? { key: changes.idempotency.key, answer: { operation: name, requestHash: changes.idempotency.requestHash, body: value } } : undefined;
+    if (idempotency) state.rememberKey(idempotency.key, idempotency.answer);
+    return { waiting, outcome: { ok: true, value } as CommandOutcome, write, idempotency, lineIds: [...changes.lines.values()].map((l) => l.after.id) };
   }
 
   /** No command under way or waiting. */
@@ -111,7 +304,7 @@ export class WallActor {
 
   /** Resolves once no command is under way or waiting. */
   async settled(): Promise<void> {
-    while (!this.idle()) await this.tail;
+    while (!this.idle()) await (this.draining ?? Promise.resolve());
   }
 
   /** Its state holds a connected session. */
@@ -306,8 +499,31 @@ export class WallActor {
     version: number | null,
     wallId: number | null,
   ): Promise<void> {
+    if (version === null) {
+      try {
+        await recordRefusal(this.deps.db, { eventId: commandRefusedEventId(job.commandId), clientId: payload.clientId, wallId, data: JSON.stringify(this.refusalData(name, payload, facts, err)) });
+      } catch (e) {
+        // The answer matters more than its audit record: the refusal still goes back to the caller.
+        this.deps.log.error({ err: e, command: name, commandId: job.commandId }, 'could not record a refused command');
+      }
+      return;
+    }
+    await recordRefusalFenced(this.deps.db, this.refusalParams(name, job, payload, facts, err, version));
+  }
+
+  private refusalParams(name: CommandName, job: CommandJobInfo, payload: CommandPayloads[CommandName], facts: Partial<CommandRefusedData>, err: AppError, version: number) {
+    return {
+      eventId: commandRefusedEventId(job.commandId),
+      clientId: payload.clientId,
+      wallId: payload.wallId,
+      expectedVersion: version,
+      data: JSON.stringify(this.refusalData(name, payload, facts, err)),
+    };
+  }
+
+  private refusalData(name: CommandName, payload: CommandPayloads[CommandName], facts: Partial<CommandRefusedData>, err: AppError): CommandRefusedData {
     const p: Record<string, unknown> = payload;
-    const data: CommandRefusedData = {
+    return {
       command: name,
       code: err.code,
       detail: err.message,
@@ -320,17 +536,6 @@ export class WallActor {
       orderId: facts.orderId ?? null,
       picklistId: facts.picklistId ?? num(p.picklistId),
     };
-    const eventId = commandRefusedEventId(job.commandId);
-    if (version === null) {
-      try {
-        await recordRefusal(this.deps.db, { eventId, clientId: payload.clientId, wallId, data: JSON.stringify(data) });
-      } catch (e) {
-        // The answer matters more than its audit record: the refusal still goes back to the caller.
-        this.deps.log.error({ err: e, command: name, commandId: job.commandId }, 'could not record a refused command');
-      }
-      return;
-    }
-    await recordRefusalFenced(this.deps.db, { eventId, clientId: payload.clientId, wallId: payload.wallId, expectedVersion: version, data: JSON.stringify(data) });
   }
 }
 

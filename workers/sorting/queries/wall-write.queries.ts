@@ -240,6 +240,15 @@ export const recordRefusal = query<{ eventId: string; clientId: number; wallId: 
 insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
 values (:eventId, :clientId, :wallId, '${COMMAND_REFUSED}', now(), :data::jsonb) on conflict (event_id) do nothing`);
 
+/**
+ * The order lines of a group of commands, locked first in id order, before the group's first statement
+ * takes the wall's row: within the group's transaction each statement locks its own lines, then the
+ * wall, and the second's lines would come after the wall, against the lock order of every writer
+ * (order lines first, the wall last). Locked by key alone, as the write finds them.
+ */
+export const lockGroupLines = query<{ lineIds: number[] }, { id: number }>('lock-group-lines', `
+select id from order_item where id = any(:lineIds::int[]) order by id for update`);
+
 /** A command's earlier answer: its applied record, or its refusal (a job handed out again). */
 export const earlierAnswer = query<
   { commandId: string; refusedEventId: string },
