@@ -58,7 +58,7 @@ export async function measurePgFloor(
       const item = {
         id: item_ids![i], sortBoxId: state.slot_id, crc: state.crc, orderId: state.order_id, orderItemId: state.line_id, productId: state.product_id,
         sku: state.sku, barcode: f.barcode, barcodeInputMethod: 'Scanned', userId: f.userId, sessionId: f.sessionId, color: 'Red', units: 1,
-        confirmedUnits: 0, status: 'PendingConfirmation', createdAt: now, confirmedAt: null, cancelledAt: null,
+        confirmedUnits: 0, status: 'PendingConfirmation', createdAt: now, confirmedAt: null, cancelledAt: null, requiresSerial: false, serial: null,
       };
       await applyWallChanges(db, {
         clientId: f.clientId, wallId: f.wallId, expectedVersion: version, nextVersion: version + 1, wall: null,
