@@ -140,7 +140,8 @@ export class Admission {
     admissionRefusals.inc({ reason });
     const random = this.opts.random ?? Math.random;
     const baseMs = Math.min(MAX_RETRY_MS, Math.max(MIN_RETRY_MS, drainMs));
-    const retryAfterMs = Math.round(baseMs * (1 + random()));
+    // In [base, 2 × base): rounding a draw just under twice the base must not reach it.
+    const retryAfterMs = Math.min(Math.round(baseMs * (1 + random())), Math.ceil(2 * baseMs) - 1);
     return new AppError('service-unavailable', `The sorting service is at capacity (${waiting} commands waiting); nothing was changed. Retry in a moment.`, {
       headers: { 'Retry-After': String(Math.max(1, Math.round(retryAfterMs / 1000))) },
       extensions: { retryAfterMs },

@@ -250,6 +250,9 @@ describe('the command admission policy', () => {
     expect(shed(() => g.admit('item.confirm'))?.headers).toEqual({ 'Retry-After': '3' });
     r = 0.9;
     expect(shed(() => g.admit('item.confirm'))?.headers).toEqual({ 'Retry-After': '6' });
+    // A draw just under 1 stays under twice the base once rounded.
+    r = 0.99999;
+    expect(shed(() => g.admit('item.confirm'))?.extensions).toEqual({ retryAfterMs: 5999 });
     // With the real random source, a floor refused at once gets different times.
     const b = new Admission(options({ minInFlight: 2, initialServiceMs: 1000 }));
     floor(b).admit('item.scan');
