@@ -6,6 +6,7 @@ import { VirtualLightController, type ShownLight } from '../../services/simulato
 import { startTestApi, waitFor, type TestApi } from '../support/test-api';
 import { buildFloor, connect, scan, type Floor } from '../support/sorting-floor';
 import { startOwnMosquitto, type OwnMosquitto } from '../support/own-mosquitto';
+import { addSlots, addWall } from '../support/fixtures';
 
 /*
  * A wall of virtual controllers follows a shift (docs/lights.md): after every step the retained light
@@ -14,11 +15,19 @@ import { startOwnMosquitto, type OwnMosquitto } from '../support/own-mosquitto';
  * sorters' colors, oldest first, with their units on the digits; a Complete slot lights its back; every
  * other light is dark. Buttons confirm and refuse; the lights are right again after a gateway restart
  * and after a broker restart that lost every retained message. The broker is the test's own.
+ *
+ * The gateway sets every wall of the database, so the broker holds the lights of other walls too, as
+ * on a real floor and as in the full suite (other suites' walls, created before this one's): more than
+ * a broker queues for one client at once (Mosquitto: 1,000 queued + 20 in flight, then it drops), so a
+ * gateway that read the broker's retained lights in one subscription would miss some of them.
  */
 
 jest.setTimeout(600_000);
 // Generous: a gateway that (re)starts sets the lights of every wall of this jest worker's database.
 const STEP_MS = 60_000;
+/** Slots on other walls, created before this test's wall: their lights alone pass the broker's 1,020. */
+const OTHER_WALLS = 8;
+const OTHER_SLOTS = 70;
 
 interface WallRead {
   slots: { serialNumber: string; crc: string; position: number; status: string }[];
@@ -45,6 +54,9 @@ describe('light gateway over MQTT: every light right at every step', () => {
   beforeAll(async () => {
     broker = await startOwnMosquitto();
     api = await startTestApi({ workers: ['sorting', 'outbox'] });
+    const others = await buildFloor(api, { slots: OTHER_SLOTS });
+    const em = api.runtime.orm.em.fork();
+    for (let i = 1; i < OTHER_WALLS; i++) await addSlots(em, others.tenant.clientId, (await addWall(em, others.tenant.clientId, { warehouseId: others.warehouseId })).id, OTHER_SLOTS);
     floor = await buildFloor(api, {
       slots: 6,
       products: [{ sku: 'SKU-A' }, { sku: 'SKU-B' }, { sku: 'SKU-C' }],

@@ -46,6 +46,13 @@ select w.id as "wallId", w.client_id as "clientId",
 export const wallsWithSlots = query<Record<string, never>, { id: number }>('lights-walls-with-slots', `
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id`);
 
+/**
+ * Every wall, with or without slots (a wall whose slots were all detached still has retained lights to
+ * clear), and how many slots it has: what the sweep of stale retained lights reads, a few walls at a time.
+ */
+export const wallsToSweep = query<Record<string, never>, { id: number; slots: number }>('lights-walls-to-sweep', `
+select w.id, (select count(*) from sort_box b where b.wall_id = w.id)::int as slots from wall w order by w.id`);
+
 export interface ButtonSlotRow {
   wallId: number;
   crc: string;

@@ -6,6 +6,7 @@ import type { KindStarted, WorkerKindCode } from '../pipeline/worker-kind';
 import { pressButton } from './button-press.use-case';
 import { ControllerRegistry } from './controllers';
 import { LightsEngine } from './lights-engine';
+import { wallsToSweep } from './lights.queries';
 import { handleLightsEvents } from './lights-events.use-case';
 import { MqttLightsDriver, type ButtonPress } from './mqtt/mqtt-driver';
 import { loadTcpControllers, TcpLightsDriver } from './tcp/tcp-driver';
@@ -70,16 +71,22 @@ async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsCo
   let again = false;
   // Sets every light again, then clears stale retained ones. One at a time: asked for meanwhile (a
   // reconnect during the start's resync), it runs once more after. On failure (PostgreSQL away) it
-  // tries again shortly, so a reconnect is never left half done.
+  // tries again shortly, so a reconnect is never left half done. The sweep belongs to the connection the
+  // resync began on: one begun before the broker connected sweeps nothing (the connect's resync does).
+  const sweep = async (session: number | null): Promise<void> => {
+    if (!mqtt || session === null) return;
+    await mqtt.sweepStale(session, await wallsToSweep(ormSql, {}));
+  };
   const resync = (): void => {
     clearTimeout(retry);
     if (running) {
       again = true;
       return;
     }
+    const session = mqtt?.session ?? null;
     running = engine
       .resyncAll()
-      .then(() => mqtt?.sweepStale())
+      .then(() => sweep(session))
       .then(
         () => undefined,
         (err: unknown) => {

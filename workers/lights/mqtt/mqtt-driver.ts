@@ -39,8 +39,24 @@ export interface MqttDriverOptions {
 }
 
 const RETAINED: IClientPublishOptions = { qos: 1, retain: true };
-// The broker's retained lights arrive before the marker; a busy broker holding thousands may take a while.
+// A slice's retained lights arrive before its marker; a busy broker may take a while.
 const SWEEP_TIMEOUT_MS = 30_000;
+/**
+ * The retained lights one subscription of the sweep may match, as far as the walls' slots tell. A broker
+ * queues only so many messages for a client at once and drops the rest without a word (Mosquitto: 20 in
+ * flight and `max_queued_messages` 1,000 by default), and a subscription's retained messages are all
+ * queued at once: a sweep that read every light in one subscription missed lights beyond that (and
+ * its marker) on any floor of more than 510 slots.
+ */
+const SWEEP_SLICE_LIGHTS = 500;
+/** Room per wall and side for retained lights of slots no longer on it (the sweep's reason to be). */
+const SWEEP_STALE_ROOM = 10;
+
+/** A wall as the sweep reads it: its id and how many slots it has now. */
+export interface SweptWall {
+  id: number;
+  slots: number;
+}
 
 /** The broker's address without credentials, for log lines. */
 export function safeBrokerUrl(url: string): string {
@@ -66,6 +82,8 @@ export class MqttLightsDriver implements LightsDriver {
   /** What the broker holds per wall and slot, as this connection published it. */
   private readonly published = new Map<number, { clientId: number; slots: Map<string, { slot: SlotLights; front: Light; back: Light }> }>();
   private closing = false;
+  /** Counts the connections: a sweep is for the connection its resync set every light on. */
+  private connection = 0;
 
   constructor(private readonly opts: MqttDriverOptions) {
     this.topics = new LightTopics(opts.prefix);
@@ -81,6 +99,7 @@ export class MqttLightsDriver implements LightsDriver {
     const where = safeBrokerUrl(opts.url);
     this.client.on('connect', () => {
       log.info({ broker: where }, 'light gateway connected to the MQTT broker');
+      this.connection++;
       this.published.clear();
       this.client.publish(this.topics.gatewayStatus, JSON.stringify({ online: true }), RETAINED);
       this.client.subscribe([this.topics.buttonFilter, ...this.topics.controllerFilters], { qos: 1 }, (err) => {
@@ -105,6 +124,15 @@ export class MqttLightsDriver implements LightsDriver {
 
   get connected(): boolean {
     return this.client.connected;
+  }
+
+  /**
+   * The connection now (null: none), taken before a full resync and handed to `sweepStale`: a resync
+   * begun before the connection (or an earlier one) set lights this connection did not publish, so its
+   * sweep would clear live lights; the resync the connection asks for sweeps instead.
+   */
+  get session(): number | null {
+    return this.client.connected ? this.connection : null;
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
@@ -175,19 +203,20 @@ export class MqttLightsDriver implements LightsDriver {
 
   /**
    * Clears retained lights the broker holds for slots this gateway did not publish (a slot detached or
-   * moved to another wall while the gateway was down, a deleted wall). Runs after a full resync: it
-   * reads the broker's retained lights once (a marker message published after the subscription arrives
-   * after them), then publishes an empty retained message on each stale topic.
+   * moved to another wall while the gateway was down). Runs after a full resync on the same connection
+   * (`session`): it reads the broker's retained lights wall by wall, a slice of walls at a time (at most
+   * about SWEEP_SLICE_LIGHTS lights per subscription: a broker drops what it cannot queue), each slice
+   * read up to a marker message published after its subscription, and publishes an empty retained
+   * message on each stale topic. `walls` is every wall of the database (wallsToSweep).
    */
-  async sweepStale(): Promise<number> {
-    if (!this.client.connected || this.sweep) return 0;
+  async sweepStale(session: number | null, walls: readonly SweptWall[]): Promise<number> {
+    if (session === null || session !== this.session || this.sweep) return 0;
     const marker = `${this.opts.prefix}/gateway/sweep/${randomUUID()}`;
-    const found = new Set<string>();
-    let done!: () => void;
-    const finished = new Promise<void>((r) => (done = r));
+    let found = new Set<string>();
+    let waiting: { slice: string; done: () => void } | null = null;
     this.sweep = (topic, payload, retained) => {
       if (topic === marker) {
-        done();
+        if (waiting && payload.toString('utf8') === waiting.slice) waiting.done();
         return true;
       }
       const slot = this.topics.parseSlot(topic);
@@ -195,8 +224,6 @@ export class MqttLightsDriver implements LightsDriver {
       if (retained && payload.length) found.add(topic);
       return true;
     };
-    const filters = [...this.topics.lightFilters, marker];
-    let cleared = 0;
     let aborted = false;
     const abort = new Promise<void>((r) => {
       this.abortSweep = () => {
@@ -204,34 +231,62 @@ export class MqttLightsDriver implements LightsDriver {
         r();
       };
     });
-    let timer: NodeJS.Timeout | undefined;
+    let cleared = 0;
+    let incomplete = 0;
     try {
-      const read = (async () => {
-        await this.client.subscribeAsync(filters, { qos: 1 });
-        await this.client.publishAsync(marker, '', { qos: 1 });
-        await finished;
-      })();
-      read.catch(() => undefined);
-      await Promise.race([read, abort, new Promise<void>((r) => (timer = setTimeout(r, SWEEP_TIMEOUT_MS)))]);
-      // Disconnected meanwhile: nothing is cleared now; the reconnect sets every light and sweeps again.
-      if (aborted || !this.client.connected) return 0;
-      await this.client.unsubscribeAsync(filters);
-      const live = new Set<string>();
-      for (const [wallId, held] of this.published) {
-        for (const serial of held.slots.keys()) for (const side of ['front', 'back'] as const) live.add(this.topics.slot(held.clientId, wallId, serial, side));
+      await this.client.subscribeAsync(marker, { qos: 1 });
+      for (const [n, filters] of sweepSlices(this.topics, walls).entries()) {
+        if (aborted || session !== this.session) return cleared;
+        found = new Set();
+        let timer: NodeJS.Timeout | undefined;
+        let arrived = false;
+        const slice = String(n);
+        const read = (async () => {
+          const marked = new Promise<void>((done) => (waiting = { slice, done }));
+          await this.client.subscribeAsync(filters, { qos: 1 });
+          await this.client.publishAsync(marker, slice, { qos: 1 });
+          await marked;
+          arrived = true;
+        })();
+        read.catch(() => undefined);
+        try {
+          await Promise.race([read, abort, new Promise<void>((r) => (timer = setTimeout(r, SWEEP_TIMEOUT_MS)))]);
+        } finally {
+          clearTimeout(timer);
+          waiting = null;
+        }
+        // Disconnected meanwhile: nothing more is cleared now; the reconnect sets every light and sweeps again.
+        if (aborted || session !== this.session) return cleared;
+        await this.client.unsubscribeAsync(filters);
+        // No marker: the broker dropped some (or is slow); what was read is cleared, the rest at the next sweep.
+        if (!arrived) incomplete++;
+        const live = this.liveTopics();
+        for (const topic of found) {
+          if (live.has(topic)) continue;
+          this.client.publish(topic, '', RETAINED);
+          cleared++;
+        }
       }
-      for (const topic of found) {
-        if (live.has(topic)) continue;
-        this.client.publish(topic, '', RETAINED);
-        cleared++;
-      }
+      await this.client.unsubscribeAsync(marker);
+    } catch (err) {
+      // The connection went while a slice was asked for: the reconnect sweeps again.
+      if (!aborted && session === this.session) throw err;
     } finally {
-      clearTimeout(timer);
       this.sweep = null;
       this.abortSweep = null;
+      if (cleared) this.opts.log.info({ cleared }, 'cleared retained lights of slots that no longer exist');
+      if (incomplete) this.opts.log.warn({ slices: incomplete, timeoutMs: SWEEP_TIMEOUT_MS }, 'the broker did not answer every slice of the sweep of stale lights in time; the next resync sweeps again');
     }
-    if (cleared) this.opts.log.info({ cleared }, 'cleared retained lights of slots that no longer exist');
     return cleared;
+  }
+
+  /** Every light topic this connection published, as it stands now. */
+  private liveTopics(): Set<string> {
+    const live = new Set<string>();
+    for (const [wallId, held] of this.published) {
+      for (const serial of held.slots.keys()) for (const side of ['front', 'back'] as const) live.add(this.topics.slot(held.clientId, wallId, serial, side));
+    }
+    return live;
   }
 
   /** Sends a raw message (the gateway's own status topics); dropped while disconnected. */
@@ -244,4 +299,29 @@ export class MqttLightsDriver implements LightsDriver {
     if (this.client.connected) await this.client.publishAsync(this.topics.gatewayStatus, JSON.stringify({ online: false }), RETAINED).catch(() => undefined);
     await this.client.endAsync();
   }
+}
+
+/**
+ * The sweep's subscriptions: one filter per wall and side (`P/+/walls/<wallId>/slots/+/front`), packed
+ * into slices of about SWEEP_SLICE_LIGHTS expected lights (the wall's slots and some room for stale
+ * ones); a wall side larger than that is a slice of its own.
+ */
+export function sweepSlices(topics: LightTopics, walls: readonly SweptWall[]): string[][] {
+  const slices: string[][] = [];
+  let slice: string[] = [];
+  let weight = 0;
+  for (const wall of walls) {
+    for (const side of ['front', 'back'] as const) {
+      const w = wall.slots + SWEEP_STALE_ROOM;
+      if (slice.length && weight + w > SWEEP_SLICE_LIGHTS) {
+        slices.push(slice);
+        slice = [];
+        weight = 0;
+      }
+      slice.push(topics.wallLightFilter(wall.id, side));
+      weight += w;
+    }
+  }
+  if (slice.length) slices.push(slice);
+  return slices;
 }

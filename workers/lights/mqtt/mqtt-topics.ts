@@ -90,8 +90,9 @@ export class LightTopics {
     return [`${this.prefix}/+/controllers/+/status`, `${this.prefix}/+/controllers/+/heartbeat`];
   }
 
-  get lightFilters(): string[] {
-    return [`${this.prefix}/+/walls/+/slots/+/front`, `${this.prefix}/+/walls/+/slots/+/back`];
+  /** One wall's lights of one side, whatever client the topics name (the sweep reads them wall by wall). */
+  wallLightFilter(wallId: number, side: Side): string {
+    return `${this.prefix}/+/walls/${wallId}/slots/+/${side}`;
   }
 
   parseSlot(topic: string): SlotTopic | null {
