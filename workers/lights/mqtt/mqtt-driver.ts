@@ -260,9 +260,8 @@ export class MqttLightsDriver implements LightsDriver {
         await this.client.unsubscribeAsync(filters);
         // No marker: the broker dropped some (or is slow); what was read is cleared, the rest at the next sweep.
         if (!arrived) incomplete++;
-        const live = this.liveTopics();
         for (const topic of found) {
-          if (live.has(topic)) continue;
+          if (this.isLive(topic)) continue;
           this.client.publish(topic, '', RETAINED);
           cleared++;
         }
@@ -280,13 +279,12 @@ export class MqttLightsDriver implements LightsDriver {
     return cleared;
   }
 
-  /** Every light topic this connection published, as it stands now. */
-  private liveTopics(): Set<string> {
-    const live = new Set<string>();
-    for (const [wallId, held] of this.published) {
-      for (const serial of held.slots.keys()) for (const side of ['front', 'back'] as const) live.add(this.topics.slot(held.clientId, wallId, serial, side));
-    }
-    return live;
+  /** Whether this connection published the light on this topic (a slot of the wall as it stands now). */
+  private isLive(topic: string): boolean {
+    const slot = this.topics.parseSlot(topic);
+    if (!slot || slot.kind === 'button') return false;
+    const held = this.published.get(slot.wallId);
+    return !!held && held.clientId === slot.clientId && held.slots.has(slot.serialNumber) && this.topics.slot(slot.clientId, slot.wallId, slot.serialNumber, slot.kind) === topic;
   }
 
   /** Sends a raw message (the gateway's own status topics); dropped while disconnected. */
