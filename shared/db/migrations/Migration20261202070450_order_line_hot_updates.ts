@@ -1,10 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * An order line's counts move without touching its indexes (docs/architecture.md "One write per
- * command, fenced"). Every scan and every confirm updates its line's `confirmed_qty` and `pending_qty`;
- * both were in the predicate of the scan candidates' partial indexes (`qty > confirmed_qty +
- * pending_qty`), and PostgreSQL writes an update as HOT (no new index entry) only when no column an
+ * An order line's counts move without touching its indexes (docs/architecture.md "Data"). Every
+ * scan and every confirm updates its line's `confirmed_qty` and `pending_qty`; both were in the
+ * predicate of the scan candidates' partial indexes (`qty > confirmed_qty + pending_qty`), and PostgreSQL writes an update as HOT (no new index entry) only when no column an
  * index reads changes. So each of those updates wrote a new entry into all five indexes of the table
  * (the key, the line's unique key, the two candidate indexes, the sku index), about 15 of the write's
  * 70-80 shared buffers, and left as many dead entries behind.

@@ -2,14 +2,14 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The allowed values of the wall's settings and of an item's status as domains instead of table
- * checks (docs/architecture.md "One write per command, fenced"). PostgreSQL evaluates every check
- * constraint of a table on every update of a row, whichever columns it sets, and reads each check's
- * stored expression anew for every statement: every command's fence, which sets only the wall's
- * version, checked the wall's workflow, flow direction and sorter count, and every scan and confirm
- * the item's status, about 5 % of the backend's CPU per scan+confirm written one after the other
- * (EXPLAIN and perf on the bench's database). A domain's check runs when a value is written into the
- * column (an insert, or an update that sets it), from a definition each connection keeps: the same
- * values are refused, and an update that leaves the column alone costs nothing for it.
+ * checks (docs/architecture.md "Data"). PostgreSQL evaluates every check constraint of a table on
+ * every update of a row, whichever columns it sets, and reads each check's stored expression anew
+ * for every statement: every command's fence, which sets only the wall's version, checked the wall's
+ * workflow, flow direction and sorter count, and every scan and confirm the item's status (the checks
+ * of a scan's and a confirm's tables were about 4 % of a backend's CPU writing them, perf on the
+ * bench's database; bench/write-cpu.ts measures the writes). A domain's check runs when a value is
+ * written into the column (an insert, or an update that sets it), from a definition each connection
+ * keeps: the same values are refused, and an update that leaves the column alone costs nothing for it.
  */
 export class Migration20261202072042_check_values_as_domains extends Migration {
   override async up(): Promise<void> {
