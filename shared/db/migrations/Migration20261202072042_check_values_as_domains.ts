@@ -14,10 +14,13 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261202072042_check_values_as_domains extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-create domain wall_workflow as text check (value in ('FreeSort', 'PicklistSort'));
-create domain wall_flow_direction as text check (value in ('LeftToRight', 'RightToLeft', 'TopToBottom', 'BottomToTop'));
-create domain wall_max_sorters as smallint check (value between 1 and 6);
-create domain sort_box_item_status as text check (value in ('PendingConfirmation', 'Confirmed', 'Cancelled'));
+-- Each domain's check keeps the name of the table check it replaces (errors name the same constraint).
+create domain wall_workflow as text constraint wall_workflow_check check (value in ('FreeSort', 'PicklistSort'));
+create domain wall_flow_direction as text
+  constraint wall_flow_direction_check check (value in ('LeftToRight', 'RightToLeft', 'TopToBottom', 'BottomToTop'));
+create domain wall_max_sorters as smallint constraint wall_max_sorters_check check (value between 1 and 6);
+create domain sort_box_item_status as text
+  constraint sort_box_item_status_check check (value in ('PendingConfirmation', 'Confirmed', 'Cancelled'));
 
 alter table wall
   drop constraint wall_workflow_check,
