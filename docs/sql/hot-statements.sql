@@ -528,7 +528,7 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
           from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
-     where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+     where l.client_id = :clientId::int and l.warehouse_id = :warehouseId::int and l.sku = :sku::text and l.is_open
        and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
      order by l.priority_rank desc, l.order_date, l.order_id
      limit 4
@@ -552,7 +552,7 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
           from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
-     where l.client_id = :clientId::int and true and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+     where l.client_id = :clientId::int and true and l.sku = :sku::text and l.is_open
        and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
      order by -l.priority_rank, l.order_date, l.order_id
      limit 4

@@ -28,7 +28,8 @@ export interface CandidateRow {
  * The scan's candidates when no order in the wall's slots needs the product (order choice rule 1 then
  * leaves only orders in no slot): the sku's open lines of the wall's warehouse, best order first
  * (rules 2-4: the line carries its order's priority rank and date), read from the front of their
- * partial index (order_item_scan_candidates_idx; a wall of every warehouse orders by -priority_rank,
+ * partial index (order_item_scan_candidates_idx, of the lines `is_open`: a generated column, so that
+ * a count update that leaves the line open is HOT; a wall of every warehouse orders by -priority_rank,
  * as order_item_scan_candidates_any_warehouse_idx does, which no warehouse's read can walk); each
  * joined to its order by key and kept when the order is unshipped, not drop-ship, in no slot and in the
  * session's picklist when it has one; the walk stops at the fourth kept line. Bounded by the lines it
@@ -49,7 +50,7 @@ select c.order_item_id, c.qty, c.confirmed_qty, c.pending_qty, (select row_to_js
                (:picklistId::int is null or exists (select 1 from picklist_order po
                                                      where po.client_id = :clientId::int and po.picklist_id = :picklistId::int and po.order_id = o.id)) as in_picklist
           from orders o where o.client_id = :clientId::int and o.id = l.order_id offset 0) o
-     where l.client_id = :clientId::int and ${warehouse} and l.sku = :sku::text and l.qty > l.confirmed_qty + l.pending_qty
+     where l.client_id = :clientId::int and ${warehouse} and l.sku = :sku::text and l.is_open
        and o.status = 'Unshipped' and not o.is_drop_ship and o.slot_id is null and o.in_picklist
      order by ${rank}, l.order_date, l.order_id
      limit ${CANDIDATE_LIMIT}

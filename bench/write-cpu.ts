@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client as PgClient } from 'pg';
+import { applyConfirm, applyScan } from '../workers/sorting/queries/wall-write.queries';
+
+/*
+ * `npx tsx bench/write-cpu.ts`: PostgreSQL CPU per scan+confirm pair of the wall actor's writes alone
+ * (docs/benchmarks.md "Where each miss comes from"). On a copy of a database the bench left (its
+ * `_badday` database: the day's orders, walls, slots and history), one backend writes WRITE_PAIRS pairs
+ * one after the other as the actor does a command alone: `apply-wall-changes:liek` (a keyed scan into
+ * an order line's slot) then `:lue` (its confirm), named statements in autocommit, each with an event
+ * and a record of the bench's own sizes. The backend's CPU time (/proc, user + system, WAL flushes
+ * included) over the pairs after a warm-up, divided by the pairs: the same figure on a schema before
+ * and after a change, on the same machine, without the bench's other processes and concurrency.
+ * The copy is dropped at the end; the source database is not written.
+ *
+ *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), DATABASE_URL (the server, any database)
+ */
+
+const SOURCE = process.env.WRITE_SOURCE ?? 'sorting_bench_badday';
+const PAIRS = Number(process.env.WRITE_PAIRS ?? 1000);
+const WARMUP = 50;
+const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const at = (db: string) => Object.assign(new URL(server.href), { pathname: `/${db}` }).href;
+
+/** User + system CPU of a local process, in milliseconds (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function main(): Promise<void> {
+  const copy = `${SOURCE}_write_cpu`;
+  const admin = new PgClient({ connectionString: at('postgres') });
+  await admin.connect();
+  await admin.query(`drop database if exists "${copy}"`);
+  await admin.query(`create database "${copy}" template "${SOURCE}"`);
+  // The actor's own connection name: the triggers that move walls' versions leave it out.
+  const c = new PgClient({ connectionString: at(copy), application_name: 'sorting:wall-actor' });
+  try {
+    await c.connect();
+    const [{ pid }] = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
+    // Open lines, each written into the first slot of its client (the write checks the slot exists, not what it holds).
+    const { rows: lines } = await c.query(`
+      select sb.id as slot_id, sb.wall_id, sb.client_id, oi.order_id, sb.crc, oi.id as line_id, oi.qty, oi.confirmed_qty, oi.pending_qty, oi.sku, p.id as product_id
+        from order_item oi cross join lateral (select * from sort_box sb where sb.client_id = oi.client_id order by sb.id limit 1) sb
+        join product p on p.client_id = oi.client_id and p.sku = oi.sku
+       where oi.qty > oi.confirmed_qty + oi.pending_qty order by oi.id limit 5000`);
+    const [ev] = (await c.query(`select data from outbox_event where type = 'sort-box-item.created' limit 1`)).rows;
+    const [ac] = (await c.query(`select result from applied_command where name = 'item.scan' limit 1`)).rows;
+    const [session] = (await c.query(`select id, user_id from sorter_session order by id desc limit 1`)).rows;
+    if (!ev || !ac || !session || lines.length === 0) throw new Error(`${SOURCE} holds no bench day (run npm run bench first)`);
+    const ids = (await c.query<{ id: number }>(`select nextval('sort_box_item_id_seq')::int as id from generate_series(1, $1)`, [PAIRS + WARMUP])).rows;
+    const run = (statement: typeof applyScan.statement, params: object) => c.query({ name: statement.name, text: statement.text, values: statement.values(params) });
+
+    let li = 0;
+    let cpu0 = 0;
+    let t0 = 0;
+    let done = 0;
+    for (let k = 0; k < PAIRS + WARMUP && li < lines.length; k++) {
+      if (k === WARMUP) {
+        cpu0 = cpuMsOf(pid);
+        t0 = Date.now();
+      }
+      const l = lines[li];
+      const [{ version }] = (await c.query<{ version: string }>('select version from wall where id = $1', [l.wall_id])).rows;
+      const v = Number(version);
+      const now = new Date();
+      const item = {
+        id: ids[k]!.id, sortBoxId: l.slot_id, crc: l.crc, orderId: l.order_id, orderItemId: l.line_id, productId: l.product_id, sku: l.sku,
+        barcode: '830000000002', barcodeInputMethod: 'Scanned', userId: session.user_id, sessionId: session.id, color: 'Magenta', units: 1,
+        confirmedUnits: 0, status: 'PendingConfirmation', createdAt: now.toISOString(), confirmedAt: null, cancelledAt: null, requiresSerial: false, serial: null,
+      };
+      const base = {
+        clientId: l.client_id, wallId: l.wall_id, wall: null, slotsVacated: '[]', slotsOccupied: '[]', slotsInserted: '[]', slotsDeleted: [],
+        sessionsUpdated: '[]', sessionsInserted: '[]', partition: 0, jobId: k, now, itemIdRefill: 0, sessionIdRefill: 0,
+      };
+      const events = (type: string) => JSON.stringify([{ eventId: randomUUID(), clientId: l.client_id, wallId: l.wall_id, type, occurredAt: now.toISOString(), data: ev.data }]);
+      const line = { id: l.line_id, qty: l.qty, confirmedQty: l.confirmed_qty, pendingQty: l.pending_qty };
+      await run(applyScan.statement, {
+        ...base, expectedVersion: v, nextVersion: v + 1,
+        lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty, newPendingQty: line.pendingQty + 1 }]), lineCount: 1,
+        itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: events('sort-box-item.created'),
+        commandId: randomUUID(), command: 'item.scan', result: JSON.stringify(ac.result), idempotency: JSON.stringify({ key: randomUUID(), requestHash: 'x'.repeat(43) }),
+      });
+      await run(applyConfirm.statement, {
+        ...base, expectedVersion: v + 1, nextVersion: v + 2,
+        lines: JSON.stringify([{ ...line, pendingQty: line.pendingQty + 1, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
+        itemsUpdated: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]), itemsInserted: '[]',
+        events: events('sort-box-item.confirmed'), commandId: randomUUID(), command: 'item.confirm', result: JSON.stringify(ac.result), idempotency: null,
+      });
+      l.confirmed_qty += 1;
+      if (l.confirmed_qty + l.pending_qty >= l.qty) li++;
+      if (k >= WARMUP) done++;
+    }
+    const cpu = cpuMsOf(pid) - cpu0;
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    process.stdout.write(`${SOURCE}: ${done} scan+confirm writes, backend CPU ${(cpu / done).toFixed(3)} ms per pair, ${((Date.now() - t0) / done).toFixed(2)} ms per pair elapsed, load ${load}\n`);
+  } finally {
+    await c.end().catch(() => undefined);
+    await admin.query(`drop database if exists "${copy}"`);
+    await admin.end();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
