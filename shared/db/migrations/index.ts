@@ -31,6 +31,7 @@ import { Migration20261202040000_scan_candidates_order } from './Migration202612
 import { Migration20261202040100_serial_numbers } from './Migration20261202040100_serial_numbers';
 import { Migration20261202041500_test_print_jobs } from './Migration20261202041500_test_print_jobs';
 import { Migration20261202050000_relay_step_cost } from './Migration20261202050000_relay_step_cost';
+import { Migration20261202071800_relay_step_reads } from './Migration20261202071800_relay_step_reads';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202040100_serial_numbers', class: Migration20261202040100_serial_numbers },
   { name: 'Migration20261202041500_test_print_jobs', class: Migration20261202041500_test_print_jobs },
   { name: 'Migration20261202050000_relay_step_cost', class: Migration20261202050000_relay_step_cost },
+  { name: 'Migration20261202071800_relay_step_reads', class: Migration20261202071800_relay_step_reads },
 ];
