@@ -71,6 +71,10 @@ describe("the pipeline's commits do not wait for the WAL flush", () => {
     const { rows, mode } = await inTransaction(lockConsumerPosition, { name: 'commit-mode-test' });
     expect(rows).toHaveLength(1);
     expect(mode).toBe('off');
+    // A batch that reads its events locks its position with them, in the same statement.
+    const read = await inTransaction(nextEvents, { name: 'commit-mode-test', batchSize: 10, types: null });
+    expect(read.rows).toHaveLength(1);
+    expect(read.mode).toBe('off');
     // Outside the batch's transaction the connection is as it was.
     expect((await pg.query('show synchronous_commit')).rows[0].synchronous_commit).toBe('on');
   });

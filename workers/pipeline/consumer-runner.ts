@@ -99,19 +99,23 @@ export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batc
  */
 export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, batchSize: number, ctx: ConsumerContext<Ctx>): Promise<StepResult> {
   return db.transaction(async (tx) => {
-    const [row] = await lockConsumerPosition(tx, { name: consumer.name });
-    if (!row) return { status: 'standby' as const };
-    const after = row.position;
+    let after: string;
     let through: string | null;
     let events: RelayedEvent[] = [];
     let full: boolean;
     if (consumer.readsEvents === false) {
+      const [row] = await lockConsumerPosition(tx, { name: consumer.name });
+      if (!row) return { status: 'standby' as const };
+      after = row.position;
       const [range] = await nextRange(tx, { after, batchSize });
       through = range.through;
       full = range.n >= batchSize;
     } else {
-      const rows = await nextEvents(tx, { after, batchSize, types: consumer.types ? [...consumer.types] : null });
-      through = rows[0]?.through ?? null;
+      // The position locked and the events after it read in one statement.
+      const rows = await nextEvents(tx, { name: consumer.name, batchSize, types: consumer.types ? [...consumer.types] : null });
+      if (!rows.length) return { status: 'standby' as const };
+      after = rows[0]!.position;
+      through = rows[0]!.through;
       const read = rows.filter((r) => r.id !== null && r.id !== undefined) as RelayedRow[];
       events = read.map((r) => ({ ...toWallEvent(r), outboxId: r.id }));
       full = read.length >= batchSize;
