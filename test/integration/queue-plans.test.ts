@@ -128,7 +128,6 @@ describe('the outbox queue statements cost what they return, however many events
       await relayOnce(relay, 500);
       const through = (await admin.query<{ t: string }>('select through::text as t from outbox_horizon')).rows[0]!.t;
       const relayRead = await buffers(relayClient, relayedBetween.statement.name, relayedBetween.statement.values({ after: String(BigInt(through) - 3n), through, batchSize: 500 }));
-      const lightsAt = await position('lights-test');
       const rangeAt = await position('range-test');
       const m = {
         advance,

@@ -28,6 +28,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
       // Woken by a commit right after the last stamp: let the commits of the next moments join this one.
       const since = Date.now() - lastStamp;
       if (since < config.OUTBOX_RELAY_INTERVAL_MS) await new Promise((r) => setTimeout(r, config.OUTBOX_RELAY_INTERVAL_MS - since));
+      if (stopped) break;
       lastStamp = Date.now();
       // This step covers every commit notified so far: a notification that came while it slept needs no step of its own.
       waiter.clear();

@@ -203,6 +203,8 @@ export async function runConsumer<Ctx>(
     if (since < settings.intervalMs) await pause(settings.intervalMs - since);
     if (deps.stopped()) break;
     lastRun = Date.now();
+    // The batch reads up to the horizon as it is now: a relay notification that came before it needs no batch of its own.
+    waiter.clear();
     let attempted: { after: string; through: string | null } = { after: '', through: null };
     const probe: EventConsumer<Ctx> = {
       ...consumer,
