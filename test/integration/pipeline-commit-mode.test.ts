@@ -72,7 +72,7 @@ describe("the pipeline's commits do not wait for the WAL flush", () => {
     expect(rows).toHaveLength(1);
     expect(mode).toBe('off');
     // A batch that reads its events locks its position with them, in the same statement.
-    const read = await inTransaction(nextEvents, { name: 'commit-mode-test', batchSize: 10, types: null });
+    const read = await inTransaction(nextEvents, { name: 'commit-mode-test', known: null, batchSize: 10, types: null });
     expect(read.rows).toHaveLength(1);
     expect(read.mode).toBe('off');
     // Outside the batch's transaction the connection is as it was.

@@ -133,7 +133,7 @@ describe('the outbox queue statements cost what they return, however many events
         advance,
         relayRead,
         hasWork: await buffers(eventsClient, consumerHasWork.statement.name, consumerHasWork.statement.values({ name: 'lights-test' })),
-        nextEvents: await buffers(eventsClient, nextEvents.statement.name, nextEvents.statement.values({ name: 'lights-test', batchSize: 100, types: LIGHT_TYPES })),
+        nextEvents: await buffers(eventsClient, nextEvents.statement.name, nextEvents.statement.values({ name: 'lights-test', known: null, batchSize: 100, types: LIGHT_TYPES })),
         nextRange: await buffers(rangeClient, nextRange.statement.name, nextRange.statement.values({ after: rangeAt, batchSize: 100 })),
       };
       await work();
