@@ -104,7 +104,9 @@ export interface Carried {
 /**
  * One batch of a consumer, in one transaction: lock its position (a stand-by when another process holds
  * it), read what follows, apply it with `handle`, move the position. Throws what `handle` throws (the
- * transaction is rolled back: nothing applied, the position unmoved).
+ * transaction is rolled back: nothing applied, the position unmoved). With `carried` (positionSaveMs):
+ * it reads after the position the process handled itself when that is further than the saved one, and
+ * saves only when asked (or the batch is full, or nothing new follows an unsaved position).
  */
 export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, batchSize: number, ctx: ConsumerContext<Ctx>, carried?: Carried): Promise<StepResult> {
   return db.transaction(async (tx) => {
