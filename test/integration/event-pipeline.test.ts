@@ -220,7 +220,10 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     expect(before).toBeGreaterThan(0n);
   });
 
-  it('a poison event: the others are applied, it is tried OUTBOX_CONSUMER_ATTEMPTS times, recorded in failed_job and passed over', async () => {
+  it.each([
+    ['saves its position with every batch', 0],
+    ['saves its position now and then (positionSaveMs)', 200],
+  ])('a poison event: the others are applied, it is tried OUTBOX_CONSUMER_ATTEMPTS times, recorded in failed_job and passed over; a consumer that %s', async (_, positionSaveMs) => {
     const t = await newTenant(api, 'Poison');
     const name = `test-${randomUUID().slice(0, 8)}`;
     await registerConsumer(api.runtime.ormSql, { name });
@@ -233,12 +236,16 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     const running = runConsumer(
       api.runtime.ormSql,
       consumer,
-      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10 },
+      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10, positionSaveMs },
       { waiter: listener.waiter(RELAYED_CHANNEL), ctx: api.runtime, stopped: () => stopped },
     );
     try {
       await relayAll(api.runtime);
+      const [{ last }] = await em().execute<{ last: string }[]>('select max(id)::text as last from outbox_event where event_id in (?)', [ids]);
       await waitFor(async () => (await effects(name)).length === 4, { what: 'the four good events applied' });
+      // The position is saved past them all, also when it is saved only now and then (once nothing new follows).
+      const position = async () => BigInt((await em().execute<{ position: string }[]>('select position from outbox_consumer where name = ?', [name]))[0]!.position);
+      await waitFor(async () => (await position()) >= BigInt(last), { what: 'the position saved past the events' });
       expect(await effects(name)).toEqual(ids.filter((id) => id !== poison));
       const [failed] = await em().execute<{ job_name: string; error: string; attempts: number; data: { consumer: string; event: WallEvent } }[]>(
         `select job_name, error, attempts, data from failed_job where queue = ? and job_id = ?`,
@@ -275,7 +282,7 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     const running = runConsumer(
       api.runtime.ormSql,
       EVENT_CONSUMERS.audit,
-      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10 },
+      { batchSize: 10, pollMs: 50, intervalMs: 0, attempts: 3, retryBaseMs: 10, positionSaveMs: 0 },
       { waiter: listener.waiter(RELAYED_CHANNEL), ctx: api.runtime, stopped: () => stopped },
     );
     const failedJobs = () =>

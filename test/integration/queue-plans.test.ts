@@ -124,17 +124,16 @@ describe('the outbox queue statements cost what they return, however many events
     /** Each statement once more, on its own connection, after one more command's events (three to relay, then read). */
     const measure = async () => {
       await command(-1);
-      const advance = await buffers(relayClient, advanceHorizon.statement.name, advanceHorizon.statement.values({ candidate: null, holders: null }));
+      const advance = await buffers(relayClient, advanceHorizon.statement.name, advanceHorizon.statement.values({ candidate: null, holders: null, after: null, batchSize: 500 }));
       await relayOnce(relay, 500);
       const through = (await admin.query<{ t: string }>('select through::text as t from outbox_horizon')).rows[0]!.t;
       const relayRead = await buffers(relayClient, relayedBetween.statement.name, relayedBetween.statement.values({ after: String(BigInt(through) - 3n), through, batchSize: 500 }));
-      const lightsAt = await position('lights-test');
       const rangeAt = await position('range-test');
       const m = {
         advance,
         relayRead,
         hasWork: await buffers(eventsClient, consumerHasWork.statement.name, consumerHasWork.statement.values({ name: 'lights-test' })),
-        nextEvents: await buffers(eventsClient, nextEvents.statement.name, nextEvents.statement.values({ after: lightsAt, batchSize: 100, types: LIGHT_TYPES })),
+        nextEvents: await buffers(eventsClient, nextEvents.statement.name, nextEvents.statement.values({ name: 'lights-test', known: null, batchSize: 100, types: LIGHT_TYPES })),
         nextRange: await buffers(rangeClient, nextRange.statement.name, nextRange.statement.values({ after: rangeAt, batchSize: 100 })),
       };
       await work();

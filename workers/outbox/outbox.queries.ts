@@ -9,22 +9,29 @@ import type { RelayedRow } from '../../shared/events/channels';
  * (Migration20261202012036). It reads the last outbox id handed out, then which transactions hold the
  * outbox's write lock; the horizon moves to that id when none does, or to the candidate the relay kept
  * (:candidate, read with its writers :holders at an earlier step) once none of those still does, and
- * NOTIFY outbox_relayed at commit. Returns the horizon before and after the step and the candidate to
- * keep; no row on a stand-by relay (the lock is another's). One relay at a time, so the horizon only
- * moves forward; no outbox row is written.
+ * NOTIFY outbox_relayed at commit. Then, in the same round trip (outbox_relay_step,
+ * Migration20261202071800), the events after :after up to the new horizon, in id order, at most
+ * :batchSize, read in a query of its own whose snapshot holds them all (none when :after is null).
+ * One row per event, each with the step's columns (the horizon before and after, the candidate to
+ * keep); one row with a null id when there is none; `locked` false and nothing else on a stand-by
+ * relay (the lock is another's). One relay at a time, so the horizon only moves forward; no outbox row
+ * is written.
  */
 export const advanceHorizon = query<
-  { candidate: string | null; holders: string[] | null },
-  { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null }
+  { candidate: string | null; holders: string[] | null; after: string | null; batchSize: number },
+  { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null } & Partial<RelayedRow>
 >('outbox-advance', `
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders
-  from relay_lock l left join lateral outbox_advance_horizon(l.locked, :candidate::bigint, :holders::text[]) s on true`);
+select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders,
+       (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
+  from relay_lock l
+  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :after::bigint, :batchSize::int) s on true
+ order by (s.ev).id`);
 
 /*
  * The relayed events after outbox id :after up to :through, in id order, at most :batchSize (a walk of
- * the primary key: outbox_events_after). The relay reads what a step moved the horizon past, in a
- * statement after that step's commit, so its snapshot holds every one of them.
+ * the primary key: outbox_events_after): what the first step of a relay that has just become the active
+ * one moved the horizon past, read in a statement after that step's commit, so its snapshot holds them.
  */
 export const relayedBetween = query<{ after: string; through: string; batchSize: number }, RelayedRow>('outbox-relayed-between', `
 select id::text, event_id, type, occurred_at, client_id, wall_id, data

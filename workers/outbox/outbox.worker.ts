@@ -20,6 +20,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const relay = new Relay(ormSql, config.OUTBOX_BATCH_SIZE);
   let active = false;
   let lastStamp = 0;
+  let held = 0;
   // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
   const outage = foldedWarning(log, 'outbox relay waits for the database');
   const loop = (async () => {
@@ -27,7 +28,10 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
       // Woken by a commit right after the last stamp: let the commits of the next moments join this one.
       const since = Date.now() - lastStamp;
       if (since < config.OUTBOX_RELAY_INTERVAL_MS) await new Promise((r) => setTimeout(r, config.OUTBOX_RELAY_INTERVAL_MS - since));
+      if (stopped) break;
       lastStamp = Date.now();
+      // This step covers every commit notified so far: a notification that came while it slept needs no step of its own.
+      waiter.clear();
       let more = false;
       try {
         const step = await relay.step();
@@ -45,8 +49,15 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
       }
       // Redis away: what is not published stays in order in memory; the horizon (and the consumers) go on.
       const published = await publisher.flush();
-      // A full batch: more are waiting. Otherwise sleep until a commit notifies (or the back-up poll).
-      if (!stopped && (!more || !published)) await waiter.wait(published ? config.OUTBOX_POLL_MS : Math.min(config.OUTBOX_POLL_MS, 1000));
+      // A full batch: more are waiting. The horizon held back by writers still at work: look again after
+      // the interval (their commits may have notified before the step saw their locks gone). Otherwise
+      // sleep until a commit notifies (or the back-up poll).
+      if (!stopped && (!more || !published)) {
+        const pollMs = published ? config.OUTBOX_POLL_MS : Math.min(config.OUTBOX_POLL_MS, 1000);
+        // Held back by writers step after step (a long transaction): the looks grow apart, doubling.
+        held = relay.waiting ? held + 1 : 0;
+        await waiter.wait(held ? Math.min(pollMs, Math.max(config.OUTBOX_RELAY_INTERVAL_MS, 1) * 2 ** Math.min(held - 1, 10)) : pollMs);
+      }
     }
   })();
   log.info({ pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');

@@ -47,23 +47,31 @@ export class Relay {
     // A failed step keeps what was read: the horizon may have moved past events not yet handed to the
     // hubs, and the next step must start from them (a relay that lost its lock meanwhile publishes some
     // twice, which hubs drop by outbox id). Only a step that finds another relay active forgets.
-    const [row] = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders });
-    if (!row?.locked || row.through === null) {
+    const rows = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders, after: this.read, batchSize: this.batchSize });
+    const row = rows[0];
+    if (!row?.locked || !row.through) {
       this.forget();
       return { locked: false, republish: [], events: [], more: false };
     }
     this.candidate = row.next_candidate;
     this.holders = row.next_holders;
-    let republish: RelayedEvent[] = [];
     if (this.read === null) {
-      republish = (await recentlyRelayed(this.db, { through: row.before ?? row.through })).map(toRelayed);
+      // Just became the active one: its predecessor's last seconds again, then what this step passed.
+      const republish = (await recentlyRelayed(this.db, { through: row.before ?? row.through })).map(toRelayed);
       this.read = row.before ?? row.through;
+      if (BigInt(row.through) <= BigInt(this.read)) return { locked: true, republish, events: [], more: false };
+      const passed = await relayedBetween(this.db, { after: this.read, through: row.through, batchSize: this.batchSize });
+      return { locked: true, republish, ...this.passed(passed, row.through) };
     }
-    if (BigInt(row.through) <= BigInt(this.read)) return { locked: true, republish, events: [], more: false };
-    const rows = await relayedBetween(this.db, { after: this.read, through: row.through, batchSize: this.batchSize });
+    // The step read the events it passed after this.read in the same round trip.
+    return { locked: true, republish: [], ...this.passed(rows.filter((r): r is typeof r & RelayedRow => !!r.id), row.through) };
+  }
+
+  /** Events read after this.read up to `through` (at most a batch): this.read moves past them. */
+  private passed(rows: RelayedRow[], through: string): { events: RelayedEvent[]; more: boolean } {
     const more = rows.length >= this.batchSize;
-    this.read = more ? rows[rows.length - 1]!.id : row.through;
-    return { locked: true, republish, events: rows.map(toRelayed), more };
+    if (rows.length || BigInt(through) > BigInt(this.read!)) this.read = more ? rows[rows.length - 1]!.id : through;
+    return { events: rows.map(toRelayed), more };
   }
 
   /** Whether the horizon waits for writers of an earlier step (false: it reached every id handed out when it last moved). */

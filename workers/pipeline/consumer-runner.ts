@@ -90,37 +90,59 @@ export function eventConsumer<Ctx = unknown>(
   };
 }
 
-export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batch: ConsumerBatch; full: boolean };
+export type StepResult = { status: 'standby' | 'idle' } | { status: 'done'; batch: ConsumerBatch; full: boolean; saved: boolean };
+
+/**
+ * For a consumer that saves its position only now and then: the position it has handled itself
+ * (`known`, null when it has none of its own) and whether this batch saves it (`save`).
+ */
+export interface Carried {
+  known: string | null;
+  save: boolean;
+}
 
 /**
  * One batch of a consumer, in one transaction: lock its position (a stand-by when another process holds
  * it), read what follows, apply it with `handle`, move the position. Throws what `handle` throws (the
- * transaction is rolled back: nothing applied, the position unmoved).
+ * transaction is rolled back: nothing applied, the position unmoved). With `carried` (positionSaveMs):
+ * it reads after the position the process handled itself when that is further than the saved one, and
+ * saves only when asked (or the batch is full, or nothing new follows an unsaved position).
  */
-export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, batchSize: number, ctx: ConsumerContext<Ctx>): Promise<StepResult> {
+export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, batchSize: number, ctx: ConsumerContext<Ctx>, carried?: Carried): Promise<StepResult> {
   return db.transaction(async (tx) => {
-    const [row] = await lockConsumerPosition(tx, { name: consumer.name });
-    if (!row) return { status: 'standby' as const };
-    const after = row.position;
+    let saved: string | null = null;
+    let after: string;
     let through: string | null;
     let events: RelayedEvent[] = [];
     let full: boolean;
     if (consumer.readsEvents === false) {
+      const [row] = await lockConsumerPosition(tx, { name: consumer.name });
+      if (!row) return { status: 'standby' as const };
+      after = row.position;
       const [range] = await nextRange(tx, { after, batchSize });
       through = range.through;
       full = range.n >= batchSize;
     } else {
-      const rows = await nextEvents(tx, { after, batchSize, types: consumer.types ? [...consumer.types] : null });
-      through = rows[0]?.through ?? null;
+      // The position locked and the events after it read in one statement.
+      const rows = await nextEvents(tx, { name: consumer.name, known: carried?.known ?? null, batchSize, types: consumer.types ? [...consumer.types] : null });
+      if (!rows.length) return { status: 'standby' as const };
+      saved = rows[0]!.saved;
+      after = rows[0]!.position;
+      through = rows[0]!.through;
       const read = rows.filter((r) => r.id !== null && r.id !== undefined) as RelayedRow[];
       events = read.map((r) => ({ ...toWallEvent(r), outboxId: r.id }));
       full = read.length >= batchSize;
     }
-    if (through === null || BigInt(through) <= BigInt(after)) return { status: 'idle' as const };
+    if (through === null || BigInt(through) <= BigInt(after)) {
+      // Nothing new: the position handled but not saved yet is saved now.
+      if (saved !== null && BigInt(saved) < BigInt(after)) await saveConsumerPosition(tx, { name: consumer.name, position: after });
+      return { status: 'idle' as const };
+    }
     const batch = { after, through, events };
     await consumer.handle(batch, tx, ctx);
-    await saveConsumerPosition(tx, { name: consumer.name, position: through });
-    return { status: 'done' as const, batch, full };
+    const save = !carried || carried.save || full;
+    if (save) await saveConsumerPosition(tx, { name: consumer.name, position: through });
+    return { status: 'done' as const, batch, full, saved: save };
   });
 }
 
@@ -130,13 +152,22 @@ export interface ConsumerSettings {
   intervalMs: number;
   attempts: number;
   retryBaseMs: number;
+  /**
+   * 0: every batch saves the position in its transaction (an effect in PostgreSQL: exactly once).
+   * Otherwise, for a consumer whose effect is outside PostgreSQL (at least once) and whose handler takes
+   * an event again without harm: the position is saved at most this often (and when nothing new
+   * follows, and at close); a batch in between reads after the position it handled itself. A crash
+   * hands at most that long of events again. One round trip and one write less per batch.
+   */
+  positionSaveMs: number;
 }
 
 /** Passes over the event at `through`, right after the position: recorded in failed_job, the position moved past it. */
 async function skipEvent(db: SqlDatabase, consumer: ConsumerSpec, after: string, through: string, error: string, attempts: number): Promise<RelayedRow | null> {
   return db.transaction(async (tx) => {
     const [row] = await lockConsumerPosition(tx, { name: consumer.name });
-    if (!row || row.position !== after) return null;
+    // Saved at `after`, or below it when the consumer saves its position now and then (positionSaveMs).
+    if (!row || BigInt(row.position) > BigInt(after)) return null;
     const [event] = await relayedEvent(tx, { id: through });
     if (event) {
       // An event a consumer passes over after its attempts: queue `consumer:<name>`, job id the event id.
@@ -183,6 +214,10 @@ export async function runConsumer<Ctx>(
   // Whether the last wait ended by a notification (or a batch just ran, or the loop starts): a poll that
   // merely timed out first looks, in one cheap statement, whether anything waits at all.
   let woken = true;
+  // positionSaveMs > 0: the position this process handled through, and whether it is saved.
+  let known: string | null = null;
+  let unsaved = false;
+  let savedAt = Date.now();
   while (!deps.stopped()) {
     if (!woken && singleUntil === null && failures === 0 && outage === 0) {
       const work = await consumerHasWork(db, { name: consumer.name }).then(
@@ -199,6 +234,8 @@ export async function runConsumer<Ctx>(
     if (since < settings.intervalMs) await pause(settings.intervalMs - since);
     if (deps.stopped()) break;
     lastRun = Date.now();
+    // The batch reads up to the horizon as it is now: a relay notification that came before it needs no batch of its own.
+    waiter.clear();
     let attempted: { after: string; through: string | null } = { after: '', through: null };
     const probe: EventConsumer<Ctx> = {
       ...consumer,
@@ -210,7 +247,8 @@ export async function runConsumer<Ctx>(
     let result: StepResult;
     try {
       const size = singleUntil !== null ? 1 : settings.batchSize;
-      result = await consumeOnce(db, probe, size, ctx);
+      const carried: Carried | undefined = settings.positionSaveMs > 0 ? { known, save: singleUntil !== null || Date.now() - savedAt >= settings.positionSaveMs } : undefined;
+      result = await consumeOnce(db, probe, size, ctx, carried);
     } catch (err) {
       const answers = await databaseAnswers(db, {}).then(
         () => true,
@@ -256,8 +294,20 @@ export async function runConsumer<Ctx>(
     }
     if (outage) log.info({ consumer: consumer.name }, 'consumer reaches the database again');
     outage = 0;
-    if (result.status === 'standby') deps.onStandby?.();
+    if (result.status === 'standby') {
+      // Another process holds the position: it goes on from the saved one.
+      known = null;
+      unsaved = false;
+      deps.onStandby?.();
+    }
+    if (result.status === 'idle' && unsaved) {
+      unsaved = false;
+      savedAt = Date.now();
+    }
     if (result.status === 'done') {
+      known = result.batch.through;
+      unsaved = !result.saved;
+      if (result.saved) savedAt = Date.now();
       failures = 0;
       lastAfter = null;
       if (singleUntil !== null && BigInt(result.batch.through) >= singleUntil) singleUntil = null;
@@ -267,8 +317,18 @@ export async function runConsumer<Ctx>(
         continue;
       }
     }
-    woken = await waiter.wait(settings.pollMs);
+    // A position not saved yet: look again by the time it is due (an idle batch saves it).
+    woken = await waiter.wait(unsaved ? Math.max(1, Math.min(settings.pollMs, savedAt + settings.positionSaveMs - Date.now())) : settings.pollMs);
   }
+  if (unsaved && known !== null) await saveHandled(db, consumer.name, known).catch((err) => log.warn({ err, consumer: consumer.name }, 'could not save the position at close; its last events are handled again at start'));
+}
+
+/** Saves a position handled but not saved yet, unless another process holds the consumer or has gone further. */
+async function saveHandled(db: SqlDatabase, name: string, position: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await lockConsumerPosition(tx, { name });
+    if (row && BigInt(row.position) < BigInt(position)) await saveConsumerPosition(tx, { name, position });
+  });
 }
 
 /** The consumer settings of the process (OUTBOX_* settings). */
@@ -279,6 +339,7 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
     intervalMs: config.OUTBOX_CONSUMER_INTERVAL_MS,
     attempts: config.OUTBOX_CONSUMER_ATTEMPTS,
     retryBaseMs: config.OUTBOX_CONSUMER_RETRY_BASE_MS,
+    positionSaveMs: 0,
   };
 }
 

@@ -47,24 +47,37 @@ export const relayedEvent = query<{ id: string }, RelayedRow>(
 );
 
 /*
- * The next batch's events after :after, in id order, of the given types (all types when :types is null),
- * and the outbox id the batch reaches: the last event read when the batch is full, else the horizon (so
- * a consumer with a filter passes over the events it does not take, and the ids no event holds). One
- * row with null event columns when there is none. The horizon and the events are read in one snapshot:
- * every event at or below the horizon it sees is visible in it.
+ * A consumer's position, locked for its batch's transaction as outbox-consumer-lock does (no row when
+ * another process holds it; the batch's commit does not wait for its WAL flush), and in the same round
+ * trip the next batch's events after it, in id order, of the given types (all types when :types is
+ * null), with the outbox id the batch reaches: the last event read when the batch is full, else the
+ * horizon (so a consumer with a filter passes over the events it does not take, and the ids no event
+ * holds). One row with null event columns when there is none. The horizon and the events are read in
+ * one snapshot: every event at or below the horizon it sees is visible in it. The position is the row's
+ * latest (a lock waits for no one here, and a row another transaction moved since the snapshot is read
+ * as it is now): at most the horizon of a later snapshot, so a batch never reaches below it. A consumer
+ * that saves its position only now and then (`positionSaveMs`: effects outside PostgreSQL, at least
+ * once) reads after what it has handled itself, :known, when that is further than the saved position.
  */
-export const nextEvents = query<{ after: string; batchSize: number; types: string[] | null }, { through: string | null } & Partial<RelayedRow>>(
+export const nextEvents = query<
+  { name: string; known: string | null; batchSize: number; types: string[] | null },
+  { saved: string; position: string; through: string | null } & Partial<RelayedRow>
+>(
   'outbox-next-events',
   `
-with horizon as (select through from outbox_horizon), batch as (
+with c as materialized (
+  select position as saved, greatest(position, coalesce(:known::bigint, position)) as position,
+         set_config('synchronous_commit', 'off', true) as commit_mode
+    from outbox_consumer where name = :name::text for update skip locked
+), horizon as (select through from outbox_horizon), batch as (
   select b.id, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
-    from outbox_events_after(:after::bigint, (select through from horizon), :batchSize::int, :types::text[]) b
+    from c, outbox_events_after(c.position, (select through from horizon), :batchSize::int, :types::text[]) b
 ), reach as (
   select case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch)
               else (select through from horizon) end as through
 )
-select r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
-  from reach r left join batch b on true order by b.id`,
+select c.saved::text, c.position::text, r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+  from c cross join reach r left join batch b on true order by b.id`,
 );
 
 /** The consumer's new position, in the transaction of its effect. */

@@ -15,6 +15,11 @@ export interface Waiter {
   wait(ms: number): Promise<boolean>;
   /** Wakes this waiter as a notification would (a local producer that knows there is work). */
   wake(): void;
+  /**
+   * Forgets a notification that came since the last `wait`: for a loop about to look anyway, whose look
+   * covers every commit notified before it starts (the relay's step), so it does not look again for it.
+   */
+  clear(): void;
 }
 
 export interface Notifications {
@@ -52,6 +57,9 @@ export function localWaiter(): Waiter & { closed: boolean } {
     wake() {
       pending = true;
       wake?.();
+    },
+    clear() {
+      pending = false;
     },
   };
 }

@@ -33,6 +33,7 @@ import { Migration20261202041500_test_print_jobs } from './Migration202612020415
 import { Migration20261202050000_relay_step_cost } from './Migration20261202050000_relay_step_cost';
 import { Migration20261202070450_order_line_hot_updates } from './Migration20261202070450_order_line_hot_updates';
 import { Migration20261202070739_wall_version_bump_when } from './Migration20261202070739_wall_version_bump_when';
+import { Migration20261202071800_relay_step_reads } from './Migration20261202071800_relay_step_reads';
 import { Migration20261202072042_check_values_as_domains } from './Migration20261202072042_check_values_as_domains';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
@@ -71,5 +72,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202050000_relay_step_cost', class: Migration20261202050000_relay_step_cost },
   { name: 'Migration20261202070450_order_line_hot_updates', class: Migration20261202070450_order_line_hot_updates },
   { name: 'Migration20261202070739_wall_version_bump_when', class: Migration20261202070739_wall_version_bump_when },
+  { name: 'Migration20261202071800_relay_step_reads', class: Migration20261202071800_relay_step_reads },
   { name: 'Migration20261202072042_check_values_as_domains', class: Migration20261202072042_check_values_as_domains },
 ];
