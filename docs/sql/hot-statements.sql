@@ -364,6 +364,9 @@ select w.id as "wallId", w.client_id as "clientId",
 -- name: lights-walls-of-serials
 select distinct wall_id as "wallId" from sort_box where client_id = :clientId and serial_number = any(:serialNumbers::text[]);
 
+-- name: lights-walls-to-sweep
+select w.id, (select count(*) from sort_box b where b.wall_id = w.id)::int as slots from wall w order by w.id;
+
 -- name: lights-walls-with-slots
 select w.id from wall w where exists (select 1 from sort_box b where b.wall_id = w.id) order by w.id;
 
@@ -372,8 +375,11 @@ select id from order_item where id = any(:lineIds::int[]) order by id for update
 
 -- name: outbox-advance
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders
-  from relay_lock l left join lateral outbox_advance_horizon(l.locked, :candidate::bigint, :holders::text[]) s on true;
+select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders,
+       (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
+  from relay_lock l
+  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :after::bigint, :batchSize::int) s on true
+ order by (s.ev).id;
 
 -- name: outbox-consumer-has-work
 select c.position < coalesce((select h.through from outbox_horizon h), 0) as work
@@ -391,15 +397,19 @@ on conflict (name) do nothing;
 update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text;
 
 -- name: outbox-next-events
-with horizon as (select through from outbox_horizon), batch as (
+with c as materialized (
+  select position as saved, greatest(position, coalesce(:known::bigint, position)) as position,
+         set_config('synchronous_commit', 'off', true) as commit_mode
+    from outbox_consumer where name = :name::text for update skip locked
+), horizon as (select through from outbox_horizon), batch as (
   select b.id, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
-    from outbox_events_after(:after::bigint, (select through from horizon), :batchSize::int, :types::text[]) b
+    from c, outbox_events_after(c.position, (select through from horizon), :batchSize::int, :types::text[]) b
 ), reach as (
   select case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch)
               else (select through from horizon) end as through
 )
-select r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
-  from reach r left join batch b on true order by b.id;
+select c.saved::text, c.position::text, r.through::text, b.id::text, b.event_id, b.type, b.occurred_at, b.client_id, b.wall_id, b.data
+  from c cross join reach r left join batch b on true order by b.id;
 
 -- name: outbox-next-range
 with h as (select through from outbox_horizon),
