@@ -63,10 +63,38 @@ export interface Accepted<TContext, TEmitted extends EventType = EventType> {
 export type Decision<TContext, TEmitted extends EventType = EventType> = Accepted<TContext, TEmitted> | Refused;
 
 /**
+ * Decisions taken, per machine, by state, context and event: a transition is pure, and the few the
+ * commands take (a scan's ASSIGN and SCAN, a session's ACTIVITY…) repeat on every command, where
+ * XState's resolve and transition cost more than the rest of the decision. Kept shared and frozen;
+ * emptied when full.
+ */
+const taken = new WeakMap<AnyStateMachine, Map<string, Decision<unknown, EventType>>>();
+const DECISIONS_KEPT = 1_000;
+
+/**
  * Applies `event` to a machine sitting in state `value` with `context`.
  * Throws if `value` is not a state of the machine (a corrupt stored status is not a refusal).
+ * The answer is shared by every caller asking the same: read only.
  */
 export function decide<TMachine extends AnyStateMachine>(
+  machine: TMachine,
+  value: string,
+  context: ContextFrom<TMachine>,
+  event: EventFromLogic<TMachine>,
+): Decision<ContextFrom<TMachine>, EmittedBy<TMachine>> {
+  let decisions = taken.get(machine);
+  if (!decisions) taken.set(machine, (decisions = new Map()));
+  const key = JSON.stringify([value, context, event]);
+  const known = decisions.get(key);
+  if (known) return known as Decision<ContextFrom<TMachine>, EmittedBy<TMachine>>;
+  const d = decideAfresh(machine, value, context, event);
+  if (decisions.size >= DECISIONS_KEPT) decisions.clear();
+  if (d.ok) Object.freeze(d.emits);
+  decisions.set(key, Object.freeze(d));
+  return d;
+}
+
+function decideAfresh<TMachine extends AnyStateMachine>(
   machine: TMachine,
   value: string,
   context: ContextFrom<TMachine>,

@@ -279,17 +279,22 @@ export interface PartitionWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/** Started before: a stalled job handed out again. */
+const redelivered = (job: Job) => job.attemptsStarted > 1 || job.stalledCounter > 0;
+
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /**
  * The worker of one partition queue, run only by the process holding the partition
  * (shared/commands/partition-host.ts). It fetches the jobs itself (BullMQ's manual processing), one
- * fetch after the other, so it holds them in the queue's order: up to PARTITION_JOBS_IN_HAND at once,
- * each fetched burst sorted by job id (jobs a stalled check handed out again come back at the head of
- * the queue in no order), and hands each to `processJob` in that order, synchronously one after the
- * other, so a wall's actor receives its commands in queue order and decides those waiting together
- * as one group. BullMQ's own processing loop is not used: with several jobs in hand it hands them over
- * in the order their fetches resolve, which may swap neighbours.
+ * fetch after the other, so it holds them in the queue's order, up to PARTITION_JOBS_IN_HAND at once.
+ * A job never started before goes to `processJob` as soon as it is fetched, before the next fetch: a
+ * wall's actor receives its commands in queue order and decides those that wait while it writes as one
+ * group. Jobs a stalled check handed out again come back at the head of the queue in no order: from
+ * such a job on, what is fetched goes over as one burst sorted by job id, synchronously one after the
+ * other. BullMQ's own processing loop is not used: with several jobs in hand it hands them over in the
+ * order their fetches resolve, which may swap neighbours.
  *
  * Before its first fetch it waits until the partition has no job in hand anywhere (the active list is
  * empty): the jobs of a previous holder are either finished by it or, once their locks ran out, put
@@ -356,7 +361,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       // A job BullMQ failed in advance (stalled more often than allowed) is not run: it fails.
       running = job.deferredFailure
         ? Promise.reject(new Error(job.deferredFailure))
-        : processJob({ id: String(job.id), data: job.data, redelivered: job.attemptsStarted > 1 || job.stalledCounter > 0 });
+        : processJob({ id: String(job.id), data: job.data, redelivered: redelivered(job) });
     } catch (err) {
       running = Promise.reject(err as Error);
     }
@@ -401,6 +406,17 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
           const token = `${worker.id}:${tokens++}`;
           const job = await worker.getNextJob(token, { block });
           if (!job) break;
+          if (!stopping && burst.length === 0 && !redelivered(job)) {
+            // Fetched one after the other, the jobs never started before come in queue order: each goes
+            // over at once (at idle the only job does not wait for a fetch that finds none), and the
+            // wall's actor groups those that arrive while it writes.
+            handOver(job, token);
+            // The next fetch waits for the next turn of the event loop, where the wall's actor begins
+            // (wall-actor.ts): its Redis round trip then runs while the command is decided and written,
+            // not before.
+            await nextTurn();
+            continue;
+          }
           burst.push({ job, token });
           if (stopping) break;
         }
@@ -408,8 +424,8 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
         workerError(err as Error);
         if (burst.length === 0 && !stopping) await sleep(250);
       }
-      // Fetched one after the other, so in the queue's order, except jobs handed out again after a
-      // stall (at the head, in no order): the burst goes over by job id.
+      // A job handed out again after a stall (at the head of the queue, in no order) starts a burst: it
+      // and the jobs fetched after it go over together, by job id.
       burst.sort((a, b) => Number(a.job.id) - Number(b.job.id));
       if (stopping) {
         // Taken while the worker was closing (the wake-up below, a job that came meanwhile): back to
