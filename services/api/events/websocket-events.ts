@@ -72,7 +72,7 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
         ws.on('error', () => undefined);
         ws.once('close', trackHubConnection('websocket'));
         follower.start(
-          (_event, raw) => {
+          (raw) => {
             if (ws.readyState === ws.OPEN) ws.send(raw);
           },
           // It could not catch up after a gap in the live feed: 1012 (service restart), the client
