@@ -1,4 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OrmSql } from '../../../shared/db/orm-sql';
 import { AppError } from '../../../shared/errors/app-error';
 import type { AuthClaims } from '../../../shared/auth/jwt';
 import { hasAnyRole, leastOf, rolesFrom } from '../../../shared/auth/roles';
@@ -67,6 +69,9 @@ export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
+  // Plain SQL on the ORM's pool (what OrmSql.of(em) gives, without a fork behind it).
+  const sql = OrmSql.of(deps.orm.em, false);
+  const preparedSql = OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS);
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
@@ -96,9 +101,8 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
               ? rawBody
               : parseInput(route.body, rawBody, 'body')
           : undefined;
-        const em = deps.orm.em.fork();
         if (route.requiresSubscription) {
-          if (!(await sortingAllowed(em, auth.clientId))) {
+          if (!(await sortingAllowed(sql, auth.clientId))) {
             throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
           }
         }
@@ -106,7 +110,23 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           res.setHeader('Deprecation', 'true');
           res.setHeader('Link', `<${route.successor({ req, params, query })}>; rel="successor-version"`);
         }
-        const result = await route.handler({ req, res, params, query, body, auth, em, deps });
+        let em: EntityManager | undefined;
+        const result = await route.handler({
+          req,
+          res,
+          params,
+          query,
+          body,
+          auth,
+          // Forked when the handler first reads it: a fork is a unit of work, an identity map and their
+          // garbage on every request, which the routes that only run plain SQL do without.
+          get em() {
+            return (em ??= deps.orm.em.fork());
+          },
+          sql,
+          preparedSql,
+          deps,
+        });
         if (res.headersSent) return;
         if (result === undefined) {
           res.status(200).end();
