@@ -65,6 +65,23 @@ export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string
 }
 
 /**
+ * A handler's answer as JSON. A GET (or HEAD) goes through Express's res.json: its ETag lets a client
+ * revalidate (304) what it polls. Any other method's answer is never revalidated, so it is written as
+ * res.json would write it but without the ETag, a hash of every scan's and confirm's answer for nothing.
+ */
+function sendJson(req: Request, res: Response, status: number, value: unknown): void {
+  res.status(status);
+  if (req.method === 'GET' || req.method === 'HEAD' || res.getHeader('Content-Type') !== undefined) {
+    res.json(value);
+    return;
+  }
+  const text = JSON.stringify(value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
  * Mounts each route definition: its body (a small one: before anything else), admission of its command,
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
@@ -131,7 +148,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         if (result === undefined) {
           res.status(200).end();
         } else {
-          res.status(route.successStatus ?? 200).json(result);
+          sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
         next(err);
