@@ -86,9 +86,9 @@ function sendJson(req: Request, res: Response, status: number, value: unknown): 
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
-  // Plain SQL on the ORM's pool (what OrmSql.of(em) gives, without a fork behind it).
-  const sql = OrmSql.of(deps.orm.em, false);
-  const preparedSql = OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS);
+  // Plain SQL on the ORM's pool (what OrmSql.of(em) gives, without a fork behind it), made on the first request.
+  let runners: { sql: OrmSql; preparedSql: OrmSql } | undefined;
+  const pool = () => (runners ??= { sql: OrmSql.of(deps.orm.em, false), preparedSql: OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS) });
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
@@ -118,6 +118,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
               ? rawBody
               : parseInput(route.body, rawBody, 'body')
           : undefined;
+        const { sql, preparedSql } = pool();
         if (route.requiresSubscription) {
           if (!(await sortingAllowed(sql, auth.clientId))) {
             throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
