@@ -304,8 +304,11 @@ async function main(): Promise<void> {
         const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
         if (s.cpuProf) {
           profiles.skeleton = profilesOf(profileDir, s.root, { api: [skeleton.pids.api], sorting: [skeleton.pids.sorting] }, skeleton.window);
-          // The supervisor only waits for its children: its profile is empty.
-          if (closed) profiles.service = profilesOf(profileDir, s.root, { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] }, closed.window);
+          // Every step of the service, each cut to its own window (the idle steps' fixed costs, the hubs'
+          // reads and the probes, show there; the closed loop hides them). The supervisor only waits for
+          // its children: its profile is empty.
+          const roles = { api: service.pids.api ?? [], sorting: service.pids.sorting ?? [], pipeline: service.pids.pipeline ?? [] };
+          for (const st of service.steps) profiles[`service ${st.step}`] = profilesOf(profileDir, s.root, roles, st.window);
         }
         const seconds = Math.round((Date.now() - t0) / 1000);
         const hogShare = hog ? ((cpuMs(hog.pid) ?? NaN) - (hogCpu0 ?? NaN)) / (Date.now() - t0) : NaN;

@@ -134,6 +134,10 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
     docsUi.then((ui) => ui(req, res, next), next);
   });
 
+  // The operations first: a device's request then passes no router of the pages or of the root routes
+  // (their paths and /api/v1's do not meet, so the order decides nothing else).
+  mountRoutes(app, API_PREFIX, ROUTE_GROUPS.api, deps);
+
   // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
   app.use(pagesRouter());
 
@@ -141,7 +145,6 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
   // After the root routes: POST /admin/queues/session (there) hands out the cookie this checks.
   app.use(QUEUE_DASHBOARD_PATH, ...queueDashboard(deps));
 
-  mountRoutes(app, API_PREFIX, ROUTE_GROUPS.api, deps);
   if (opts.withCatalog ?? true) mountRoutes(app, CATALOG_PREFIX, ROUTE_GROUPS.catalog, deps);
   return answerErrors(app, deps);
 }

@@ -170,7 +170,7 @@ describe('event pipeline under faults (separate processes, real PostgreSQL and R
       );
       const follower = await followWall(api.runtime.orm.em.fork(), api.deps.events, clientId, floor.wallId, undefined);
       follower.start(
-        (e) => hub.push(e.id),
+        (_raw, event) => hub.push(event().id),
         () => hub.push('ended'),
       );
       const control = new IORedis(redis.url);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandName, CommandPayloads } from '../../shared/commands/commands';
 import { AppError } from '../../shared/errors/app-error';
+import { emSql } from '../../shared/db/orm-sql';
 import { endOrRenewSession, startSession } from '../../services/api/use-cases/sorting/sessions.use-case';
 import { releaseSortBox } from '../../services/api/use-cases/sorting/release-sort-box.use-case';
 import { attachSortBoxes, detachSortBox, updateWall } from '../../services/api/use-cases/walls/edit-wall.use-case';
@@ -126,7 +127,7 @@ describe('the workflow, decided in-process', () => {
 
   it("a release (the API's use-case: the B- barcode read, the slot's wall found) frees a Complete slot; one still sorting needs a force", async () => {
     const item = applied(await scan('SKU-B'));
-    const release = (barcode: string) => releaseSortBox(walls.em(), walls.commands, sorter.auth, barcode, false);
+    const release = (barcode: string) => releaseSortBox(emSql(walls.em()), walls.commands, sorter.auth, barcode, false);
 
     // The slot machine: only a Complete slot is released without force. The refusal is the API's error.
     const early = await release(`B-${item.crc}`).catch((e: unknown) => e);

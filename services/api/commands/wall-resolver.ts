@@ -2,20 +2,23 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, notFound } from '../../../shared/errors/app-error';
 import { TtlCache } from '../../../shared/cache/ttl-cache';
 import { emSql } from '../../../shared/db/orm-sql';
+import type { SqlRunner } from '../../../shared/db/named-sql';
 import { wallOfClient, wallOfItemId, wallOfSessionToken, wallOfSlotCrc } from './wall-resolver.queries';
 
 /**
  * Scans and item operations do not name their wall, but the wall decides the command's queue.
  * Token → wall and item → wall never change, so they are cached (bounded, no expiry) per API process.
+ * The look-ups are one statement each on the pool (`db`: the route's `sql`, or emSql of an entity
+ * manager): a command's request needs no entity manager of its own.
  */
 const byToken = new TtlCache<string, number>({ max: 20_000 });
 const byItem = new TtlCache<string, number>({ max: 50_000 });
 
-export async function wallOfSession(em: EntityManager, clientId: number, token: string): Promise<number> {
+export async function wallOfSession(db: SqlRunner, clientId: number, token: string): Promise<number> {
   const key = `${clientId}:${token}`;
   const cached = byToken.get(key);
   if (cached) return cached;
-  const [row] = await wallOfSessionToken(emSql(em), { clientId, token });
+  const [row] = await wallOfSessionToken(db, { clientId, token });
   if (!row) throw new AppError('not-found', 'This session token is not known; connect to the wall again to get a new one.');
   byToken.set(key, row.wall_id);
   return row.wall_id;
@@ -26,18 +29,18 @@ export function rememberItemWall(clientId: number, itemId: number, wallId: numbe
   byItem.set(`${clientId}:${itemId}`, wallId);
 }
 
-export async function wallOfItem(em: EntityManager, clientId: number, itemId: number): Promise<number> {
+export async function wallOfItem(db: SqlRunner, clientId: number, itemId: number): Promise<number> {
   const key = `${clientId}:${itemId}`;
   const cached = byItem.get(key);
   if (cached) return cached;
-  const [row] = await wallOfItemId(emSql(em), { clientId, itemId });
+  const [row] = await wallOfItemId(db, { clientId, itemId });
   if (!row) throw notFound(`Sort box item ${itemId}`);
   byItem.set(key, row.wall_id);
   return row.wall_id;
 }
 
-export async function wallOfSlot(em: EntityManager, clientId: number, crc: string): Promise<number> {
-  const [row] = await wallOfSlotCrc(emSql(em), { clientId, crc });
+export async function wallOfSlot(db: SqlRunner, clientId: number, crc: string): Promise<number> {
+  const [row] = await wallOfSlotCrc(db, { clientId, crc });
   if (!row) throw new AppError('not-found', `No slot with barcode ${crc} exists.`);
   return row.wall_id;
 }

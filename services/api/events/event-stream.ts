@@ -25,7 +25,7 @@ export interface WallFollower {
    * `end` is called when the stream can no longer be kept complete (it could not catch up after a
    * gap in the live feed): the caller closes it, and the client reconnects with its last event id.
    */
-  start(send: (event: WallEvent, raw: string) => void, end: () => void): void;
+  start(send: (raw: string, event: () => WallEvent) => void, end: () => void): void;
   /** Removes the wall listener. Idempotent; never rejects. */
   stop(): Promise<void>;
 }
@@ -41,7 +41,7 @@ export interface WallFollower {
  * listener behind.
  */
 export async function followWall(em: EntityManager, hub: WallEventsHub, clientId: number, wallId: number, lastEventId: string | undefined): Promise<WallFollower> {
-  let send: ((event: WallEvent, raw: string) => void) | null = null;
+  let send: ((raw: string, event: () => WallEvent) => void) | null = null;
   let end: (() => void) | null = null;
   let catchingUp = false;
   /** The outbox id of the last event sent, or where the stream starts: what is at or before it is not sent. */
@@ -50,17 +50,20 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
   const held: string[] = [];
   const deliver = (message: string) => {
     const { outboxId, raw } = parseWallEventMessage(message);
-    const event = JSON.parse(raw) as WallEvent;
+    // Parsed only for a sender that reads the event (SSE: its id and type); a WebSocket sends the text as it came.
+    let event: WallEvent | undefined;
+    const parsed = () => (event ??= JSON.parse(raw) as WallEvent);
     if (outboxId !== null) {
       if (outboxId <= last) return;
       last = outboxId;
     } else {
       // A message of a relay without outbox ids (a rolling upgrade): by its event id.
-      if (seenWithoutId.has(event.id)) return;
-      seenWithoutId.add(event.id);
+      const { id } = parsed();
+      if (seenWithoutId.has(id)) return;
+      seenWithoutId.add(id);
       if (seenWithoutId.size > 10_000) seenWithoutId.delete(seenWithoutId.values().next().value as string);
     }
-    send!(event, raw);
+    send!(raw, parsed);
   };
   const replayAfter = async (after: bigint): Promise<string[]> => {
     const rows = await wallEventsAfter(emSql(em), { clientId, wallId, after: after.toString() });

@@ -37,7 +37,10 @@ export async function streamWallEvents(req: Request, res: Response, em: EntityMa
   write('retry: 3000\n\n');
   // Ended when it cannot be kept complete after a gap in the live feed: EventSource reconnects with Last-Event-ID.
   follower.start(
-    (event, raw) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`),
+    (raw, parsed) => {
+      const event = parsed();
+      write(`id: ${event.id}\nevent: ${event.type}\ndata: ${raw}\n\n`);
+    },
     () => {
       if (!res.writableEnded) res.end();
     },

@@ -71,9 +71,22 @@ export function attachWebSocketEvents(server: Server, deps: ApiDeps): () => Prom
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         ws.on('error', () => undefined);
         ws.once('close', trackHubConnection('websocket'));
+        // The relay publishes a step's events together, so they arrive in one turn of the event loop:
+        // the socket is corked for that turn and their frames leave in one write, not one each.
+        let corked = false;
+        const uncork = () => {
+          corked = false;
+          socket.uncork();
+        };
         follower.start(
-          (_event, raw) => {
-            if (ws.readyState === ws.OPEN) ws.send(raw);
+          (raw) => {
+            if (ws.readyState !== ws.OPEN) return;
+            if (!corked) {
+              corked = true;
+              socket.cork();
+              process.nextTick(uncork);
+            }
+            ws.send(raw);
           },
           // It could not catch up after a gap in the live feed: 1012 (service restart), the client
           // reconnects with ?lastEventId= and the replay fills the gap.

@@ -1,4 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OrmSql } from '../../../shared/db/orm-sql';
 import { AppError } from '../../../shared/errors/app-error';
 import type { AuthClaims } from '../../../shared/auth/jwt';
 import { hasAnyRole, leastOf, rolesFrom } from '../../../shared/auth/roles';
@@ -63,10 +65,30 @@ export function forbiddenDetail(route: RouteDef, roles: readonly Role[]): string
 }
 
 /**
+ * A handler's answer as JSON. A GET (or HEAD) goes through Express's res.json: its ETag lets a client
+ * revalidate (304) what it polls. Any other method's answer is never revalidated, so it is written as
+ * res.json would write it but without the ETag, a hash of every scan's and confirm's answer for nothing.
+ */
+function sendJson(req: Request, res: Response, status: number, value: unknown): void {
+  res.status(status);
+  if (req.method === 'GET' || req.method === 'HEAD' || res.getHeader('Content-Type') !== undefined) {
+    res.json(value);
+    return;
+  }
+  const text = JSON.stringify(value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
  * Mounts each route definition: its body (a small one: before anything else), admission of its command,
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
+  // Plain SQL on the ORM's pool (what OrmSql.of(em) gives, without a fork behind it), made on the first request.
+  let runners: { sql: OrmSql; preparedSql: OrmSql } | undefined;
+  const pool = () => (runners ??= { sql: OrmSql.of(deps.orm.em, false), preparedSql: OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS) });
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
@@ -96,9 +118,9 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
               ? rawBody
               : parseInput(route.body, rawBody, 'body')
           : undefined;
-        const em = deps.orm.em.fork();
+        const { sql, preparedSql } = pool();
         if (route.requiresSubscription) {
-          if (!(await sortingAllowed(em, auth.clientId))) {
+          if (!(await sortingAllowed(sql, auth.clientId))) {
             throw new AppError('subscription-disabled', 'The sorting subscription of your company is disabled. An Admin can enable it (free of charge) in the hub.');
           }
         }
@@ -106,12 +128,28 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           res.setHeader('Deprecation', 'true');
           res.setHeader('Link', `<${route.successor({ req, params, query })}>; rel="successor-version"`);
         }
-        const result = await route.handler({ req, res, params, query, body, auth, em, deps });
+        let em: EntityManager | undefined;
+        const result = await route.handler({
+          req,
+          res,
+          params,
+          query,
+          body,
+          auth,
+          // Forked when the handler first reads it: a fork is a unit of work, an identity map and their
+          // garbage on every request, which the routes that only run plain SQL do without.
+          get em() {
+            return (em ??= deps.orm.em.fork());
+          },
+          sql,
+          preparedSql,
+          deps,
+        });
         if (res.headersSent) return;
         if (result === undefined) {
           res.status(200).end();
         } else {
-          res.status(route.successStatus ?? 200).json(result);
+          sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
         next(err);

@@ -5,6 +5,7 @@ import type { AuthClaims } from '../../../shared/auth/jwt';
 import type { CommandName } from '../../../shared/commands/commands';
 import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { ApiDeps } from '../api-deps';
+import type { SqlRunner } from '../../../shared/db/named-sql';
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
 
@@ -19,10 +20,20 @@ export interface RouteContext<P, Q, B> {
   body: B;
   /** Set on every non-public route. */
   auth: AuthClaims;
-  /** This request's own entity manager. */
-  em: EntityManager;
+  /**
+   * This request's own entity manager, forked on first use: a route that only runs plain SQL (`sql`)
+   * never makes one (the scan, the confirm, the wall hubs poll).
+   */
+  readonly em: EntityManager;
+  /** Plain SQL on the ORM's pool, one statement in autocommit each, unnamed (as emSql); no entity manager behind it. */
+  sql: SqlRunner;
+  /** The same, each statement by its name, prepared when DATABASE_PREPARED_STATEMENTS: for the reads hubs poll. */
+  preparedSql: SqlRunner;
   deps: ApiDeps;
 }
+
+/** What a use-case reads its data through: the request's entity manager (forked when first read) or plain SQL on the pool. */
+export type RequestDb = Pick<RouteContext<unknown, unknown, unknown>, 'em' | 'sql'>;
 
 export interface RouteDef<P = any, Q = any, B = any> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';

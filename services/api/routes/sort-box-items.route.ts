@@ -50,8 +50,9 @@ export const sortBoxItemsRoutes: RouteDef[] = [
       'not-found', 'forbidden', 'session-ended', 'wall-inactive', 'barcode-not-recognized', 'no-fulfillable-order', 'no-empty-slot',
       'idempotency-key-reused', 'pin-required', 'pin-invalid', 'rate-limited', ...COMMAND_ERRORS,
     ],
-    handler: ({ req, em, deps, auth, body }) =>
-      scanProduct(em, deps, auth, body, { idempotencyKey: idempotencyKeyHeader(req), pin: pinHeader(req) }),
+    // The context itself, not a copy of it: reading its `em` would fork one (a PIN check only).
+    handler: (ctx) =>
+      scanProduct(ctx, ctx.deps, ctx.auth, ctx.body, { idempotencyKey: idempotencyKeyHeader(ctx.req), pin: pinHeader(ctx.req) }),
   }),
   defineRoute({
     method: 'get',
@@ -94,13 +95,13 @@ export const sortBoxItemsRoutes: RouteDef[] = [
     response: sortBoxItemDto,
     errors: ['not-found', 'forbidden', 'item-already-confirmed', 'item-already-cancelled', 'units-exceed-remaining', 'wrong-slot', 'shipper-barcode-not-accepted',
       'serial-required', 'serial-invalid', 'serial-not-required', 'serial-single-unit', 'serial-already-sorted', 'session-ended', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, query, body }) => {
+    handler: ({ sql, deps, auth, params, query, body }) => {
       if (query.units !== undefined && body?.units !== undefined && query.units !== body.units) {
         throw new AppError('validation-failed', `The query says units=${query.units} and the body units=${body.units}: send the units once.`, {
           errors: [{ path: 'units', message: 'differs between the query and the body' }],
         });
       }
-      return confirmSortBoxItem(em, deps.commands, auth, params.id, body?.units ?? query.units ?? 1, body?.barcode ?? null, body?.serial ?? null);
+      return confirmSortBoxItem(sql, deps.commands, auth, params.id, body?.units ?? query.units ?? 1, body?.barcode ?? null, body?.serial ?? null);
     },
   }),
   defineRoute({

@@ -107,6 +107,6 @@ export const sortBoxesRoutes: RouteDef[] = [
     query: z.object({ force: queryBool.default(false).describe('Manager or Admin: empty the slot in any state, cancelling its pending items. Default false.') }),
     response: releaseResultDto,
     errors: ['not-found', 'forbidden', 'slot-not-complete', 'sorter-barcode-not-accepted', ...COMMAND_ERRORS],
-    handler: ({ em, deps, auth, params, query }) => releaseSortBox(em, deps.commands, auth, params.barcode, query.force),
+    handler: ({ sql, deps, auth, params, query }) => releaseSortBox(sql, deps.commands, auth, params.barcode, query.force),
   }),
 ];

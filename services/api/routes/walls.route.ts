@@ -111,8 +111,7 @@ export const wallsRoutes: RouteDef[] = [
     params: wallParams,
     response: wallDetailRecord,
     errors: ['not-found'],
-    handler: ({ em, auth, params, deps }) =>
-      getWall(em, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.config.DATABASE_PREPARED_STATEMENTS),
+    handler: ({ preparedSql, auth, params }) => getWall(preparedSql, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }),
   }),
   defineRoute({
     method: 'get',
@@ -127,7 +126,7 @@ export const wallsRoutes: RouteDef[] = [
     params: wallParams,
     response: z.array(pendingItemDto),
     errors: ['not-found'],
-    handler: ({ em, auth, params, deps }) => listPendingItems(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
+    handler: ({ preparedSql, auth, params }) => listPendingItems(preparedSql, auth.clientId, params.id),
   }),
   defineRoute({
     method: 'get',
@@ -142,7 +141,7 @@ export const wallsRoutes: RouteDef[] = [
     params: wallParams,
     response: wallProgressDto,
     errors: ['not-found'],
-    handler: ({ em, auth, params, deps }) => getWallProgress(em, auth.clientId, params.id, deps.config.DATABASE_PREPARED_STATEMENTS),
+    handler: ({ preparedSql, auth, params }) => getWallProgress(preparedSql, auth.clientId, params.id),
   }),
   editWallRoute('patch', 'UpdateWall', 'Change a wall'),
   editWallRoute('put', 'UpdateWallByPut', 'Change a wall (the same edit as PATCH /walls/{id})'),

@@ -2,18 +2,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ClientSettings } from '../../../../shared/db/entities';
 import { loadSettingsForUpdate } from './client-settings';
 import { TtlCache } from '../../../../shared/cache/ttl-cache';
-import { emSql } from '../../../../shared/db/orm-sql';
+import type { SqlRunner } from '../../../../shared/db/named-sql';
 import { sortingEnabled } from './settings.queries';
 
 // Every sorting request checks the subscription; remembering the answer a few seconds saves a query
 // on the scan path. A change made through this process is seen at once, through another within the TTL.
 const gate = new TtlCache<number, boolean>({ max: 10_000, ttlMs: 5000 });
 
-/** The check before every sorting operation (403 subscription-disabled), cached per process. */
-export async function sortingAllowed(em: EntityManager, clientId: number): Promise<boolean> {
+/** The check before every sorting operation (403 subscription-disabled), cached per process; `db`: plain SQL on the pool. */
+export async function sortingAllowed(db: SqlRunner, clientId: number): Promise<boolean> {
   const hit = gate.get(clientId);
   if (hit !== undefined) return hit;
-  const [row] = await sortingEnabled(emSql(em), { clientId });
+  const [row] = await sortingEnabled(db, { clientId });
   const enabled = row?.sorting_enabled ?? true;
   gate.set(clientId, enabled);
   return enabled;

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRunner } from '../../../../shared/db/named-sql';
 import type { AuthClaims } from '../../../../shared/auth/jwt';
 import { isManager } from '../../../../shared/auth/roles';
 import { parseSlotBarcode } from '../../../../shared/domain/barcodes';
@@ -13,7 +13,7 @@ import { wallOfSlot } from '../../commands/wall-resolver';
  * Complete slot; `force` (Manager, Admin) empties a slot in any state.
  */
 export async function releaseSortBox(
-  em: EntityManager,
+  db: SqlRunner,
   commands: CommandClient,
   auth: AuthClaims,
   barcode: string,
@@ -34,6 +34,6 @@ export async function releaseSortBox(
   if (force && !isManager(auth.roles)) {
     throw new AppError('forbidden', 'Only a Manager or Admin may force the release of a slot.');
   }
-  const wallId = await wallOfSlot(em, auth.clientId, parsed.crc);
+  const wallId = await wallOfSlot(db, auth.clientId, parsed.crc);
   return commands.execute('slot.release', { ...commandActor(auth, wallId), crc: parsed.crc, force });
 }

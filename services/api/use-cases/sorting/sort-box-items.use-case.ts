@@ -8,6 +8,9 @@ import type { CommandClient } from '../../../../shared/commands/command-client';
 import { commandActor } from '../../commands/command-actor';
 import { rememberItemWall, wallOfItem, wallOfSession } from '../../commands/wall-resolver';
 import { assertPin } from '../security/assert-pin.use-case';
+import { emSql } from '../../../../shared/db/orm-sql';
+import type { SqlRunner } from '../../../../shared/db/named-sql';
+import type { RequestDb } from '../../http/route';
 import type { PinDeps } from '../security/pin-attempts';
 
 type SortingDeps = PinDeps & { commands: CommandClient };
@@ -23,14 +26,14 @@ export interface ScanInput {
  * session names the wall, and the new item's wall is remembered so its confirm needs no lookup.
  */
 export async function scanProduct(
-  em: EntityManager,
+  db: RequestDb,
   deps: SortingDeps,
   auth: AuthClaims,
   input: ScanInput,
   headers: { idempotencyKey: string | null; pin: string | undefined },
 ): Promise<SortBoxItemDto> {
-  if (input.barcodeInputMethod === 'KeyedIn') await assertPin(em, deps, auth, headers.pin);
-  const wallId = await wallOfSession(em, auth.clientId, input.sessionToken);
+  if (input.barcodeInputMethod === 'KeyedIn') await assertPin(db.em, deps, auth, headers.pin);
+  const wallId = await wallOfSession(db.sql, auth.clientId, input.sessionToken);
   const item = await deps.commands.execute('item.scan', {
     ...commandActor(auth, wallId),
     sessionToken: input.sessionToken,
@@ -56,7 +59,7 @@ export async function getSortBoxItem(em: EntityManager, clientId: number, itemId
 
 /** PATCH /sort-box-items/{id}/confirm: `barcode`, when given, is the slot the unit went into; `serial`, the unit's serial number. */
 export async function confirmSortBoxItem(
-  em: EntityManager,
+  db: SqlRunner,
   commands: CommandClient,
   auth: AuthClaims,
   itemId: number,
@@ -64,7 +67,7 @@ export async function confirmSortBoxItem(
   barcode: string | null,
   serial: string | null = null,
 ): Promise<SortBoxItemDto> {
-  const wallId = await wallOfItem(em, auth.clientId, itemId);
+  const wallId = await wallOfItem(db, auth.clientId, itemId);
   return commands.execute('item.confirm', { ...commandActor(auth, wallId), itemId, units, barcode, serial });
 }
 
@@ -76,7 +79,7 @@ export async function cancelSortBoxItem(
   itemId: number,
   pin: string | undefined,
 ): Promise<SortBoxItemDto> {
-  const wallId = await wallOfItem(em, auth.clientId, itemId);
+  const wallId = await wallOfItem(emSql(em), auth.clientId, itemId);
   await assertPin(em, deps, auth, pin);
   return deps.commands.execute('item.cancel', { ...commandActor(auth, wallId), itemId });
 }
@@ -89,6 +92,6 @@ export async function swapSortBoxItemSlot(
   itemId: number,
   target: { sessionToken: string; barcode: string },
 ): Promise<SortBoxItemDto> {
-  const wallId = await wallOfItem(em, auth.clientId, itemId);
+  const wallId = await wallOfItem(emSql(em), auth.clientId, itemId);
   return commands.execute('item.swap', { ...commandActor(auth, wallId), itemId, sessionToken: target.sessionToken, barcode: target.barcode });
 }

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { OrmSql } from '../../../../shared/db/orm-sql';
+import type { SqlRunner } from '../../../../shared/db/named-sql';
 import type { PendingItemDto } from '../../../../shared/dto/sorting.dto';
 import { toItemDto, toSessionDto, toSortBoxDto } from '../../../../shared/dto/sorting.mappers';
 import { notFound } from '../../../../shared/errors/app-error';
@@ -13,9 +12,6 @@ export interface WallViewer {
   seesAllTokens: boolean;
 }
 
-/** Plain SQL on the request's own entity manager's pool (one statement, no unit of work). */
-const sqlOf = (em: EntityManager, prepared: boolean) => OrmSql.of(em, prepared);
-
 function toPendingItemDto(row: PendingItemRow): PendingItemDto {
   return { ...toItemDto(row, row, row), userName: row.userName };
 }
@@ -23,15 +19,10 @@ function toPendingItemDto(row: PendingItemRow): PendingItemDto {
 /**
  * GET /walls/{id}: the wall with its printing fields, its slots by position, its connected sessions
  * and its pending scans (docs/api.md §5), in one statement (wall-view.queries.ts): hubs poll it.
+ * `db`: the route's `preparedSql` (plain SQL on the pool, no entity manager).
  */
-export async function getWall(
-  em: EntityManager,
-  clientId: number,
-  wallId: number,
-  viewer: WallViewer,
-  prepared = true,
-): Promise<WallDetailDto & WallPrinting> {
-  const [row] = await wallView(sqlOf(em, prepared), { clientId, wallId });
+export async function getWall(db: SqlRunner, clientId: number, wallId: number, viewer: WallViewer): Promise<WallDetailDto & WallPrinting> {
+  const [row] = await wallView(db, { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   return {
     ...toWallDto(row.wall, { slotCount: row.slots.length, connectedSorters: row.sessions.length }),
@@ -48,8 +39,8 @@ export async function getWall(
 }
 
 /** GET /walls/{id}/pending-items: the wall's scans waiting for confirmation, oldest first. */
-export async function listPendingItems(em: EntityManager, clientId: number, wallId: number, prepared = true): Promise<PendingItemDto[]> {
-  const [row] = await wallPendingItems(sqlOf(em, prepared), { clientId, wallId });
+export async function listPendingItems(db: SqlRunner, clientId: number, wallId: number): Promise<PendingItemDto[]> {
+  const [row] = await wallPendingItems(db, { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   return row.pending.map(toPendingItemDto);
 }
@@ -58,8 +49,8 @@ export async function listPendingItems(em: EntityManager, clientId: number, wall
  * GET /walls/{id}/progress: what is left of the wall's work and how long its Complete slots have waited
  * for the shipper (the hub's header). `oldestCompleteSince` is the earliest of the slots' `since`.
  */
-export async function getWallProgress(em: EntityManager, clientId: number, wallId: number, prepared = true): Promise<WallProgressDto> {
-  const [row] = await wallProgress(sqlOf(em, prepared), { clientId, wallId });
+export async function getWallProgress(db: SqlRunner, clientId: number, wallId: number): Promise<WallProgressDto> {
+  const [row] = await wallProgress(db, { clientId, wallId });
   if (!row) throw notFound(`Wall ${wallId}`);
   const complete = row.complete.map((c) => ({ ...c, since: new Date(c.since).toISOString() }));
   const oldest = complete.reduce<string | null>((min, c) => (min === null || c.since < min ? c.since : min), null);
