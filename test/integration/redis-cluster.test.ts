@@ -136,6 +136,7 @@ describeIfRedis('on a Redis Cluster (3 masters, 3 replicas)', () => {
     const hubEvents: { type: string; data: { item?: { id: number } } }[] = [];
     const unsubscribe = await api.deps.events.subscribe(floor.wallId, {
       message: (m) => hubEvents.push(JSON.parse(parseWallEventMessage(m).raw) as { type: string; data: { item?: { id: number } } }),
+      lost: () => undefined,
       resumed: () => undefined,
     });
 

@@ -44,6 +44,14 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
   let send: ((raw: string, event: () => WallEvent) => void) | null = null;
   let end: (() => void) | null = null;
   let catchingUp = false;
+  /**
+   * The subscription was lost and is not known to be back: messages wait in `held` (those that arrive
+   * right after the resubscription follow a gap; delivered, they would move `last` past the events
+   * published meanwhile, and the catch-up would never send those).
+   */
+  let suspended = false;
+  /** A resumption came before the connection started: the start catches up. */
+  let resumedBeforeStart = false;
   /** The outbox id of the last event sent, or where the stream starts: what is at or before it is not sent. */
   let last = 0n;
   const seenWithoutId = new Set<string>();
@@ -79,7 +87,8 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
         if (missed.length < REPLAY_LIMIT) break;
       }
       catchingUp = false;
-      for (const m of held.splice(0)) deliver(m);
+      // Lost again meanwhile: what is held waits for the next resumption's catch-up.
+      if (!suspended) for (const m of held.splice(0)) deliver(m);
     } catch {
       catchingUp = false;
       held.length = 0;
@@ -101,12 +110,17 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
   }
   const stop = await hub.subscribe(wallId, {
     message(m) {
-      if (send && !catchingUp) deliver(m);
+      if (send && !catchingUp && !suspended) deliver(m);
       // Bounded: a connection that never starts must not hold a wall's traffic.
       else if (held.length < REPLAY_LIMIT) held.push(m);
     },
+    lost() {
+      suspended = true;
+    },
     resumed() {
-      void catchUp();
+      suspended = false;
+      if (send) void catchUp();
+      else resumedBeforeStart = true;
     },
   });
   let replay: string[];
@@ -122,7 +136,9 @@ export async function followWall(em: EntityManager, hub: WallEventsHub, clientId
       send = fn;
       end = onEnd;
       for (const m of replay.splice(0)) deliver(m);
-      for (const m of held.splice(0)) deliver(m);
+      if (suspended) return;
+      if (resumedBeforeStart) void catchUp();
+      else for (const m of held.splice(0)) deliver(m);
     },
     stop,
   };

@@ -11,6 +11,11 @@ export interface WallEventListener {
   /** One message of the wall's channel (shared/events/channels.ts, wallEventMessage). */
   message(message: string): void;
   /**
+   * The subscription is lost (Redis restarted, a network gap): what was published meanwhile will not
+   * come, and the messages that arrive once the subscription is back, before `resumed`, follow a gap.
+   */
+  lost(): void;
+  /**
    * The subscription was lost and is back (Redis restarted, a network gap): messages published
    * meanwhile never came. Called once the subscription is in place again.
    */
@@ -49,7 +54,9 @@ export class WallEventsHub {
       }
     });
     subscriber.on('close', () => {
+      if (this.lost) return;
       this.lost = true;
+      this.tell((l) => l.lost());
     });
     subscriber.on('ready', () => {
       if (!this.lost) return;
@@ -59,18 +66,21 @@ export class WallEventsHub {
       void this.subscriber
         .ping()
         .catch(() => undefined)
-        .then(() => {
-          for (const c of this.channels.values()) {
-            for (const l of c.listeners) {
-              try {
-                l.resumed();
-              } catch {
-                // as above
-              }
-            }
-          }
-        });
+        .then(() => this.tell((l) => l.resumed()));
     });
+  }
+
+  /** Tells every listener of every wall; one listener's failure reaches neither the others nor the Redis event handler. */
+  private tell(what: (l: WallEventListener) => void): void {
+    for (const c of this.channels.values()) {
+      for (const l of c.listeners) {
+        try {
+          what(l);
+        } catch {
+          // the connection's own close handler releases it
+        }
+      }
+    }
   }
 
   /** Listeners of every wall in this process (the `wall_event_listeners` gauge): 0 when no hub is connected. */
