@@ -15,7 +15,7 @@ import { admissionRefusals } from './command-metrics';
  *   sees only its share of a partition's answers. Until a partition's first answer the average of the
  *   others (or `initialServiceMs`) stands in; an idle spell keeps the last estimate.
  * - The expected wait of a command is the commands this process already waits for on its partition
- *   times that service time, plus how late this process's own event loop runs (the CPU the API cannot
+ *   times that service time (times the slowdown, below), plus how late this process's own event loop runs (the CPU the API cannot
  *   get or keeps busy: a command's answer waits for the loop as well). A command is admitted while that
  *   stays within its budget.
  * - The slowdown: on a saturated host a command ahead costs more than the worker's service time (the
