@@ -208,6 +208,8 @@ export interface SlowAnswers {
   /** Commands held over 1 s by the API's command client, by `command outcome`; over 0.5 s likewise. */
   heldOver1s: Record<string, number>;
   heldOver500ms: Record<string, number>;
+  /** The admission policy's 503s in the step, by reason (command_admission_refusals_total). */
+  refusals: Record<string, number>;
 }
 
 /** What kind of request: the command behind a path. */
@@ -253,7 +255,13 @@ function slowAnswers(answers: RecordedAnswer[], from: number, before: string | n
     }
     return out;
   };
-  return { byRequest, bySecond, heldOver1s: held('1'), heldOver500ms: held('0.5') };
+  const refusals: Record<string, number> = {};
+  const refused = (metrics: string | null, reason: string) => Number(new RegExp(`^command_admission_refusals_total\\{reason="${reason}"\\} (\\S+)$`, 'm').exec(metrics ?? '')?.[1] ?? 0);
+  for (const reason of ['wait', 'late', 'loop', 'ceiling']) {
+    const n = refused(after, reason) - refused(before, reason);
+    if (n > 0) refusals[reason] = n;
+  }
+  return { byRequest, bySecond, heldOver1s: held('1'), heldOver500ms: held('0.5'), refusals };
 }
 
 function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['every'] {
@@ -590,7 +598,7 @@ export async function runBadDayOnce(
         const c = figures.cold;
         say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] cold wall: connects ${c.connectMs.join(', ')} ms · first scans ${c.firstScanMs.join(', ')} ms · first confirms ${c.firstConfirmMs.join(', ')} ms · ${c.over100} answers over 100 ms, the last ${c.lastOver100AtMs ?? '-'} ms into the step · warm scan p50 ${c.warmScan.p50} ms`);
       }
-      if (figures.every.n > figures.every.within1s) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${slowLine(figures.slow)}`);
+      if (figures.every.n > figures.every.within1s || figures.every.status503 > 0) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${slowLine(figures.slow)}`);
       if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
@@ -646,7 +654,7 @@ const counts = (r: Record<string, number>) => Object.entries(r).sort((a, b) => b
 
 /** Where the answers over 1 s come from, in one line. */
 function slowLine(slow: SlowAnswers): string {
-  return `over 1 s or none: ${counts(slow.byRequest)} · sent in second ${slow.bySecond.map((n, i) => `${i}:${n}`).join(' ')} · held by the command client (admission to answer) over 1 s: ${counts(slow.heldOver1s)}; over 0.5 s: ${counts(slow.heldOver500ms)}`;
+  return `over 1 s or none: ${counts(slow.byRequest)} · sent in second ${slow.bySecond.map((n, i) => `${i}:${n}`).join(' ')} · held by the command client (admission to answer) over 1 s: ${counts(slow.heldOver1s)}; over 0.5 s: ${counts(slow.heldOver500ms)} · admission's 503s by reason: ${counts(slow.refusals)}`;
 }
 
 const f = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -679,7 +687,7 @@ export function printBadDay(runs: BadDayRun[], floor: FloorReference): void {
       for (const q of st.statements.slice(0, 8)) {
         console.log(`      ${q.statement.padEnd(40).slice(0, 40)} ${f(q.callsPerPair).padStart(6)} calls/pair ${f(q.meanMs).padStart(7)} ms ${f(q.buffersPerCall).padStart(8)} buffers (${f(q.readPerCall)} read) ${f(q.rowsPerCall)} rows`);
       }
-      if (st.every.n - st.every.within1s > 0) console.log(`      ${slowLine(st.slow)}`);
+      if (st.every.n - st.every.within1s > 0 || st.every.status503 > 0) console.log(`      ${slowLine(st.slow)}`);
       if (st.recovery) console.log(`      back to normal (3 pairs in a row with a scan ≤ ${f(st.recovery.normalScanMs)} ms) ${st.recovery.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `${st.recovery.backToNormalMs} ms after the load dropped`}`);
       if (Object.keys(st.errors).length) console.log(`      errors ${JSON.stringify(st.errors)} · releases ${st.release.n}`);
     }
