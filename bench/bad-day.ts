@@ -8,7 +8,7 @@ import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { recreateDatabase, resetRedis } from './bench-seed';
 import { BAD_DAY_SLOTS, DEEP_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
 import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
-import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type RequestOptions } from './http-client';
+import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type RecordedAnswer, type RequestOptions } from './http-client';
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
 import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
@@ -81,6 +81,14 @@ export interface BadDayStep extends RealisticStep {
   pipelineBacklog: { start: PipelineBacklog; end: PipelineBacklog };
   /** Every request of the sorters and shippers, from its own send: how many, the slowest, how many within 1 s, how many unanswered. */
   every: { n: number; maxMs: number; within1s: number; noAnswer: number; status503: number };
+  /**
+   * The answers over 1 s (or none), where they come from: by request and status; by the second of the
+   * step they were sent in; and the commands the API's command client held over 1 s (and over 0.5 s),
+   * from admission to the worker's answer (its command_duration_seconds, by command and outcome). An
+   * answer over 1 s whose command was not held that long spent its time outside: the accept queue, the
+   * API's event loop, its HTTP work.
+   */
+  slow: SlowAnswers;
   /** The hubs' GET /walls/{id} during the step. */
   reads: LatencySummary & { failed: number };
   /** /readyz on fresh connections during the step. */
@@ -192,6 +200,70 @@ class Probes {
   }
 }
 
+export interface SlowAnswers {
+  /** `scan 200`, `confirm 503`, … : how many answers over 1 s or none. */
+  byRequest: Record<string, number>;
+  /** How many were sent in each second of the step (0: the first). */
+  bySecond: number[];
+  /** Commands held over 1 s by the API's command client, by `command outcome`; over 0.5 s likewise. */
+  heldOver1s: Record<string, number>;
+  heldOver500ms: Record<string, number>;
+  /** The admission policy's 503s in the step, by reason (command_admission_refusals_total). */
+  refusals: Record<string, number>;
+}
+
+/** What kind of request: the command behind a path. */
+function requestKind(r: { method: string; path: string }): string {
+  if (isScan(r)) return 'scan';
+  if (isConfirm(r)) return 'confirm';
+  if (r.path.endsWith('/release')) return 'release';
+  if (r.method === 'POST' && r.path.endsWith('/sessions')) return 'connect';
+  return `${r.method} ${r.path.replace(/\/\d+|\/[0-9a-f-]{36}/g, '/{id}')}`;
+}
+
+/** The command client's latency histogram (command_duration_seconds) in a /metrics text: count per `command outcome` above and at each bound. */
+function commandHeld(metrics: string | null): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const m of (metrics ?? '').matchAll(/^command_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const key = `${labels.command} ${labels.outcome}`;
+    const buckets = out.get(key) ?? new Map<string, number>();
+    buckets.set(labels.le!, Number(m[2]));
+    out.set(key, buckets);
+  }
+  return out;
+}
+
+function slowAnswers(answers: RecordedAnswer[], from: number, before: string | null, after: string | null): SlowAnswers {
+  const slow = answers.filter((a) => a.status === 0 || a.ms > 1000);
+  const byRequest: Record<string, number> = {};
+  const bySecond: number[] = [];
+  for (const a of slow) {
+    const key = `${requestKind(a)} ${a.status || 'none'}`;
+    byRequest[key] = (byRequest[key] ?? 0) + 1;
+    const second = Math.max(0, Math.floor((a.at - from) / 1000));
+    while (bySecond.length <= second) bySecond.push(0);
+    bySecond[second]!++;
+  }
+  const [b, e] = [commandHeld(before), commandHeld(after)];
+  const held = (le: string): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const [key, buckets] of e) {
+      const count = (m: Map<string, number> | undefined) => (m?.get('+Inf') ?? 0) - (m?.get(le) ?? 0);
+      const n = count(buckets) - count(b.get(key));
+      if (n > 0) out[key] = n;
+    }
+    return out;
+  };
+  const refusals: Record<string, number> = {};
+  const refused = (metrics: string | null, reason: string) => Number(new RegExp(`^command_admission_refusals_total\\{reason="${reason}"\\} (\\S+)$`, 'm').exec(metrics ?? '')?.[1] ?? 0);
+  for (const reason of ['wait', 'late', 'loop', 'ceiling']) {
+    const n = refused(after, reason) - refused(before, reason);
+    if (n > 0) refusals[reason] = n;
+  }
+  return { byRequest, bySecond, heldOver1s: held('1'), heldOver500ms: held('0.5'), refusals };
+}
+
 function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['every'] {
   return {
     n: answers.length,
@@ -204,11 +276,16 @@ function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['eve
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-/** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
-async function eventLoopLag(http: BenchHttp): Promise<{ p99: number; max: number } | null> {
+/** The API's /metrics text, or null. */
+async function apiMetrics(http: BenchHttp): Promise<string | null> {
   const res = await http.request('GET', '/metrics', { timeoutMs: 10_000 });
-  if (res.status !== 200 || typeof res.body !== 'string') return null;
-  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(res.body as string)?.[1] ?? NaN) * 1000;
+  return res.status === 200 && typeof res.body === 'string' ? res.body : null;
+}
+
+/** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
+function eventLoopLag(metrics: string | null): { p99: number; max: number } | null {
+  if (metrics === null) return null;
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN) * 1000;
   return { p99: round2(read('nodejs_eventloop_lag_p99_seconds')), max: round2(read('nodejs_eventloop_lag_max_seconds')) };
 }
 
@@ -458,7 +535,7 @@ export async function runBadDayOnce(
       const fromUs = monotonicUs();
       const ws0 = listeners.events;
       step.http.take();
-      await eventLoopLag(keepAlive);
+      const metricsBefore = await apiMetrics(keepAlive);
       benchLag.reset();
       const from = performance.now();
       let recovery: Promise<BadDayStep['recovery']> | undefined;
@@ -484,7 +561,9 @@ export async function runBadDayOnce(
       const postgres = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k.startsWith('postgres:') && k !== 'postgres:other' ? v : 0), 0);
       // The bench's own statements (statistics, sizes: postgres:other) are not the service's.
       const service = Object.entries(cpuMs).reduce((a, [k, v]) => a + (k === 'bench' || k === 'mosquitto' || k === 'postgres:other' ? 0 : v), 0);
-      const lag = await eventLoopLag(keepAlive);
+      const metricsAfter = await apiMetrics(keepAlive);
+      const lag = eventLoopLag(metricsAfter);
+      const answers = step.http.take();
       const reads = Probes.window(probes.reads, from, to);
       const readyz = Probes.window(probes.readyz, from, to);
       const figures: BadDayStep = {
@@ -495,7 +574,8 @@ export async function runBadDayOnce(
         loadAvg1m: round2(os.loadavg()[0]!),
         pipelineBacklog: { start: backlogBefore, end: backlogAfter },
         newSessions,
-        every: everyAnswer(step.http.take()),
+        every: everyAnswer(answers),
+        slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
         reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
         healthz: summarize(Probes.window(probes.healthz, from, to).map((p) => p.ms)),
@@ -518,6 +598,7 @@ export async function runBadDayOnce(
         const c = figures.cold;
         say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] cold wall: connects ${c.connectMs.join(', ')} ms · first scans ${c.firstScanMs.join(', ')} ms · first confirms ${c.firstConfirmMs.join(', ')} ms · ${c.over100} answers over 100 ms, the last ${c.lastOver100AtMs ?? '-'} ms into the step · warm scan p50 ${c.warmScan.p50} ms`);
       }
+      if (figures.every.n > figures.every.within1s || figures.every.status503 > 0) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${slowLine(figures.slow)}`);
       if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
@@ -569,6 +650,13 @@ async function recover(http: BenchHttp, floor: RealisticFloor, sorter: Actor, re
   return { backToNormalMs: null, normalScanMs, probes };
 }
 
+const counts = (r: Record<string, number>) => Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
+
+/** Where the answers over 1 s come from, in one line. */
+function slowLine(slow: SlowAnswers): string {
+  return `over 1 s or none: ${counts(slow.byRequest)} · sent in second ${slow.bySecond.map((n, i) => `${i}:${n}`).join(' ')} · held by the command client (admission to answer) over 1 s: ${counts(slow.heldOver1s)}; over 0.5 s: ${counts(slow.heldOver500ms)} · admission's 503s by reason: ${counts(slow.refusals)}`;
+}
+
 const f = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
 /** The scenario's tables: one per run (statistics fresh or analyzed), beside the floor. */
@@ -599,6 +687,7 @@ export function printBadDay(runs: BadDayRun[], floor: FloorReference): void {
       for (const q of st.statements.slice(0, 8)) {
         console.log(`      ${q.statement.padEnd(40).slice(0, 40)} ${f(q.callsPerPair).padStart(6)} calls/pair ${f(q.meanMs).padStart(7)} ms ${f(q.buffersPerCall).padStart(8)} buffers (${f(q.readPerCall)} read) ${f(q.rowsPerCall)} rows`);
       }
+      if (st.every.n - st.every.within1s > 0 || st.every.status503 > 0) console.log(`      ${slowLine(st.slow)}`);
       if (st.recovery) console.log(`      back to normal (3 pairs in a row with a scan ≤ ${f(st.recovery.normalScanMs)} ms) ${st.recovery.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `${st.recovery.backToNormalMs} ms after the load dropped`}`);
       if (Object.keys(st.errors).length) console.log(`      errors ${JSON.stringify(st.errors)} · releases ${st.release.n}`);
     }

@@ -71,20 +71,29 @@ export class BenchHttp implements HttpClient {
   }
 }
 
+/** One request as RecordingHttp saw it: sent at `at` (performance.now()), answered `ms` later with `status` (0: none). */
+export interface RecordedAnswer {
+  at: number;
+  ms: number;
+  status: number;
+  method: string;
+  path: string;
+}
+
 /** Every answer's time from its own send (ms) and status, of the requests sent through it since the last take(). */
 export class RecordingHttp implements HttpClient {
-  private answers: { ms: number; status: number }[] = [];
+  private answers: RecordedAnswer[] = [];
 
   constructor(private readonly inner: HttpClient) {}
 
   async request(method: string, path: string, opts?: RequestOptions): Promise<HttpAnswer> {
     const t0 = performance.now();
     const answer = await this.inner.request(method, path, opts);
-    this.answers.push({ ms: performance.now() - t0, status: answer.status });
+    this.answers.push({ at: t0, ms: performance.now() - t0, status: answer.status, method, path });
     return answer;
   }
 
-  take(): { ms: number; status: number }[] {
+  take(): RecordedAnswer[] {
     const out = this.answers;
     this.answers = [];
     return out;

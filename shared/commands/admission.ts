@@ -15,9 +15,17 @@ import { admissionRefusals } from './command-metrics';
  *   sees only its share of a partition's answers. Until a partition's first answer the average of the
  *   others (or `initialServiceMs`) stands in; an idle spell keeps the last estimate.
  * - The expected wait of a command is the commands this process already waits for on its partition
- *   times that service time, plus how late this process's own event loop runs (the CPU the API cannot
+ *   times that service time (times the slowdown, below), plus how late this process's own event loop runs (the CPU the API cannot
  *   get or keeps busy: a command's answer waits for the loop as well). A command is admitted while that
  *   stays within its budget.
+ * - The slowdown: on a saturated host a command ahead costs more than the worker's service time (the
+ *   worker shares its CPU between partitions, Redis and the API their cores with it; a service time
+ *   rises faster than its average follows). Each answer of a command admitted behind others tells how
+ *   much: the time it was held (admission to answer) less that of a command alone on the partition
+ *   (its own way there and back, which overlaps the others'), over the commands ahead of it times the
+ *   service time when it was admitted. The expected wait counts the service time times the average of
+ *   that ratio (at least 1, at most MAX_SLOWDOWN); without it, admitted commands waited twice what was
+ *   expected under saturation and answered after more than a second (docs/benchmarks.md).
  * - The oldest waiting command: one that has waited its budget already is a backlog that is really late
  *   (a partition that slowed down before the estimate did, commands of other API processes ahead of it,
  *   a holder that is gone), and nothing more is admitted to that partition until it is answered.
@@ -41,9 +49,16 @@ import { admissionRefusals } from './command-metrics';
 const NEW_WORK_SHARE = 0.5;
 /** Weight of the newest service time in a partition's average: about the last ten answers count. */
 const SERVICE_WEIGHT = 0.2;
+/** Weight of the newest answer in the averages of the slowdown and of a command alone: about the last twenty. */
+const SLOWDOWN_WEIGHT = 0.05;
+/** A command ahead is never counted at more than this many times its service time. */
+const MAX_SLOWDOWN = 10;
 const MIN_RETRY_MS = 1000;
 /** The longest Retry-After drawn is twice this. */
 const MAX_RETRY_MS = 15_000;
+
+/** A moving average of SLOWDOWN_WEIGHT; none yet (NaN): the first value. */
+const average = (avg: number, value: number) => (Number.isNaN(avg) ? value : avg + SLOWDOWN_WEIGHT * (value - avg));
 
 export type RefusalReason = 'ceiling' | 'loop' | 'late' | 'wait';
 
@@ -70,7 +85,18 @@ class Lane {
   /** When each waiting command was admitted, oldest first (a Map keeps the order of insertion). */
   readonly admittedAt = new Map<number, number>();
 
-  constructor(public serviceMs: number) {}
+  constructor(
+    public serviceMs: number,
+    /** The average of what a command ahead cost over its service time (none yet: NaN). */
+    public slowdown: number,
+    /** The average time to the answer of a command admitted with nothing waiting on the partition: its way there and back (none yet: NaN). */
+    public aloneMs: number,
+  ) {}
+
+  /** What a command ahead is expected to cost. */
+  costMs(): number {
+    return this.serviceMs * (Number.isNaN(this.slowdown) ? 1 : Math.min(MAX_SLOWDOWN, Math.max(1, this.slowdown)));
+  }
 
   oldestAt(): number | undefined {
     for (const at of this.admittedAt.values()) return at;
@@ -90,6 +116,9 @@ export class Admission {
   private ticket = 0;
   /** The process's average service time over every partition: a cold partition's first estimate. */
   private serviceMs: number;
+  /** The process's averages of the slowdown and of a command alone: a cold partition's first. */
+  private slowdown = NaN;
+  private aloneMs = NaN;
 
   constructor(private readonly opts: AdmissionOptions) {
     this.serviceMs = opts.initialServiceMs;
@@ -102,7 +131,7 @@ export class Admission {
   private lane(partition: number): Lane {
     let lane = this.lanes.get(partition);
     if (!lane) {
-      lane = new Lane(this.serviceMs);
+      lane = new Lane(this.serviceMs, this.slowdown, this.aloneMs);
       this.lanes.set(partition, lane);
     }
     return lane;
@@ -125,7 +154,7 @@ export class Admission {
   /** What a command of `share` on `lane` (none: nothing waits there) would meet: a reason to refuse and the wait it expects. */
   private judge(lane: Lane | undefined, share: number, loopMs: number, now: number): { reason: RefusalReason | null; waitMs: number } {
     const budget = this.opts.maxWaitMs * share;
-    const waitMs = loopMs + (lane ? lane.inFlight * lane.serviceMs : 0);
+    const waitMs = loopMs + (lane ? lane.inFlight * lane.costMs() : 0);
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
     const oldest = lane.oldestAt();
@@ -187,16 +216,29 @@ export class Admission {
     const refused = this.refusal(name, partition);
     if (refused) throw refused;
     const lane = this.lane(partition);
+    // The commands ahead at the service time now: what its answer took beyond a command alone, over this, is the slowdown.
+    const ahead = lane.inFlight;
+    const modelMs = ahead * lane.serviceMs;
     lane.inFlight++;
     this.inFlight++;
     const ticket = ++this.ticket;
-    lane.admittedAt.set(ticket, this.now());
+    const admittedAt = this.now();
+    lane.admittedAt.set(ticket, admittedAt);
     let done = false;
     return {
       served: (serviceMs) => {
         if (!Number.isFinite(serviceMs) || serviceMs < 0) return;
         lane.serviceMs += SERVICE_WEIGHT * (serviceMs - lane.serviceMs);
         this.serviceMs += SERVICE_WEIGHT * (serviceMs - this.serviceMs);
+        const heldMs = this.now() - admittedAt;
+        if (ahead === 0) {
+          lane.aloneMs = average(lane.aloneMs, heldMs);
+          this.aloneMs = average(this.aloneMs, heldMs);
+        } else if (modelMs > 0 && !Number.isNaN(lane.aloneMs)) {
+          const slowdown = Math.max(0, heldMs - lane.aloneMs) / modelMs;
+          lane.slowdown = average(lane.slowdown, slowdown);
+          this.slowdown = average(this.slowdown, slowdown);
+        }
       },
       done: () => {
         if (done) return;

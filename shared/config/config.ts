@@ -79,8 +79,8 @@ export const configSchema = z.object({
     .describe('`npm start`: sorting worker processes; `0` = one per two cores (`os.availableParallelism()`), at least one'),
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1)
     .describe('`npm start`: API processes; one listens on its own socket; several share `PORT` as node cluster workers that each accept their own connections (`SCHED_NONE`)'),
-  COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(1000)
-    .describe('the API\'s one admission policy for commands, kept per command partition: a process admits a command that finishes work in hand (a confirm, a release) only while the commands it waits for on that partition, times the service time the sorting workers report, plus the API\'s own event loop delay, come within this time and the oldest has waited less; new work (a scan) only within half of it (4 per partition are always admitted); otherwise 503 `service-unavailable` at once, with `Retry-After` drawn between once and twice the time the backlog needs to drain'),
+  COMMAND_MAX_WAIT_MS: z.coerce.number().int().min(50).default(800)
+    .describe('the API\'s one admission policy for commands, kept per command partition: a process admits a command that finishes work in hand (a confirm, a release) only while the commands it waits for on that partition, times the service time the sorting workers report (times the slowdown its answers show under saturation), plus the API\'s own event loop delay, come within this time (the default leaves a fifth of a 1 s answer to the API\'s own work: accepting, parsing, answering) and the oldest has waited less; new work (a scan) only within half of it (4 per partition are always admitted); otherwise 503 `service-unavailable` at once, with `Retry-After` drawn between once and twice the time the backlog needs to drain'),
   COMMAND_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(2000)
     .describe('the ceiling of that policy: never more commands waiting in one API process than this, whatever the estimates (a bound on memory)'),
   JWT_SECRET: z.string().min(16).optional()

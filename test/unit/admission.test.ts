@@ -46,7 +46,7 @@ const shed = (f: () => void): AppError | null => {
  * partition's queue `transitMs` later (the API, Redis and the worker's fetch on a busy machine), wait in
  * order and take `serviceMs(i)` each; the answer, with the service time, is back `transitMs` after.
  */
-function simulate(opts: { ms: number; arrivals: (t: number) => CommandName[]; serviceMs: (i: number) => number; transitMs?: number; admission?: Partial<AdmissionOptions> }) {
+function simulate(opts: { ms: number; arrivals: (t: number) => CommandName[]; serviceMs: (i: number) => number; transitMs?: number; reportedMs?: (ms: number) => number; admission?: Partial<AdmissionOptions> }) {
   let t = 0;
   const transit = opts.transitMs ?? 0;
   const a = new Admission(options({ now: () => t, ...opts.admission }));
@@ -59,12 +59,15 @@ function simulate(opts: { ms: number; arrivals: (t: number) => CommandName[]; se
   let served = 0;
   const refused: Record<string, number> = {};
   const waits: number[] = [];
+  /** When each answered command was admitted, and its wait. */
+  const answered: { at: number; wait: number }[] = [];
   for (; t < opts.ms; t++) {
     while (answers.length && answers[0].due <= t) {
       const { command } = answers.shift()!;
-      command.admitted.served(command.ms);
+      command.admitted.served(opts.reportedMs ? opts.reportedMs(command.ms) : command.ms);
       command.admitted.done();
       waits.push(t - command.at);
+      answered.push({ at: command.at, wait: t - command.at });
     }
     if (current && t >= busyUntil) {
       answers.push({ command: current, due: t + transit });
@@ -81,7 +84,7 @@ function simulate(opts: { ms: number; arrivals: (t: number) => CommandName[]; se
       busyUntil = t + current.ms;
     }
   }
-  return { refused, waits, maxWait: Math.max(0, ...waits), admission: a };
+  return { refused, waits, answered, maxWait: Math.max(0, ...waits), admission: a };
 }
 
 describe('the command admission policy', () => {
@@ -110,6 +113,18 @@ describe('the command admission policy', () => {
     expect(run.maxWait).toBeLessThanOrEqual(500 + 50 + 5);
     expect(run.admission.refusal('item.scan', 0)?.code).toBe('service-unavailable');
     expect(run.admission.refusal('item.confirm', 0)).toBeNull();
+  });
+
+  it('learns what answers take beyond waiting × the reported service time: a partition slower than its workers report keeps its wait', () => {
+    // 40 scans a second; the worker reports 10 ms for each but answers one every 40 ms (it shares its
+    // time with other partitions, the host is saturated). Waiting × 10 ms says 50 may wait within the
+    // budget, and only the oldest's budget stops them: scans waited up to 790 ms. Once a few dozen
+    // answers are in, admitted scans wait about their budget (the slowdown learnt a little under 4).
+    const run = simulate({ ms: 10_000, arrivals: (t) => (t % 25 === 0 ? ['item.scan'] : []), serviceMs: () => 40, reportedMs: () => 10 });
+    const settled = run.answered.filter((x) => x.at >= 2000).map((x) => x.wait);
+    expect(settled.length).toBeGreaterThan(100);
+    expect(Math.max(...settled)).toBeLessThanOrEqual(500 + 100);
+    expect(run.refused['item.scan']).toBeGreaterThan(100);
   });
 
   it('compares the expected wait (waiting × the service time the worker reports) with the budget: work in hand has all of it, new work half', () => {
