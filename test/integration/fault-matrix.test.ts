@@ -265,8 +265,14 @@ describe('the fault matrix: every request answered in time through each fault of
         return connections >= 0 && connections <= steadyConnections;
       },
       { timeoutMs: CONNECTIONS_BACK_MS, intervalMs: 250, what: `the Redis connections back to ${steadyConnections}` },
-    ).catch((err: Error) => {
-      err.message += ` (last count ${connections})`;
+    ).catch(async (err: Error) => {
+      // Which connection outlived its use: each client's name, age, idle time and last command.
+      const clients = String(await probe.client('LIST').catch(() => ''))
+        .trim()
+        .split('\n')
+        .filter((l) => l && !l.includes('name=fault-matrix-probe'))
+        .map((l) => l.split(' ').filter((f) => /^(name|age|idle|cmd)=/.test(f)).join(' '));
+      err.message += ` (last count ${connections})\n${clients.join('\n')}`;
       throw failure(err);
     });
     const logBytes = api!.bytes + worker!.bytes - bytesBefore;

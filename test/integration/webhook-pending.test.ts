@@ -72,7 +72,9 @@ describe('webhook deliveries from PostgreSQL', () => {
       attemptedAt,
     ]);
   }
-  const claim = (limit = 16) =>
+  // The jest worker's database holds the deliveries earlier suites left due (other tenants, due before
+  // this file's): a claim takes the oldest first, so it asks for all of them, not a sender's batch of 16.
+  const claim = (limit = 100_000) =>
     claimDueDeliveries(api.runtime.ormSql, { limit, leaseMs: 60_000, unrecorded: UNRECORDED_OUTCOME, inactive: INACTIVE, maxAttempts: WEBHOOK_MAX_ATTEMPTS });
   const opts = { allowPrivateTargets: true, retryBaseMs: 60_000 };
   const pendingRow = async (eventId: string) =>
