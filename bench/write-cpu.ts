@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
-import { applyConfirm, applyScan } from '../workers/sorting/queries/wall-write.queries';
+import { appliedRecord, applyConfirm, applyScan } from '../workers/sorting/queries/wall-write.queries';
 
 /*
  * `npx tsx bench/write-cpu.ts`: PostgreSQL CPU per scan+confirm pair of the wall actor's writes alone
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       };
       const base = {
         clientId: l.client_id, wallId: l.wall_id, wall: null, slotsVacated: '[]', slotsOccupied: '[]', slotsInserted: '[]', slotsDeleted: [],
-        sessionsUpdated: '[]', sessionsInserted: '[]', partition: 0, jobId: k, now, itemIdRefill: 0, sessionIdRefill: 0,
+        sessionsUpdated: '[]', sessionsInserted: '[]', now, itemIdRefill: 0, sessionIdRefill: 0,
       };
       const events = (type: string) => JSON.stringify([{ eventId: randomUUID(), clientId: l.client_id, wallId: l.wall_id, type, occurredAt: now.toISOString(), data: ev.data }]);
       const line = { id: l.line_id, qty: l.qty, confirmedQty: l.confirmed_qty, pendingQty: l.pending_qty };
@@ -81,13 +81,16 @@ async function main(): Promise<void> {
         ...base, expectedVersion: v, nextVersion: v + 1,
         lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty, newPendingQty: line.pendingQty + 1 }]), lineCount: 1,
         itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: events('sort-box-item.created'),
-        commandId: randomUUID(), command: 'item.scan', result: JSON.stringify(ac.result), idempotency: JSON.stringify({ key: randomUUID(), requestHash: 'x'.repeat(43) }),
+        records: `[${appliedRecord({ commandId: randomUUID(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result))}]`,
+        keyed: true,
       });
       await run(applyConfirm.statement, {
         ...base, expectedVersion: v + 1, nextVersion: v + 2,
         lines: JSON.stringify([{ ...line, pendingQty: line.pendingQty + 1, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
         itemsUpdated: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]), itemsInserted: '[]',
-        events: events('sort-box-item.confirmed'), commandId: randomUUID(), command: 'item.confirm', result: JSON.stringify(ac.result), idempotency: null,
+        events: events('sort-box-item.confirmed'),
+        records: `[${appliedRecord({ commandId: randomUUID(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result))}]`,
+        keyed: false,
       });
       l.confirmed_qty += 1;
       if (l.confirmed_qty + l.pending_qty >= l.qty) li++;

@@ -18,9 +18,11 @@ with lines as (
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial,
+                             confirmed_at, cancelled_at, serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial",
+         x."confirmedAt", x."cancelledAt", x.serial
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
   "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
@@ -32,8 +34,8 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
-  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt", r.key, r."requestHash"
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb, key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
@@ -62,9 +64,11 @@ with lines as (
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial,
+                             confirmed_at, cancelled_at, serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial",
+         x."confirmedAt", x."cancelledAt", x.serial
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
   "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
@@ -76,8 +80,8 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
-  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt", r.key, r."requestHash"
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb, key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
@@ -115,7 +119,8 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
@@ -162,8 +167,9 @@ with lines as (
    where ss.id = any(array(select (e->>'id')::int from jsonb_array_elements(:sessionsUpdated::jsonb) e)) and ss.id = s.id and ss.wall_id = :wallId::int
   returning 1
 ), sessions_inserted as (
-  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
-  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt"
+  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at, ended_at, end_reason)
+  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt",
+         s."endedAt", s."endReason"
     from jsonb_to_recordset(:sessionsInserted::jsonb) as s(id int, token text, "userId" int, "picklistId" int, color text, status text, "startedAt" timestamptz,
   "lastActivityAt" timestamptz, "expiresAt" timestamptz, "endedAt" timestamptz, "endReason" text)
    where (select count(*) from sessions_updated) >= 0
@@ -179,9 +185,11 @@ with lines as (
   returning 1
 ), items_inserted as (
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial,
+                             confirmed_at, cancelled_at, serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial",
+         x."confirmedAt", x."cancelledAt", x.serial
     from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
   "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
   "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
@@ -193,8 +201,8 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
-  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt", r.key, r."requestHash"
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb, key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint,
@@ -225,7 +233,8 @@ with slots_vacated as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint

@@ -6,13 +6,14 @@ import type { CommandJobInfo, CommandOutcome } from '../../../shared/commands/co
 import type { CommandName, CommandPayloads, CommandResults } from '../../../shared/commands/commands';
 import { partitionOf } from '../../../shared/commands/partitioning';
 import { PARTITION_JOBS_IN_HAND } from '../../../shared/queue/jobs';
-import { commandRefusedEventId, type CommandRefusedData } from '../../../shared/events/command-refused';
+import { COMMAND_REFUSED, commandRefusedEventId, type CommandRefusedData } from '../../../shared/events/command-refused';
+import type { NewOutboxEvent } from '../../../shared/events/outbox-event';
 import { loadWall } from '../queries/wall-load.queries';
-import { applyWallChanges, earlierAnswer, lockGroupLines, recordRefusal, recordRefusalFenced, reserveIds, type ApplyParams } from '../queries/wall-write.queries';
-import { applyChanges, WallChanges } from './wall-changes';
+import { appliedRecord, applyWrite, earlierAnswer, lockGroupLines, recordRefusal, recordRefusalFenced, reserveIds, type WriteParams } from '../queries/wall-write.queries';
+import { applyChanges, WallChanges, type LineFigures } from './wall-changes';
 import { WallReads } from './wall-reads';
 import { stateFromJson } from './wall-rows';
-import { WallState, type SlotRow } from './wall-state';
+import { WallState, type ItemRow, type LineRow, type SessionRow, type SlotRow, type WallRow } from './wall-state';
 
 /*
  * The wall as an actor (docs/architecture.md "The wall actor"). The process holding a wall's partition
@@ -78,15 +79,28 @@ interface Waiting {
   alone?: boolean;
 }
 
+/** A command decided with changes, as its write needs them (alone, or merged with its group's). */
+interface DecidedWrite {
+  changes: WallChanges;
+  /** The order each changed slot held before the command (whether it vacates or occupies is decided against it). */
+  slotOrders: Map<number, number | null>;
+  /** Its applied_command record (JSON, see WriteParams.records). */
+  record: string;
+  keyed: boolean;
+  expectedVersion: number;
+  nextVersion: number;
+  /** When it was decided (a new slot's creation, the wall's edit). */
+  now: Date;
+}
+
 /** A command decided in a group: its answer, and its write (a change, or a refusal's record) unless it had an answer already. */
 interface GroupDecision {
   waiting: Waiting;
   outcome: CommandOutcome;
-  write?: ApplyParams;
-  refusal?: Parameters<typeof recordRefusalFenced>[1];
+  write?: DecidedWrite;
+  /** A refusal's `command.refused` event, and the version it was decided against. */
+  refusal?: { event: NewOutboxEvent; version: number };
   idempotency?: { key: string; answer: { operation: CommandName; requestHash: string; body: unknown } };
-  /** The order lines its write changes (the group locks them all first). */
-  lineIds?: number[];
 }
 
 // Conflicts that undo the whole statement, after which deciding again is safe: the fence or a line
@@ -108,6 +122,100 @@ const violates = (err: unknown, constraint: string) => pgError(err).code === '23
 
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** A refusal's fenced record (record-refusal-fenced), for a refusal written by itself. */
+function refusalRecord(event: NewOutboxEvent, version: number): Parameters<typeof recordRefusalFenced>[1] {
+  return { eventId: event.eventId, clientId: event.clientId, wallId: event.wallId!, expectedVersion: version, data: JSON.stringify(event.data) };
+}
+
+/**
+ * The write of one command or of a group's commands merged, in queue order: each row as the last
+ * command leaves it (a row inserted and changed later in the group is inserted as it ends), each order
+ * line guarded by the figures the first decision saw, the events and refusals' events in order, one
+ * applied_command record per command, and the fence from the first command's version to the last's.
+ * A slot vacates or occupies by the order it held before the group and holds after it (vacated ones are
+ * written first, so an order handed from one slot to another does not meet itself in the unique index;
+ * a merge that still collides fails the group, whose commands are then decided again alone). `refill`:
+ * the id stock to take more of with this write when it runs low, or null.
+ */
+function writeOf(state: WallState, entries: { write?: DecidedWrite; refusal?: { event: NewOutboxEvent } }[], refill: typeof ID_STOCK | null): WriteParams {
+  const lines = new Map<number, { before: LineFigures; after: LineRow }>();
+  const slots = new Map<number, SlotRow>();
+  const slotOrders = new Map<number, number | null>();
+  const newSlots: SlotRow[] = [];
+  const removedSlots: number[] = [];
+  const sessions = new Map<number, SessionRow>();
+  const newSessions = new Map<number, SessionRow>();
+  const items = new Map<number, ItemRow>();
+  const newItems = new Map<number, ItemRow>();
+  const events: NewOutboxEvent[] = [];
+  const records: string[] = [];
+  let wall: WallRow | null = null;
+  let keyed = false;
+  let first: DecidedWrite | undefined;
+  let last: DecidedWrite | undefined;
+  for (const { write, refusal } of entries) {
+    if (!write) {
+      if (refusal) events.push(refusal.event);
+      continue;
+    }
+    first ??= write;
+    last = write;
+    const c = write.changes;
+    if (c.wall) wall = c.wall;
+    for (const [id, l] of c.lines) lines.set(id, { before: lines.get(id)?.before ?? l.before, after: l.after });
+    for (const [id, slot] of c.slots) {
+      if (!slotOrders.has(id)) slotOrders.set(id, write.slotOrders.get(id) ?? null);
+      slots.set(id, slot);
+    }
+    newSlots.push(...c.newSlots);
+    removedSlots.push(...c.removedSlots);
+    for (const row of c.newSessions) newSessions.set(row.id, row);
+    for (const row of c.sessions.values()) (newSessions.has(row.id) ? newSessions : sessions).set(row.id, row);
+    for (const row of c.newItems) newItems.set(row.id, row);
+    for (const row of c.items.values()) (newItems.has(row.id) ? newItems : items).set(row.id, row);
+    events.push(...c.events);
+    records.push(write.record);
+    keyed ||= write.keyed;
+  }
+  if (!first || !last) throw new Error('a write without a decided command');
+  const vacated: SlotRow[] = [];
+  const occupied: SlotRow[] = [];
+  for (const slot of slots.values()) (slot.orderId !== null && slot.orderId !== slotOrders.get(slot.id) ? occupied : vacated).push(slot);
+  const lineRows = [...lines.values()]
+    .sort((a, b) => a.after.id - b.after.id)
+    .map(({ before, after }) => ({ id: after.id, ...before, newConfirmedQty: after.confirmedQty, newPendingQty: after.pendingQty }));
+  // Ids for the commands to come, taken with this write when the stock runs low.
+  const more = (stock: number[], size: number) => (refill && stock.length < refill.refillBelow ? size : 0);
+  return {
+    clientId: state.wall.clientId,
+    wallId: state.wall.id,
+    expectedVersion: first.expectedVersion,
+    nextVersion: last.nextVersion,
+    wall: wall
+      ? JSON.stringify({
+          name: wall.name, isActive: wall.isActive, maxSorters: wall.maxSorters, warehouseId: wall.warehouseId, workflow: wall.workflow,
+          flowDirection: wall.flowDirection, segmentRows: wall.segmentRows, segmentColumns: wall.segmentColumns,
+        })
+      : null,
+    lines: JSON.stringify(lineRows),
+    lineCount: lineRows.length,
+    slotsVacated: JSON.stringify(vacated),
+    slotsOccupied: JSON.stringify(occupied),
+    slotsInserted: JSON.stringify(newSlots),
+    slotsDeleted: removedSlots,
+    sessionsUpdated: JSON.stringify([...sessions.values()]),
+    sessionsInserted: JSON.stringify([...newSessions.values()]),
+    itemsUpdated: JSON.stringify([...items.values()]),
+    itemsInserted: JSON.stringify([...newItems.values()]),
+    events: JSON.stringify(events),
+    records: `[${records.join(',')}]`,
+    keyed,
+    now: last.now,
+    itemIdRefill: refill ? more(state.itemIds, refill.items) : 0,
+    sessionIdRefill: refill ? more(state.sessionIds, refill.sessions) : 0,
+  };
+}
 
 export class WallActor {
   private state: WallState | null = null;
@@ -215,18 +323,7 @@ export class WallActor {
     }
     if (decided.length === 0) return;
     try {
-      // Every order line of the group first, in id order, when a statement after the first has any.
-      const lineIds = [...new Set(decided.flatMap((d) => d.lineIds ?? []))].sort((a, b) => a - b);
-      const laterLines = decided.slice(1).some((d) => (d.lineIds?.length ?? 0) > 0);
-      const rows = await (this.deps.db as SqlDatabase).transaction(async (tx) => {
-        if (laterLines) await lockGroupLines(tx, { lineIds });
-        const written = [];
-        for (const d of decided) {
-          if (d.write) written.push((await applyWallChanges(tx, d.write))[0]!);
-          else if (d.refusal) await recordRefusalFenced(tx, d.refusal);
-        }
-        return written;
-      });
+      const rows = await this.writeGroup(state, decided);
       for (const row of rows) {
         state.itemIds.push(...(row.item_ids ?? []).map(Number));
         state.sessionIds.push(...(row.session_ids ?? []).map(Number));
@@ -252,6 +349,33 @@ export class WallActor {
       state.rememberOutcome(d.waiting.command.job.commandId, d.outcome);
       d.waiting.resolve(d.outcome);
     }
+  }
+
+  /**
+   * The group's write. Its changes merged into ONE statement, as a command alone writes (the rows as
+   * the last command leaves them, the events and refusals' events in order, a record per command, the
+   * fence from the first command's version to the last's), in autocommit. A group that adds or removes
+   * slots (a wall's edit) with other changes, or that has only refusals, is written one statement per
+   * command in one transaction instead, each fenced at the version the one before it leaves.
+   */
+  private async writeGroup(state: WallState, decided: GroupDecision[]): Promise<{ item_ids: number[] | null; session_ids: number[] | null }[]> {
+    const writes = decided.flatMap((d) => (d.write ? [d.write] : []));
+    const mergeable = writes.length === 1 || (writes.length > 1 && writes.every((w) => w.changes.newSlots.length === 0 && w.changes.removedSlots.length === 0));
+    if (mergeable) return applyWrite(this.deps.db, writeOf(state, decided, ID_STOCK));
+    // Every order line of the group first, in id order, when a statement after the first has any: the
+    // first statement's fence holds the wall's row from then on (lock order: lines first, the wall last).
+    const lineIds = [...new Set(writes.flatMap((w) => [...w.changes.lines.keys()]))].sort((a, b) => a - b);
+    const laterLines = decided.slice(1).some((d) => (d.write?.changes.lines.size ?? 0) > 0);
+    const last = writes[writes.length - 1];
+    return (this.deps.db as SqlDatabase).transaction(async (tx) => {
+      if (laterLines) await lockGroupLines(tx, { lineIds });
+      const written = [];
+      for (const d of decided) {
+        if (d.write) written.push((await applyWrite(tx, writeOf(state, [d], d.write === last ? ID_STOCK : null)))[0]!);
+        else if (d.refusal) await recordRefusalFenced(tx, refusalRecord(d.refusal.event, d.refusal.version));
+      }
+      return written;
+    });
   }
 
   /** One command of a group decided against the memory, which it then changes (undone by a reload if the group is not written). */
@@ -280,16 +404,15 @@ export class WallActor {
       return {
         waiting,
         outcome: { ok: false, problem: { ...err.extensions, code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } },
-        refusal: this.refusalParams(name, job, payload, facts, err, state.wall.version),
+        refusal: { event: this.refusalEvent(name, job, payload, facts, err, now), version: state.wall.version },
       };
     }
-    const next = state.wall.version + 1;
-    const write = this.writeParams(state, changes, name, job, value, now, next);
+    const write = this.decidedWrite(state, changes, name, job, value, now);
     // Seen by the next commands of the group; the idempotency key too (a retry of the same scan in the group replays it).
-    applyChanges(state, changes, next);
+    applyChanges(state, changes, write.nextVersion);
     const idempotency = changes.idempotency ? { key: changes.idempotency.key, answer: { operation: name, requestHash: changes.idempotency.requestHash, body: value } } : undefined;
     if (idempotency) state.rememberKey(idempotency.key, idempotency.answer);
-    return { waiting, outcome: { ok: true, value } as CommandOutcome, write, idempotency, lineIds: [...changes.lines.values()].map((l) => l.after.id) };
+    return { waiting, outcome: { ok: true, value } as CommandOutcome, write, idempotency };
   }
 
   /** No command under way or waiting. */
@@ -390,9 +513,9 @@ export class WallActor {
           outcome = { ok: false, problem: { ...err.extensions, code: err.code, detail: err.message, ...(err.errors ? { errors: err.errors } : {}) } };
         }
         if (value !== undefined) {
-          const next = current.wall.version + 1;
-          const [row] = await applyWallChanges(this.deps.db, this.writeParams(current, changes, name, job, value, now, next));
-          applyChanges(current, changes, next);
+          const write = this.decidedWrite(current, changes, name, job, value, now);
+          const [row] = await applyWrite(this.deps.db, writeOf(current, [{ write }], ID_STOCK));
+          applyChanges(current, changes, write.nextVersion);
           current.itemIds.push(...(row.item_ids ?? []).map(Number));
           current.sessionIds.push(...(row.session_ids ?? []).map(Number));
           if (changes.idempotency) current.rememberKey(changes.idempotency.key, { operation: name, requestHash: changes.idempotency.requestHash, body: value });
@@ -437,50 +560,19 @@ export class WallActor {
     }
   }
 
-  private writeParams(state: WallState, c: WallChanges, name: CommandName, job: CommandJobInfo, result: unknown, now: Date, next: number): ApplyParams {
-    const vacated: SlotRow[] = [];
-    const occupied: SlotRow[] = [];
-    for (const s of c.slots.values()) {
-      const before = state.slots.get(s.id);
-      (s.orderId !== null && s.orderId !== before?.orderId ? occupied : vacated).push(s);
-    }
-    const lines = [...c.lines.values()]
-      .sort((a, b) => a.after.id - b.after.id)
-      .map(({ before, after }) => ({ id: after.id, ...before, newConfirmedQty: after.confirmedQty, newPendingQty: after.pendingQty }));
-    const w = c.wall;
-    // Ids for the commands to come, taken with this write when the stock runs low.
-    const refill = (stock: number[], size: number) => (stock.length < ID_STOCK.refillBelow ? size : 0);
+  /** A command's decision as its write needs it, taken before the memory applies it (the slots' orders before it, the version it was decided on). */
+  private decidedWrite(state: WallState, c: WallChanges, name: CommandName, job: CommandJobInfo, result: unknown, now: Date): DecidedWrite {
+    const slotOrders = new Map<number, number | null>();
+    for (const id of c.slots.keys()) slotOrders.set(id, state.slots.get(id)?.orderId ?? null);
+    const key = c.idempotency ? { key: c.idempotency.key, requestHash: c.idempotency.requestHash } : {};
     return {
-      clientId: state.wall.clientId,
-      wallId: state.wall.id,
+      changes: c,
+      slotOrders,
+      record: appliedRecord({ commandId: job.commandId, name, partition: job.partition, jobId: job.jobId, appliedAt: now, ...key }, JSON.stringify(result ?? null)),
+      keyed: c.idempotency !== null,
       expectedVersion: state.wall.version,
-      nextVersion: next,
-      wall: w
-        ? JSON.stringify({
-            name: w.name, isActive: w.isActive, maxSorters: w.maxSorters, warehouseId: w.warehouseId, workflow: w.workflow,
-            flowDirection: w.flowDirection, segmentRows: w.segmentRows, segmentColumns: w.segmentColumns,
-          })
-        : null,
-      lines: JSON.stringify(lines),
-      lineCount: lines.length,
-      slotsVacated: JSON.stringify(vacated),
-      slotsOccupied: JSON.stringify(occupied),
-      slotsInserted: JSON.stringify(c.newSlots),
-      slotsDeleted: c.removedSlots,
-      sessionsUpdated: JSON.stringify([...c.sessions.values()]),
-      sessionsInserted: JSON.stringify(c.newSessions),
-      itemsUpdated: JSON.stringify([...c.items.values()]),
-      itemsInserted: JSON.stringify(c.newItems),
-      events: JSON.stringify(c.events),
-      commandId: job.commandId,
-      command: name,
-      partition: job.partition,
-      jobId: job.jobId,
-      result: JSON.stringify(result ?? null),
+      nextVersion: state.wall.version + 1,
       now,
-      idempotency: c.idempotency ? JSON.stringify(c.idempotency) : null,
-      itemIdRefill: refill(state.itemIds, ID_STOCK.items),
-      sessionIdRefill: refill(state.sessionIds, ID_STOCK.sessions),
     };
   }
 
@@ -508,16 +600,18 @@ export class WallActor {
       }
       return;
     }
-    await recordRefusalFenced(this.deps.db, this.refusalParams(name, job, payload, facts, err, version));
+    await recordRefusalFenced(this.deps.db, refusalRecord(this.refusalEvent(name, job, payload, facts, err, new Date()), version));
   }
 
-  private refusalParams(name: CommandName, job: CommandJobInfo, payload: CommandPayloads[CommandName], facts: Partial<CommandRefusedData>, err: AppError, version: number) {
+  /** A refusal's `command.refused` event (its id derived from the command's, so a command delivered twice records it once). */
+  private refusalEvent(name: CommandName, job: CommandJobInfo, payload: CommandPayloads[CommandName], facts: Partial<CommandRefusedData>, err: AppError, now: Date): NewOutboxEvent {
     return {
       eventId: commandRefusedEventId(job.commandId),
       clientId: payload.clientId,
       wallId: payload.wallId,
-      expectedVersion: version,
-      data: JSON.stringify(this.refusalData(name, payload, facts, err)),
+      type: COMMAND_REFUSED,
+      occurredAt: now,
+      data: this.refusalData(name, payload, facts, err) as unknown as Record<string, unknown>,
     };
   }
 

@@ -3,15 +3,16 @@ import { COMMAND_REFUSED } from '../../../shared/events/command-refused';
 
 /* A command's one write and the lookups around it (workers/sorting/actor/wall-actor.ts). */
 
-export interface ApplyParams {
+/** The rows and bookkeeping of one write: a command's, or the merged changes of a group of commands (wall-actor.ts). */
+export interface WriteParams {
   clientId: number;
   wallId: number;
-  /** The version the decision was made against, and the one the write leaves. */
+  /** The version the decision (the group's first) was made against, and the one the write (the group's last) leaves. */
   expectedVersion: number;
   nextVersion: number;
   /** The wall row's editable fields (JSON), or null when the command does not edit the wall. */
   wall: string | null;
-  /** JSON arrays of whole rows, as the command leaves them (see WallChanges). */
+  /** JSON arrays of whole rows, as the command (the group) leaves them (see WallChanges). */
   lines: string;
   lineCount: number;
   slotsVacated: string;
@@ -23,18 +24,34 @@ export interface ApplyParams {
   itemsUpdated: string;
   itemsInserted: string;
   events: string;
-  /** The applied_command record (with a keyed scan's key and request hash: `idempotency`). */
+  /**
+   * The applied_command records, one per command, as a JSON array of
+   * `{ commandId, name, partition, jobId, appliedAt, result, key?, requestHash? }` (a keyed scan's key and request hash).
+   */
+  records: string;
+  /** Some record has a key. */
+  keyed: boolean;
+  now: Date;
+  /** Ids to take ahead from the sequences, for the commands to come. */
+  itemIdRefill: number;
+  sessionIdRefill: number;
+}
+
+/** A single command's write, its record given field by field. */
+export interface ApplyParams extends Omit<WriteParams, 'records' | 'keyed'> {
   commandId: string;
   command: string;
   partition: number;
   jobId: number;
+  /** The command's answer (JSON). */
   result: string;
-  now: Date;
   /** A keyed scan's record ({ key, requestHash }), or null. */
   idempotency: string | null;
-  /** Ids to take ahead from the sequences, for the commands to come. */
-  itemIdRefill: number;
-  sessionIdRefill: number;
+}
+
+/** One applied_command record of `WriteParams.records`, the answer (JSON already) set in as it is. */
+export function appliedRecord(r: { commandId: string; name: string; partition: number; jobId: number; appliedAt: Date; key?: string; requestHash?: string }, result: string): string {
+  return `${JSON.stringify(r).slice(0, -1)},"result":${result}}`;
 }
 
 /**
@@ -74,12 +91,12 @@ const PARTS: readonly [keyof WriteShape, string][] = [
 ];
 
 /** The write's shape from its parameters: a JSON array of no rows, no slot to delete, no key or no wall edit is a part left out. */
-export function writeShape(p: ApplyParams): WriteShape {
+export function writeShape(p: WriteParams): WriteShape {
   const rows = (json: string) => json !== '[]';
   return {
     lines: rows(p.lines), slotsVacated: rows(p.slotsVacated), slotsOccupied: rows(p.slotsOccupied), slotsInserted: rows(p.slotsInserted),
     slotsDeleted: p.slotsDeleted.length > 0, sessionsUpdated: rows(p.sessionsUpdated), sessionsInserted: rows(p.sessionsInserted),
-    itemsUpdated: rows(p.itemsUpdated), itemsInserted: rows(p.itemsInserted), events: rows(p.events), idempotency: p.idempotency !== null, wall: p.wall !== null,
+    itemsUpdated: rows(p.itemsUpdated), itemsInserted: rows(p.itemsInserted), events: rows(p.events), idempotency: p.keyed, wall: p.wall !== null,
   };
 }
 
@@ -121,8 +138,9 @@ function writeCtes(s: WriteShape): [string, string][] {
    where ss.id = ${ids('sessionsUpdated')} and ss.id = s.id and ss.wall_id = :wallId::int
   returning 1`]);
   if (s.sessionsInserted) ctes.push(['sessions_inserted', `
-  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at)
-  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt"
+  insert into sorter_session (id, token, client_id, wall_id, user_id, picklist_id, color, status, started_at, last_activity_at, expires_at, ended_at, end_reason)
+  select s.id, s.token, :clientId::int, :wallId::int, s."userId", s."picklistId", s.color, s.status, s."startedAt", s."lastActivityAt", s."expiresAt",
+         s."endedAt", s."endReason"
     from jsonb_to_recordset(:sessionsInserted::jsonb) as ${SESSION}${s.sessionsUpdated ? '\n   where (select count(*) from sessions_updated) >= 0' : ''}
   returning 1`]);
   if (s.itemsUpdated) ctes.push(['items_updated', `
@@ -134,9 +152,11 @@ function writeCtes(s: WriteShape): [string, string][] {
   returning 1`]);
   if (s.itemsInserted) ctes.push(['items_inserted', `
   insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
-                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial)
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial,
+                             confirmed_at, cancelled_at, serial)
   select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
-         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial"
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial",
+         x."confirmedAt", x."cancelledAt", x.serial
     from jsonb_to_recordset(:itemsInserted::jsonb) as ${ITEM}
   returning 1`]);
   if (s.events) ctes.push(['events', `
@@ -146,10 +166,8 @@ function writeCtes(s: WriteShape): [string, string][] {
   returning 1`]);
   ctes.push(['record', `
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at${s.idempotency ? ', idempotency_key, request_hash' : ''})
-  ${s.idempotency
-    ? `select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
-    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)`
-    : `values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)`}
+  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"${s.idempotency ? ', r.key, r."requestHash"' : ''}
+    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb${s.idempotency ? ', key text, "requestHash" text' : ''})
   returning 1`]);
   return ctes;
 }
@@ -198,11 +216,18 @@ select sorting_write_check((select count(*) from fence), ${s.lines ? '(select co
 
 type ApplyRow = { ok: boolean; item_ids: number[] | null; session_ids: number[] | null };
 
-const applyVariants = queryVariants<WriteShape, ApplyParams, ApplyRow>('apply-wall-changes', shapeKey, applySql);
+const applyVariants = queryVariants<WriteShape, WriteParams, ApplyRow>('apply-wall-changes', shapeKey, applySql);
 
-/** A command's one write: the statement of its shape. */
-export function applyWallChanges(db: SqlRunner, params: ApplyParams): Promise<ApplyRow[]> {
+/** A write (a command's, or a group's merged changes with a record per command): the statement of its shape. */
+export function applyWrite(db: SqlRunner, params: WriteParams): Promise<ApplyRow[]> {
   return applyVariants(db, writeShape(params), params);
+}
+
+/** A single command's write, its record given field by field: the same statement, with one record. */
+export function applyWallChanges(db: SqlRunner, p: ApplyParams): Promise<ApplyRow[]> {
+  const key = p.idempotency ? (JSON.parse(p.idempotency) as { key: string; requestHash: string }) : {};
+  const record = appliedRecord({ commandId: p.commandId, name: p.command, partition: p.partition, jobId: p.jobId, appliedAt: p.now, ...key }, p.result);
+  return applyWrite(db, { ...p, records: `[${record}]`, keyed: p.idempotency !== null });
 }
 
 const shape = (parts: (keyof WriteShape)[]): WriteShape =>
