@@ -108,7 +108,7 @@ interface GroupDecision {
 // taking one order, two attachments of one device, two walls renamed alike).
 const RETRYABLE_PG_CODES = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 6;
-/** Commands of a wall decided one after the other in memory and written in one transaction, at most (the jobs a partition's worker holds at once). */
+/** Commands of a wall decided one after the other in memory and written together, at most (the jobs a partition's worker holds at once). */
 const MAX_GROUP = PARTITION_JOBS_IN_HAND;
 /** A wall without a command for this long is forgotten (checked at most once a minute). */
 const IDLE_FORGET_MS = 15 * 60_000;
@@ -234,8 +234,8 @@ export class WallActor {
 
   /**
    * Runs the command after the ones before it (one at a time per wall, whoever calls). The commands
-   * waiting when the wall's turn comes are decided one after the other in memory and written in one
-   * transaction (group commit), each answered once the transaction committed.
+   * waiting when the wall's turn comes are decided one after the other in memory and written together
+   * (group commit), each answered once the write committed.
    */
   run<N extends CommandName>(command: CommandRun<N>): Promise<CommandOutcome<N>> {
     this.running++;
@@ -302,10 +302,10 @@ export class WallActor {
 
   /**
    * Decides the commands one after the other against the wall's memory, each seeing the ones before
-   * it, and writes them in one transaction: each statement fenced at the version the one before it
-   * leaves. The first may read the database; one after it that needs to is decided again alone once
-   * the group is written (its read would not see the group). When a statement fails, nothing of the
-   * transaction stays: the wall is reloaded and each command decided again alone.
+   * it, and writes them together (writeGroup: one statement, their changes merged). The first may
+   * read the database; one after it that needs to is decided again alone once the group is written
+   * (its read would not see the group). When the write fails, nothing of it stays: the wall is
+   * reloaded and each command decided again alone.
    */
   private async decideGroup(group: Waiting[]): Promise<void> {
     const state = this.state!;

@@ -193,7 +193,8 @@ function fenceCte(s: WriteShape, before: string[]): string {
 }
 
 /**
- * The whole command in one statement, in autocommit: one round trip. Only the parts the command has
+ * The whole command (or a group's commands, merged: wall-actor.ts) in one statement, in autocommit: one
+ * round trip, one applied_command record per command. Only the parts the command has
  * are in it (one named statement per shape, `apply-wall-changes:<parts>`: a confirm's holds its line,
  * session, item, events, record and fence, nothing else). Order where the unique indexes need it:
  * slots give up their orders before others take them (a swap), a replaced session ends before its
@@ -266,8 +267,8 @@ insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
 values (:eventId, :clientId, :wallId, '${COMMAND_REFUSED}', now(), :data::jsonb) on conflict (event_id) do nothing`);
 
 /**
- * The order lines of a group of commands, locked first in id order, before the group's first statement
- * takes the wall's row: within the group's transaction each statement locks its own lines, then the
+ * The order lines of a group of commands written one statement per command, locked first in id order,
+ * before the group's first statement takes the wall's row: within the group's transaction each statement locks its own lines, then the
  * wall, and the second's lines would come after the wall, against the lock order of every writer
  * (order lines first, the wall last). Locked by key alone, as the write finds them.
  */
