@@ -120,6 +120,25 @@ describe('a group written in one statement', () => {
     ]);
   });
 
+  it('a group that adds slots beside other changes is written one statement per command, in one transaction', async () => {
+    const holder = sortingHandlers(actors);
+    const infos = [job(), job(), job()];
+    const serial = `GW-${randomUUID().slice(0, 8)}`;
+    const [attached, first, second] = await Promise.all([
+      holder['slots.attach']({ clientId: floor.tenant.clientId, wallId: floor.wallId, userId: sorterUserId, roles: ['Manager'], serialNumbers: [serial] }, infos[0]!),
+      holder['item.scan'](scanPayload, infos[1]!),
+      holder['item.scan'](scanPayload, infos[2]!),
+    ]);
+    if (!attached.ok) throw new Error(`attach refused: ${attached.problem.code}`);
+    expect([first.ok, second.ok]).toEqual([true, true]);
+    const recs = await records(infos);
+    expect(recs.map((r) => r?.remaining)).toEqual([null, 8, 7]);
+    expect(new Set(recs.map((r) => r!.tx)).size).toBe(1);
+    expect(new Set(recs.map((r) => r!.cid)).size).toBe(3);
+    const [slot] = await db().execute<{ n: string }[]>('select count(*) as n from sort_box where wall_id = ? and serial_number = ?', [floor.wallId, serial]);
+    expect(slot!.n).toBe('1');
+  });
+
   it("a refusal between two scans: its command.refused event is written by the group's statement, in its place, and the scans' records by the same", async () => {
     const holder = sortingHandlers(actors);
     const infos = [job(), job(), job()];
