@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
-import { appliedRecord, applyConfirm, applyScan } from '../workers/sorting/queries/wall-write.queries';
+import { appliedRecord, applyConfirm, applyScan, lockGroupLines } from '../workers/sorting/queries/wall-write.queries';
 
 /*
  * `npx tsx bench/write-cpu.ts`: PostgreSQL CPU per scan+confirm pair of the wall actor's writes alone
@@ -12,14 +12,19 @@ import { appliedRecord, applyConfirm, applyScan } from '../workers/sorting/queri
  * and a record of the bench's own sizes. The backend's CPU time (/proc, user + system, WAL flushes
  * included) over the pairs after a warm-up, divided by the pairs: the same figure on a schema before
  * and after a change, on the same machine, without the bench's other processes and concurrency.
- * The copy is dropped at the end; the source database is not written.
+ * The copy is dropped at the end; the source database is not written. WRITE_MODE: `alone` (each
+ * command its own statement, as above), `group` (the pair as a group written one statement per
+ * command: begin, `lock-group-lines`, the scan's and the confirm's statements, commit) or `merged` (the
+ * pair as a group written as the actor does: one `:liek` statement, the item inserted confirmed, both
+ * events and both records).
  *
- *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), DATABASE_URL (the server, any database)
+ *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), WRITE_MODE (alone), DATABASE_URL (the server, any database)
  */
 
 const SOURCE = process.env.WRITE_SOURCE ?? 'sorting_bench_badday';
 const PAIRS = Number(process.env.WRITE_PAIRS ?? 1000);
 const WARMUP = 50;
+const MODE = (process.env.WRITE_MODE ?? 'alone') as 'alone' | 'group' | 'merged';
 const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const at = (db: string) => Object.assign(new URL(server.href), { pathname: `/${db}` }).href;
 
@@ -77,11 +82,31 @@ async function main(): Promise<void> {
       };
       const events = (type: string) => JSON.stringify([{ eventId: randomUUID(), clientId: l.client_id, wallId: l.wall_id, type, occurredAt: now.toISOString(), data: ev.data }]);
       const line = { id: l.line_id, qty: l.qty, confirmedQty: l.confirmed_qty, pendingQty: l.pending_qty };
+      const scanRecord = appliedRecord({ commandId: randomUUID(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result));
+      const confirmRecord = appliedRecord({ commandId: randomUUID(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result));
+      if (MODE === 'merged') {
+        await run(applyScan.statement, {
+          ...base, expectedVersion: v, nextVersion: v + 2,
+          lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
+          itemsUpdated: '[]', itemsInserted: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]),
+          events: JSON.stringify([...JSON.parse(events('sort-box-item.created')), ...JSON.parse(events('sort-box-item.confirmed'))]),
+          records: `[${scanRecord},${confirmRecord}]`,
+          keyed: true,
+        });
+        l.confirmed_qty += 1;
+        if (l.confirmed_qty + l.pending_qty >= l.qty) li++;
+        if (k >= WARMUP) done++;
+        continue;
+      }
+      if (MODE === 'group') {
+        await c.query(`begin; set local idle_in_transaction_session_timeout = '15s'`);
+        await c.query({ name: lockGroupLines.statement.name, text: lockGroupLines.statement.text, values: lockGroupLines.statement.values({ lineIds: [l.line_id] }) });
+      }
       await run(applyScan.statement, {
         ...base, expectedVersion: v, nextVersion: v + 1,
         lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty, newPendingQty: line.pendingQty + 1 }]), lineCount: 1,
         itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: events('sort-box-item.created'),
-        records: `[${appliedRecord({ commandId: randomUUID(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result))}]`,
+        records: `[${scanRecord}]`,
         keyed: true,
       });
       await run(applyConfirm.statement, {
@@ -89,16 +114,17 @@ async function main(): Promise<void> {
         lines: JSON.stringify([{ ...line, pendingQty: line.pendingQty + 1, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
         itemsUpdated: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]), itemsInserted: '[]',
         events: events('sort-box-item.confirmed'),
-        records: `[${appliedRecord({ commandId: randomUUID(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result))}]`,
+        records: `[${confirmRecord}]`,
         keyed: false,
       });
+      if (MODE === 'group') await c.query('commit');
       l.confirmed_qty += 1;
       if (l.confirmed_qty + l.pending_qty >= l.qty) li++;
       if (k >= WARMUP) done++;
     }
     const cpu = cpuMsOf(pid) - cpu0;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    process.stdout.write(`${SOURCE}: ${done} scan+confirm writes, backend CPU ${(cpu / done).toFixed(3)} ms per pair, ${((Date.now() - t0) / done).toFixed(2)} ms per pair elapsed, load ${load}\n`);
+    process.stdout.write(`${SOURCE} (${MODE}): ${done} scan+confirm writes, backend CPU ${(cpu / done).toFixed(3)} ms per pair, ${((Date.now() - t0) / done).toFixed(2)} ms per pair elapsed, load ${load}\n`);
   } finally {
     await c.end().catch(() => undefined);
     await admin.query(`drop database if exists "${copy}"`);
