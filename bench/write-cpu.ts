@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
-import { appliedRecord, applyConfirm, applyScan, lockGroupLines } from '../workers/sorting/queries/wall-write.queries';
+import { appliedRecord, applyConfirm, applyGroupScan, applyScan, lockGroupLines } from '../workers/sorting/queries/wall-write.queries';
 
 /*
  * `npx tsx bench/write-cpu.ts`: PostgreSQL CPU per scan+confirm pair of the wall actor's writes alone
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       const scanRecord = appliedRecord({ commandId: randomUUID(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result));
       const confirmRecord = appliedRecord({ commandId: randomUUID(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result));
       if (MODE === 'merged') {
-        await run(applyScan.statement, {
+        await run(applyGroupScan.statement, {
           ...base, expectedVersion: v, nextVersion: v + 2,
           lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
           itemsUpdated: '[]', itemsInserted: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]),
@@ -106,7 +106,8 @@ async function main(): Promise<void> {
         ...base, expectedVersion: v, nextVersion: v + 1,
         lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty, newPendingQty: line.pendingQty + 1 }]), lineCount: 1,
         itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: events('sort-box-item.created'),
-        records: `[${scanRecord}]`,
+        commandId: randomUUID(), command: 'item.scan', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: JSON.stringify({ key: randomUUID(), requestHash: 'x'.repeat(43) }),
+        records: '[]',
         keyed: true,
       });
       await run(applyConfirm.statement, {
@@ -114,7 +115,8 @@ async function main(): Promise<void> {
         lines: JSON.stringify([{ ...line, pendingQty: line.pendingQty + 1, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
         itemsUpdated: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]), itemsInserted: '[]',
         events: events('sort-box-item.confirmed'),
-        records: `[${confirmRecord}]`,
+        commandId: randomUUID(), command: 'item.confirm', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: null,
+        records: '[]',
         keyed: false,
       });
       if (MODE === 'group') await c.query('commit');

@@ -34,6 +34,47 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
+  returning 1
+), fence as (
+  update wall w set version = :nextVersion::bigint
+   where w.id = :wallId::int and w.client_id = :clientId::int and w.version = :expectedVersion::bigint
+     and (select count(*) from lines) + (select count(*) from items_inserted) + (select count(*) from events) + (select count(*) from record) >= 0
+  returning 1
+)
+select sorting_write_check((select count(*) from fence), (select count(*) from lines), :lineCount::bigint) as ok,
+       (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
+       (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
+
+-- name: apply-wall-changes:liekr
+/* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
+with lines as (
+  update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
+    from jsonb_to_recordset(:lines::jsonb) as l(id int, qty int, "confirmedQty" int, "pendingQty" int, "newConfirmedQty" int, "newPendingQty" int)
+   -- By key alone: a client_id condition here would let a plan without statistics read the client's
+   -- whole (client, sku, warehouse) index. The ids come from the wall's own client-scoped reads.
+   where oi.id = any(array(select (e->>'id')::int from jsonb_array_elements(:lines::jsonb) e)) and oi.id = l.id
+     and oi.qty = l.qty and oi.confirmed_qty = l."confirmedQty" and oi.pending_qty = l."pendingQty"
+  returning 1
+), items_inserted as (
+  insert into sort_box_item (id, client_id, wall_id, sort_box_id, crc, order_id, order_item_id, product_id, sku, barcode,
+                             barcode_input_method, user_id, session_id, color, units, confirmed_units, status, created_at, requires_serial,
+                             confirmed_at, cancelled_at, serial)
+  select x.id, :clientId::int, :wallId::int, x."sortBoxId", x.crc, x."orderId", x."orderItemId", x."productId", x.sku, x.barcode,
+         x."barcodeInputMethod", x."userId", x."sessionId", x.color, x.units, x."confirmedUnits", x.status, x."createdAt", x."requiresSerial",
+         x."confirmedAt", x."cancelledAt", x.serial
+    from jsonb_to_recordset(:itemsInserted::jsonb) as x(id int, "sortBoxId" int, crc text, "orderId" int, "orderItemId" int, "productId" int, sku text, barcode text,
+  "barcodeInputMethod" text, "userId" int, "sessionId" int, color text, units int, "confirmedUnits" int, status text,
+  "createdAt" timestamptz, "confirmedAt" timestamptz, "cancelledAt" timestamptz, "requiresSerial" boolean, serial text)
+  returning 1
+), events as (
+  insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+  select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
+    from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
+  returning 1
+), record as (
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
   select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt", r.key, r."requestHash"
     from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb, key text, "requestHash" text)
   returning 1
@@ -80,8 +121,8 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at, idempotency_key, request_hash)
-  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt", r.key, r."requestHash"
-    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb, key text, "requestHash" text)
+  select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
@@ -119,8 +160,7 @@ with lines as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"
-    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint
@@ -132,7 +172,7 @@ select sorting_write_check((select count(*) from fence), (select count(*) from l
        (select array_agg(nextval('sort_box_item_id_seq')::int) from generate_series(1, :itemIdRefill::int)) as item_ids,
        (select array_agg(nextval('sorter_session_id_seq')::int) from generate_series(1, :sessionIdRefill::int)) as session_ids;
 
--- name: apply-wall-changes:lvoadsnuiekw
+-- name: apply-wall-changes:lvoadsnuiekwr
 /* apply-wall-changes: a command's one write (its name shows in pg_stat_activity, whose query text is cut short) */
 with lines as (
   update order_item oi set confirmed_qty = l."newConfirmedQty", pending_qty = l."newPendingQty"
@@ -233,8 +273,7 @@ with slots_vacated as (
   returning 1
 ), record as (
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
-  select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"
-    from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb)
+  values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)
   returning 1
 ), fence as (
   update wall w set version = :nextVersion::bigint

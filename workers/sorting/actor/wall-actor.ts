@@ -84,8 +84,9 @@ interface DecidedWrite {
   changes: WallChanges;
   /** The order each changed slot held before the command (whether it vacates or occupies is decided against it). */
   slotOrders: Map<number, number | null>;
-  /** Its applied_command record (JSON, see WriteParams.records). */
+  /** Its applied_command record: as a JSON row of a group's (WriteParams.records), and field by field for a write of its own. */
   record: string;
+  single: Pick<WriteParams, 'commandId' | 'command' | 'partition' | 'jobId' | 'result' | 'idempotency'>;
   keyed: boolean;
   expectedVersion: number;
   nextVersion: number;
@@ -209,7 +210,8 @@ function writeOf(state: WallState, entries: { write?: DecidedWrite; refusal?: { 
     itemsUpdated: JSON.stringify([...items.values()]),
     itemsInserted: JSON.stringify([...newItems.values()]),
     events: JSON.stringify(events),
-    records: `[${records.join(',')}]`,
+    // One record: its fields, as the statement of a command alone takes them; several: their JSON rows.
+    ...(records.length === 1 ? { ...first.single, records: '[]' } : { commandId: null, command: null, partition: null, jobId: null, result: null, idempotency: null, records: `[${records.join(',')}]` }),
     keyed,
     now: last.now,
     itemIdRefill: refill ? more(state.itemIds, refill.items) : 0,
@@ -565,10 +567,12 @@ export class WallActor {
     const slotOrders = new Map<number, number | null>();
     for (const id of c.slots.keys()) slotOrders.set(id, state.slots.get(id)?.orderId ?? null);
     const key = c.idempotency ? { key: c.idempotency.key, requestHash: c.idempotency.requestHash } : {};
+    const answer = JSON.stringify(result ?? null);
     return {
       changes: c,
       slotOrders,
-      record: appliedRecord({ commandId: job.commandId, name, partition: job.partition, jobId: job.jobId, appliedAt: now, ...key }, JSON.stringify(result ?? null)),
+      record: appliedRecord({ commandId: job.commandId, name, partition: job.partition, jobId: job.jobId, appliedAt: now, ...key }, answer),
+      single: { commandId: job.commandId, command: name, partition: job.partition, jobId: job.jobId, result: answer, idempotency: c.idempotency ? JSON.stringify(key) : null },
       keyed: c.idempotency !== null,
       expectedVersion: state.wall.version,
       nextVersion: state.wall.version + 1,

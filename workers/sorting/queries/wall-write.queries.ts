@@ -25,8 +25,18 @@ export interface WriteParams {
   itemsInserted: string;
   events: string;
   /**
-   * The applied_command records, one per command, as a JSON array of
-   * `{ commandId, name, partition, jobId, appliedAt, result, key?, requestHash? }` (a keyed scan's key and request hash).
+   * A command alone's applied_command record: its fields, its answer (JSON) and a keyed scan's
+   * ({ key, requestHash }) or null; null for a group's write (see `records`).
+   */
+  commandId: string | null;
+  command: string | null;
+  partition: number | null;
+  jobId: number | null;
+  result: string | null;
+  idempotency: string | null;
+  /**
+   * A group's applied_command records, one per command, as a JSON array of
+   * `{ commandId, name, partition, jobId, appliedAt, result, key?, requestHash? }`; `[]` for a command alone.
    */
   records: string;
   /** Some record has a key. */
@@ -38,15 +48,13 @@ export interface WriteParams {
 }
 
 /** A single command's write, its record given field by field. */
-export interface ApplyParams extends Omit<WriteParams, 'records' | 'keyed'> {
+export interface ApplyParams extends Omit<WriteParams, 'records' | 'keyed' | 'commandId' | 'command' | 'partition' | 'jobId' | 'result'> {
   commandId: string;
   command: string;
   partition: number;
   jobId: number;
   /** The command's answer (JSON). */
   result: string;
-  /** A keyed scan's record ({ key, requestHash }), or null. */
-  idempotency: string | null;
 }
 
 /** One applied_command record of `WriteParams.records`, the answer (JSON already) set in as it is. */
@@ -83,11 +91,13 @@ export interface WriteShape {
   events: boolean;
   idempotency: boolean;
   wall: boolean;
+  /** Several applied_command records (a group's write). */
+  records: boolean;
 }
 
 const PARTS: readonly [keyof WriteShape, string][] = [
   ['lines', 'l'], ['slotsVacated', 'v'], ['slotsOccupied', 'o'], ['slotsInserted', 'a'], ['slotsDeleted', 'd'], ['sessionsUpdated', 's'],
-  ['sessionsInserted', 'n'], ['itemsUpdated', 'u'], ['itemsInserted', 'i'], ['events', 'e'], ['idempotency', 'k'], ['wall', 'w'],
+  ['sessionsInserted', 'n'], ['itemsUpdated', 'u'], ['itemsInserted', 'i'], ['events', 'e'], ['idempotency', 'k'], ['wall', 'w'], ['records', 'r'],
 ];
 
 /** The write's shape from its parameters: a JSON array of no rows, no slot to delete, no key or no wall edit is a part left out. */
@@ -96,7 +106,7 @@ export function writeShape(p: WriteParams): WriteShape {
   return {
     lines: rows(p.lines), slotsVacated: rows(p.slotsVacated), slotsOccupied: rows(p.slotsOccupied), slotsInserted: rows(p.slotsInserted),
     slotsDeleted: p.slotsDeleted.length > 0, sessionsUpdated: rows(p.sessionsUpdated), sessionsInserted: rows(p.sessionsInserted),
-    itemsUpdated: rows(p.itemsUpdated), itemsInserted: rows(p.itemsInserted), events: rows(p.events), idempotency: p.keyed, wall: p.wall !== null,
+    itemsUpdated: rows(p.itemsUpdated), itemsInserted: rows(p.itemsInserted), events: rows(p.events), idempotency: p.keyed, wall: p.wall !== null, records: rows(p.records),
   };
 }
 
@@ -164,10 +174,17 @@ function writeCtes(s: WriteShape): [string, string][] {
   select e."eventId", e."clientId", e."wallId", e.type, e."occurredAt", e.data
     from jsonb_to_recordset(:events::jsonb) as e("eventId" uuid, "clientId" int, "wallId" int, type text, "occurredAt" timestamptz, data jsonb)
   returning 1`]);
-  ctes.push(['record', `
+  if (s.records) ctes.push(['record', `
   insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at${s.idempotency ? ', idempotency_key, request_hash' : ''})
   select r."commandId", :clientId::int, :wallId::int, r.name, r.partition, r."jobId", coalesce(r.result, 'null'::jsonb), r."appliedAt"${s.idempotency ? ', r.key, r."requestHash"' : ''}
     from jsonb_to_recordset(:records::jsonb) as r("commandId" uuid, name text, partition int, "jobId" bigint, "appliedAt" timestamptz, result jsonb${s.idempotency ? ', key text, "requestHash" text' : ''})
+  returning 1`]);
+  else ctes.push(['record', `
+  insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at${s.idempotency ? ', idempotency_key, request_hash' : ''})
+  ${s.idempotency
+    ? `select :commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz, k.key, k."requestHash"
+    from jsonb_to_record(:idempotency::jsonb) as k(key text, "requestHash" text)`
+    : `values (:commandId::uuid, :clientId::int, :wallId::int, :command::text, :partition::int, :jobId::bigint, :result::jsonb, :now::timestamptz)`}
   returning 1`]);
   return ctes;
 }
@@ -226,9 +243,7 @@ export function applyWrite(db: SqlRunner, params: WriteParams): Promise<ApplyRow
 
 /** A single command's write, its record given field by field: the same statement, with one record. */
 export function applyWallChanges(db: SqlRunner, p: ApplyParams): Promise<ApplyRow[]> {
-  const key = p.idempotency ? (JSON.parse(p.idempotency) as { key: string; requestHash: string }) : {};
-  const record = appliedRecord({ commandId: p.commandId, name: p.command, partition: p.partition, jobId: p.jobId, appliedAt: p.now, ...key }, p.result);
-  return applyWrite(db, { ...p, records: `[${record}]`, keyed: p.idempotency !== null });
+  return applyWrite(db, { ...p, records: '[]', keyed: p.idempotency !== null });
 }
 
 const shape = (parts: (keyof WriteShape)[]): WriteShape =>
@@ -241,6 +256,8 @@ export const applyScan = { statement: applyVariants.statement(shape(['lines', 'i
 export const applyScanIntoSlot = { statement: applyVariants.statement(shape(['lines', 'slotsOccupied', 'itemsInserted', 'events', 'idempotency'])) };
 export const applyConfirm = { statement: applyVariants.statement(shape(['lines', 'itemsUpdated', 'events'])) };
 export const applyRelease = { statement: applyVariants.statement(shape(['slotsVacated', 'events'])) };
+// A group's write: a scan's parts with several commands' records (a scan and the confirm of its item, merged).
+export const applyGroupScan = { statement: applyVariants.statement(shape(['lines', 'itemsInserted', 'events', 'idempotency', 'records'])) };
 export const applyEveryPart = { statement: applyVariants.statement(shape(PARTS.map(([part]) => part))) };
 
 /**
