@@ -42,6 +42,8 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
   const dispatchOpts = { ...opts, gate: new OutageGate(log) };
   const publishFailures = foldedWarning(log, 'could not publish a command answer; the caller reads it from the job');
 
+  /** The answers sent and not yet acknowledged by Redis: the host's close waits for them. */
+  const publishing = new Set<Promise<void>>();
   /** When each partition last answered a command (performance.now()). */
   const answeredAt = new Map<number, number>();
   const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
@@ -56,7 +58,12 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     answeredAt.set(partition, now);
     if (replyTo) {
       const reply: CommandReply = { commandId, outcome, serviceMs: Math.round((now - since) * 100) / 100 };
-      await publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
+      // Sent, not waited for: the job's completion (which keeps the answer with the job) follows in the
+      // same turn instead of one Redis round trip later, so Redis takes both at once and the worker is
+      // ready for the partition's next command sooner. A reply that is lost is read from the job.
+      const sent = publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
+      publishing.add(sent);
+      void sent.finally(() => publishing.delete(sent));
     }
     return outcome;
   };
@@ -107,6 +114,8 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
         await leases.stop();
         await Promise.all([...workers.keys()].map((p) => stopWorker(p, false)));
       } finally {
+        // The answers still on their way (bounded: a Redis that hangs fails each within its command timeout).
+        await Promise.all([...publishing]);
         // Whatever the hand-over met (Redis away or hanging), no connection of the host outlives it.
         publisher.close();
         leaseSubscriber.disconnect();

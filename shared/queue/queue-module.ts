@@ -60,6 +60,19 @@ redis.call('DEL', KEYS[4], KEYS[5])
 return 1`;
 
 /**
+ * Removes the queue's wake-up marker when no job waits: BullMQ leaves one behind every job it hands out
+ * (so that a worker's next blocking wait returns at once and looks again), which after a fetch that found
+ * the queue empty only costs the worker a wait that returns at once and a second fetch that finds nothing.
+ * Checked and removed in one atomic step: a job added before it keeps its marker, a job added after it
+ * adds one of its own, so the blocking wait that follows still wakes for every job.
+ */
+const CLEAR_STALE_MARKER = `
+if redis.call('LLEN', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0 then
+  return redis.call('ZREM', KEYS[3], '0')
+end
+return -1`;
+
+/**
  * Where the connection to Redis stands, as the command client needs to know it to answer fast:
  * `down` when the socket is gone (a server stopped, a network cut; ioredis reconnects by itself),
  * `hung` when the socket stays but Redis stopped answering (a frozen server, a network black hole:
@@ -392,6 +405,8 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   };
 
   const markerKey = `${settings.prefix}:${name}:marker`;
+  const waitKey = `${settings.prefix}:${name}:wait`;
+  const prioritizedKey = `${settings.prefix}:${name}:prioritized`;
   const fetchLoop = async () => {
     await previousHolderDone();
     while (!stopping) {
@@ -405,7 +420,12 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
         for (let block = true; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false) {
           const token = `${worker.id}:${tokens++}`;
           const job = await worker.getNextJob(token, { block });
-          if (!job) break;
+          if (!job) {
+            // The queue was empty: the marker left by the last job taken is stale, and would make the
+            // blocking wait below return at once for a fetch that finds nothing (at idle, once per command).
+            if (!block && !stopping) await connection.eval(CLEAR_STALE_MARKER, 3, waitKey, prioritizedKey, markerKey);
+            break;
+          }
           if (!stopping && burst.length === 0 && !redelivered(job)) {
             // Fetched one after the other, the jobs never started before come in queue order: each goes
             // over at once (at idle the only job does not wait for a fetch that finds none), and the
