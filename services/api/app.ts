@@ -103,7 +103,7 @@ function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
     const path = q < 0 ? url : url.slice(0, q);
     if (req.method === 'POST' && path === SCAN_PATH) {
       setMetricsRoute(req, SCAN_PATH);
-      void scan(req, res, next, {});
+      scan(req, res, next, {}).catch(next);
       return true;
     }
     if (req.method === 'PATCH') {
@@ -112,7 +112,7 @@ function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
       const params = { id: m[1]! };
       req.params = params;
       setMetricsRoute(req, `${API_PREFIX}/sort-box-items/:id/confirm`);
-      void confirm(req, res, next, params);
+      confirm(req, res, next, params).catch(next);
       return true;
     }
     return false;

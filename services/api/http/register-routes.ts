@@ -11,6 +11,7 @@ import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
 import { SMALL_BODY_LIMIT, readBody } from './body';
 import { parseInput, rejectUnstorableBody } from './validation';
+import { setMetricsRoute } from './metrics';
 
 export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
@@ -159,6 +160,9 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
+        // The error handler answers after the router has given back its mount path (req.baseUrl): the
+        // metric's route template is taken here, whole.
+        if (req.route) setMetricsRoute(req, `${req.baseUrl}${req.route.path}`);
         next(err);
       }
     };
