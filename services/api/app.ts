@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type RequestHandler, Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import pinoHttp from 'pino-http';
 import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
-import { httpMetrics, metricsRegistry } from './http/metrics';
+import { metricsRegistry, setMetricsRoute, timeRequest } from './http/metrics';
 import { metricsAccess } from './http/metrics-access';
 import { buildOpenApi } from './http/openapi';
 import { pagesRouter } from './http/pages';
 import { readyzAnswer } from './http/readiness';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
-import { registerRoutes } from './http/register-routes';
-import { rejectUnstorableInput } from './http/validation';
+import { type RouteRunner, registerRoutes } from './http/register-routes';
+import { unstorableInput } from './http/validation';
 import { errSerializer } from '../../shared/logging/logger';
 import { redactUrl } from '../../shared/logging/redact';
 import type { RouteDef } from './http/route';
@@ -38,24 +38,22 @@ export function openApiDocument(version = '1.0.0'): Record<string, unknown> {
   );
 }
 
-function baseApp(deps: ApiDeps): Express {
+/**
+ * Answers a request before Express's router when it is one of the few a sorter sends all day (the
+ * scan and the confirm): true when it took it. Anything else, and any other form of those paths (a
+ * trailing slash, other letter case, an escaped id), goes through the router as before.
+ */
+type HotRoutes = (req: Request, res: Response, next: NextFunction) => boolean;
+
+function baseApp(deps: ApiDeps, hot?: HotRoutes): Express {
   const app = express();
   app.disable('x-powered-by');
   // X-Forwarded-For is believed only when the connection comes from a configured proxy (TRUST_PROXY);
   // otherwise anyone could pick the address the sign-in throttle counts.
   app.set('trust proxy', deps.config.TRUST_PROXY.length ? deps.config.TRUST_PROXY : false);
-  const requestId: RequestHandler = (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
-    (req as { id?: string }).id = id;
-    res.setHeader('X-Request-Id', id);
-    next();
-  };
-  app.use(requestId);
   // A logger per request costs CPU on every scan; it is only worth it when requests are logged.
-  if (deps.log.isLevelEnabled('info')) {
-    app.use(
-      pinoHttp({
+  const logRequest = deps.log.isLevelEnabled('info')
+    ? pinoHttp({
         logger: deps.log,
         genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
         // A 503 or 504 is an expected refusal (an outage, shed load, a command timeout): the error handler
@@ -68,14 +66,57 @@ function baseApp(deps: ApiDeps): Express {
           res: (res) => ({ statusCode: res.statusCode }),
           err: errSerializer,
         },
-      }),
-    );
-  }
-  app.use(httpMetrics);
+      })
+    : null;
+  // What every request goes through, in one step rather than a router layer each: its id (the caller's
+  // or a new UUID), its log line, its duration metric and the refusal of input no route can store.
   // No body parser here: each route reads its JSON body with its own limit (http/body.ts), a small
   // one before anything else, a bulk load's only after authentication (http/register-routes.ts).
-  app.use(rejectUnstorableInput);
+  app.use((req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
+    (req as { id?: string }).id = id;
+    res.setHeader('X-Request-Id', id);
+    logRequest?.(req, res);
+    timeRequest(req, res);
+    const refused = unstorableInput(req);
+    if (refused) next(refused);
+    else if (!hot?.(req, res, next)) next();
+  });
   return app;
+}
+
+const SCAN_PATH = `${API_PREFIX}/sort-box-items`;
+const CONFIRM_PATH = /^\/api\/v1\/sort-box-items\/([0-9]{1,10})\/confirm$/;
+
+/**
+ * The scan and the confirm, matched here on their exact paths (what a device sends) and run by their
+ * route's own handler (http/register-routes.ts): no router layer, no path-to-regexp walk over the
+ * /api/v1 routes before them. Their metric carries the same route template as through the router.
+ */
+function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
+  const scan = runners.get('CreateSortBoxItem')!;
+  const confirm = runners.get('ConfirmSortBoxItem')!;
+  return (req, res, next) => {
+    const url = req.url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (req.method === 'POST' && path === SCAN_PATH) {
+      setMetricsRoute(req, SCAN_PATH);
+      scan(req, res, next, {}).catch(next);
+      return true;
+    }
+    if (req.method === 'PATCH') {
+      const m = CONFIRM_PATH.exec(path);
+      if (!m) return false;
+      const params = { id: m[1]! };
+      req.params = params;
+      setMetricsRoute(req, `${API_PREFIX}/sort-box-items/:id/confirm`);
+      confirm(req, res, next, params).catch(next);
+      return true;
+    }
+    return false;
+  };
 }
 
 /** Mounts one group of route definitions under its prefix ('' for the root routes). */
@@ -101,7 +142,10 @@ export function createCatalogApp(deps: ApiDeps): Express {
 
 /** The whole HTTP API: health, token, /api/v1 and (unless it has its own port) the catalog. */
 export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): Express {
-  const app = baseApp(deps);
+  // The /api/v1 routes are made first: the scan's and the confirm's handlers are also run before the router.
+  const apiRouter = Router();
+  const apiRunners = registerRoutes(apiRouter, ROUTE_GROUPS.api, deps);
+  const app = baseApp(deps, hotRoutes(apiRunners));
 
   // From memory: the process is alive and its event loop turns.
   app.get('/healthz', (_req, res) => {
@@ -136,7 +180,7 @@ export function createApp(deps: ApiDeps, opts: { withCatalog?: boolean } = {}): 
 
   // The operations first: a device's request then passes no router of the pages or of the root routes
   // (their paths and /api/v1's do not meet, so the order decides nothing else).
-  mountRoutes(app, API_PREFIX, ROUTE_GROUPS.api, deps);
+  app.use(API_PREFIX, apiRouter);
 
   // The hub and sorter pages (services/hub), outside /api/v1: they are for people, not programs.
   app.use(pagesRouter());

@@ -65,6 +65,10 @@ describe('input at the edges', () => {
     ['catalog productID', () => request(api.app).get('/catalog/rest/api/Catalog/Prices?productID=E%00').set('Authorization', t.auth), 'productID'],
     ['a lone surrogate in a wall name', () => request(api.app).post('/api/v1/walls').set('Authorization', t.auth).send({ name: 'Wall \uD83D' }), 'name'],
     ['a malformed percent-encoding', () => request(api.app).get('/api/v1/walls/%E0%A4%A').set('Authorization', t.auth), 'path'],
+    // The scan and the confirm are taken before the router (app.ts): screened all the same.
+    ['a NUL in a scan\'s query', () => request(api.app).post('/api/v1/sort-box-items?x=%00').set('Authorization', t.auth).send({}), 'x'],
+    ['a NUL in a scanned barcode', () => request(api.app).post('/api/v1/sort-box-items').set('Authorization', t.auth).send({ sessionToken: 's', barcode: 'A\u0000' }), 'barcode'],
+    ['a NUL in a confirm\'s units', () => request(api.app).patch('/api/v1/sort-box-items/1/confirm?units=1%00').set('Authorization', t.auth), 'units'],
   ])('refuses %s with 400 validation-failed saying why', async (_what, send, path) => {
     const res = await send();
     expect(res.status).toBe(400);
@@ -72,6 +76,21 @@ describe('input at the edges', () => {
     expect(res.body.code).toBe('validation-failed');
     expect(res.body.errors[0].path).toBe(path);
     expect(res.body.detail).toMatch(/NUL character|unpaired UTF-16 surrogate|percent-encoded UTF-8/);
+  });
+
+  it('answers every request with its X-Request-Id: the caller\'s own up to 128 characters, else a new UUID', async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const own = await request(api.app).post('/api/v1/sort-box-items').set('X-Request-Id', 'scan-42').send({});
+    expect(own.status).toBe(401);
+    expect(own.headers['x-request-id']).toBe('scan-42');
+    const long = await request(api.app).patch('/api/v1/sort-box-items/7/confirm').set('X-Request-Id', 'x'.repeat(129));
+    expect(long.status).toBe(401);
+    expect(long.headers['x-request-id']).toMatch(uuid);
+    const a = await request(api.app).get('/healthz').expect(200);
+    const b = await request(api.app).get('/api/v1/nothing-here').expect(404);
+    expect(a.headers['x-request-id']).toMatch(uuid);
+    expect(b.headers['x-request-id']).toMatch(uuid);
+    expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
   });
 
   it('answers a JSON body sent as text/plain (or a form) with 415 naming application/json, nothing changed', async () => {

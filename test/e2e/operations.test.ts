@@ -79,6 +79,8 @@ describe('operations: queue dashboard and metrics', () => {
       const { body: session } = await connect(api, floor, sorter.auth);
       expect((await scan(api, sorter.auth, session.token, 'SKU-A')).status).toBe(200);
       expect((await scan(api, sorter.auth, session.token, 'NO-SUCH-CODE')).status).toBe(422);
+      // Through the router (not one of the scan's and confirm's paths taken before it): a refusal too.
+      await request(api.app).get('/api/v1/sort-box-items/2147483000').set('Authorization', sorter.auth).expect(404);
 
       // A failed webhook attempt a minute ago counts; one an hour ago does not.
       const em = api.runtime.orm.em.fork();
@@ -106,6 +108,9 @@ describe('operations: queue dashboard and metrics', () => {
       expect(sample(text, 'outbox_lag_seconds')).toBeGreaterThan(0);
       expect(sample(text, 'webhook_delivery_failures_recent')).toBe(before + 1);
       expect(sample(text, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/sort-box-items', status: '200' })).toBeGreaterThanOrEqual(1);
+      // A refused request is labelled with its whole route template as well, the error handler's answer or not.
+      expect(sample(text, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/sort-box-items', status: '422' })).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/sort-box-items/:id', status: '404' })).toBeGreaterThanOrEqual(1);
       expect(text).not.toMatch(/metrics_collector_errors_total\{/);
     });
 

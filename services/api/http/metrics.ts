@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import client from 'prom-client';
 import { redactUrl } from '../../../shared/logging/redact';
 import { COMMAND_METRICS } from '../../../shared/commands/command-metrics';
@@ -15,14 +15,48 @@ const httpDuration = new client.Histogram({
   registers: [metricsRegistry],
 });
 
-export const httpMetrics: RequestHandler = (req, res, next) => {
-  const end = httpDuration.startTimer();
-  res.on('finish', () => {
+/** The route template of a request answered before Express's router (app.ts, the hot routes), for its label. */
+const ROUTE_LABEL = Symbol('metrics route');
+
+/** Names the route template a request's duration is labelled with when no router matched it (the hot routes). */
+export function setMetricsRoute(req: Request, route: string): void {
+  (req as Request & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] = route;
+}
+
+type Observer = ReturnType<typeof httpDuration.labels>;
+/**
+ * The histogram's children by method, route and status, each bound once: a request's observation is
+ * then a map lookup, not a label object, its redaction and its validation. As many as the histogram's
+ * own series (route templates, not paths); cleared should a router mounted under a parameter ever make
+ * them many.
+ */
+const observers = new Map<string, Observer>();
+const MAX_OBSERVERS = 5_000;
+
+function observerOf(method: string, path: string, status: number): Observer {
+  const key = `${method} ${status} ${path}`;
+  let observer = observers.get(key);
+  if (!observer) {
+    if (observers.size >= MAX_OBSERVERS) observers.clear();
     // The route template, never the raw path: ids in label values would explode the series. A router
     // mounted under a parameter puts the value into baseUrl, so it passes the redaction too.
-    const route = req.route?.path ? redactUrl(`${req.baseUrl}${req.route.path}`) : 'unmatched';
-    end({ method: req.method, route, status: String(res.statusCode) });
+    observer = httpDuration.labels(method, path === 'unmatched' ? path : redactUrl(path), String(status));
+    observers.set(key, observer);
+  }
+  return observer;
+}
+
+/** Times the request from now to its answer's `finish`, labelled with its method, route template and status. */
+export function timeRequest(req: Request, res: Response): void {
+  const start = performance.now();
+  res.on('finish', () => {
+    const route = (req as Request & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] ?? (req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched');
+    observerOf(req.method, route, res.statusCode).observe((performance.now() - start) / 1000);
   });
+}
+
+export const httpMetrics: RequestHandler = (req, res, next) => {
+  timeRequest(req, res);
   next();
 };
 

@@ -11,6 +11,7 @@ import type { Role } from '../../../shared/db/entities/employee.entity';
 import type { RouteDef } from './route';
 import { SMALL_BODY_LIMIT, readBody } from './body';
 import { parseInput, rejectUnstorableBody } from './validation';
+import { setMetricsRoute } from './metrics';
 
 export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([^}]+)\}/g, ':$1');
@@ -85,14 +86,21 @@ function sendJson(req: Request, res: Response, status: number, value: unknown): 
  * Mounts each route definition: its body (a small one: before anything else), admission of its command,
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
-export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): void {
+/**
+ * A route's handler: `params`, the path's parameters as the router would give them (req.params when
+ * it comes through the router; app.ts's hot routes match their paths themselves).
+ */
+export type RouteRunner = (req: Request, res: Response, next: NextFunction, params?: Request['params']) => Promise<void>;
+
+export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): Map<string, RouteRunner> {
+  const runners = new Map<string, RouteRunner>();
   // Plain SQL on the ORM's pool (what OrmSql.of(em) gives, without a fork behind it), made on the first request.
-  let runners: { sql: OrmSql; preparedSql: OrmSql } | undefined;
-  const pool = () => (runners ??= { sql: OrmSql.of(deps.orm.em, false), preparedSql: OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS) });
+  let onPool: { sql: OrmSql; preparedSql: OrmSql } | undefined;
+  const pool = () => (onPool ??= { sql: OrmSql.of(deps.orm.em, false), preparedSql: OrmSql.of(deps.orm.em, deps.config.DATABASE_PREPARED_STATEMENTS) });
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
-    router[route.method](expressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
+    const run: RouteRunner = async (req, res, next, pathParams = req.params) => {
       try {
         if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         // Under overload a command's request is refused before the rest of what it would cost the API.
@@ -105,7 +113,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
         if (!readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         rejectUnstorableBody(req.body);
-        const params = route.params ? parseInput(route.params, req.params, 'path') : {};
+        const params = route.params ? parseInput(route.params, pathParams, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};
         const rawBody = req.body;
         // Express 5 leaves req.body undefined when no body (or no JSON content type) was sent.
@@ -152,8 +160,14 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
+        // The error handler answers after the router has given back its mount path (req.baseUrl): the
+        // metric's route template is taken here, whole.
+        if (req.route) setMetricsRoute(req, `${req.baseUrl}${req.route.path}`);
         next(err);
       }
-    });
+    };
+    router[route.method](expressPath(route.path), (req: Request, res: Response, next: NextFunction) => run(req, res, next));
+    runners.set(route.operationId, run);
   }
+  return runners;
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { AppError, type FieldError } from '../../../shared/errors/app-error';
@@ -98,12 +98,21 @@ function unstorableIn(value: unknown, location: InputLocation): (FieldError & { 
 }
 
 /**
+ * What a URL needs for its path or query to hold text that cannot be stored: a percent escape (a
+ * segment is checked only when it has one, and without one a query's values are the URL's own
+ * characters, `+` read as a space), or a NUL or UTF-16 surrogate as it came. Without any of them
+ * there is nothing to check.
+ */
+const MAY_BE_UNSTORABLE = /[%\u0000\uD800-\uDFFF]/;
+
+/**
  * Refuses, for every route (and every route added later), input no route can handle: a path
  * segment that is not valid percent-encoded UTF-8, and NUL or lone surrogates in the path or the
- * query. Runs before routing; the JSON body, read by each route with its own limit, is checked by
- * rejectUnstorableBody once read.
+ * query. Runs before routing (app.ts); the JSON body, read by each route with its own limit, is
+ * checked by rejectUnstorableBody once read. The 400 to answer, or undefined.
  */
-export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
+export function unstorableInput(req: Request): AppError | undefined {
+  if (req.body === undefined && !MAY_BE_UNSTORABLE.test(req.url)) return undefined;
   const errors: (FieldError & { in: InputLocation })[] = [];
   for (const segment of req.path.split('/')) {
     if (!segment.includes('%')) continue;
@@ -119,7 +128,12 @@ export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   }
   if (!errors.length) errors.push(...unstorableIn(req.query, 'query'));
   if (!errors.length && req.body !== undefined) errors.push(...unstorableIn(req.body, 'body'));
-  next(errors.length ? validationFailed(errors) : undefined);
+  return errors.length ? validationFailed(errors) : undefined;
+}
+
+/** unstorableInput as a middleware. */
+export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
+  next(unstorableInput(req));
 };
 
 /** NUL or lone surrogates anywhere in a JSON body just read: 400, as rejectUnstorableInput for the path and query. */
