@@ -423,10 +423,10 @@ select id from order_item where id = any(:lineIds::int[]) order by id for update
 
 -- name: outbox-advance
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders,
+select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
        (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
   from relay_lock l
-  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :after::bigint, :batchSize::int) s on true
+  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int) s on true
  order by (s.ev).id;
 
 -- name: outbox-consumer-has-work

@@ -6,26 +6,28 @@ import type { RelayedRow } from '../../shared/events/channels';
 /*
  * One statement, its own transaction: take the relay lock and move the horizon (outbox_horizon.through:
  * every event at or below it is committed or never will be), the function outbox_advance_horizon
- * (Migration20261202012036). It reads the last outbox id handed out, then which transactions hold the
- * outbox's write lock; the horizon moves to that id when none does, or to the candidate the relay kept
- * (:candidate, read with its writers :holders at an earlier step) once none of those still does, and
- * NOTIFY outbox_relayed at commit. Then, in the same round trip (outbox_relay_step,
- * Migration20261202071800), the events after :after up to the new horizon, in id order, at most
- * :batchSize, read in a query of its own whose snapshot holds them all (none when :after is null).
- * One row per event, each with the step's columns (the horizon before and after, the candidate to
- * keep); one row with a null id when there is none; `locked` false and nothing else on a stand-by
- * relay (the lock is another's). One relay at a time, so the horizon only moves forward; no outbox row
- * is written.
+ * (Migration20261202111442). It reads the last outbox id handed out, then the committed ids right above
+ * the horizon, in a row: the horizon moves to the last of them (to that id when none is missing). Only
+ * when the first missing one is the one the relay's previous step found missing (:gap; null for a relay
+ * without memory) does it read which transactions hold the outbox's write lock: the horizon moves to the
+ * last id handed out when none does, or to the candidate the relay kept (:candidate, read with its
+ * writers :holders at an earlier look) once none of those still does; NOTIFY outbox_relayed at commit.
+ * Then, in the same round trip (outbox_relay_step), the events after :after up to the new horizon, in id
+ * order, at most :batchSize, read in a query of its own whose snapshot holds them all (none when :after
+ * is null). One row per event, each with the step's columns (the horizon before and after, the
+ * candidate and the missing id to keep); one row with a null id when there is none; `locked` false and
+ * nothing else on a stand-by relay (the lock is another's). One relay at a time, so the horizon only
+ * moves forward; no outbox row is written.
  */
 export const advanceHorizon = query<
-  { candidate: string | null; holders: string[] | null; after: string | null; batchSize: number },
-  { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null } & Partial<RelayedRow>
+  { candidate: string | null; holders: string[] | null; gap: string | null; after: string | null; batchSize: number },
+  { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null; next_gap: string | null } & Partial<RelayedRow>
 >('outbox-advance', `
 with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders,
+select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
        (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
   from relay_lock l
-  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :after::bigint, :batchSize::int) s on true
+  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int) s on true
  order by (s.ev).id`);
 
 /*

@@ -2,16 +2,33 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { isDependencyOutage } from '../../shared/errors/outage';
 import { foldedWarning } from '../../shared/logging/logger';
 import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
-import { HubPublisher, Relay } from './relay.use-case';
+import { HubPublisher, Relay, type RelayedEvent } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: the relay. Moves the horizon below which every outbox event is committed (the
  * consumers read by outbox id up to it, recorded in PostgreSQL) and publishes the events it passes live
- * to their walls' Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS;
- * polls every OUTBOX_POLL_MS as a back-up; drains while there is a backlog. One relay is active at a
+ * to their walls' Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS
+ * (OUTBOX_RELAY_BUSY_INTERVAL_MS after a step that passed the events of BUSY_WALLS walls or more); polls every OUTBOX_POLL_MS as a back-up; drains while there is a backlog. One relay is active at a
  * time (an advisory lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
  * few seconds again, in case it died between its commit and its publish (hubs drop what they sent).
  */
+/**
+ * A step that passed the events of this many walls or more marks a busy floor: the next one waits
+ * OUTBOX_RELAY_BUSY_INTERVAL_MS, so it covers more commits. One sorter, or two, writes to fewer walls:
+ * their events keep the short interval.
+ */
+export const BUSY_WALLS = 3;
+
+/** How many walls the events belong to, counted up to `enough`. */
+export function wallsOf(events: readonly RelayedEvent[], enough = BUSY_WALLS): number {
+  const walls = new Set<number | null>();
+  for (const e of events) {
+    walls.add(e.event.wallId ?? null);
+    if (walls.size >= enough) break;
+  }
+  return walls.size;
+}
+
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { ormSql, redis, log, config } = runtime;
   const publisher = new HubPublisher(redis, config.QUEUE_PREFIX, log);
@@ -21,13 +38,15 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   let active = false;
   let lastStamp = 0;
   let held = 0;
+  let interval = config.OUTBOX_RELAY_INTERVAL_MS;
   // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
   const outage = foldedWarning(log, 'outbox relay waits for the database');
   const loop = (async () => {
     while (!stopped) {
-      // Woken by a commit right after the last stamp: let the commits of the next moments join this one.
+      // Woken by a commit right after the last stamp: let the commits of the next moments join this one
+      // (longer on a busy floor; a lone commit after a quiet moment goes at once).
       const since = Date.now() - lastStamp;
-      if (since < config.OUTBOX_RELAY_INTERVAL_MS) await new Promise((r) => setTimeout(r, config.OUTBOX_RELAY_INTERVAL_MS - since));
+      if (since < interval) await new Promise((r) => setTimeout(r, interval - since));
       if (stopped) break;
       lastStamp = Date.now();
       // This step covers every commit notified so far: a notification that came while it slept needs no step of its own.
@@ -40,6 +59,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         active = step.locked;
         publisher.add(step.republish);
         publisher.add(step.events);
+        interval = wallsOf(step.events) >= BUSY_WALLS ? Math.max(config.OUTBOX_RELAY_BUSY_INTERVAL_MS, config.OUTBOX_RELAY_INTERVAL_MS) : config.OUTBOX_RELAY_INTERVAL_MS;
       } catch (err) {
         if (isDependencyOutage(err)) outage(err as Error);
         else log.error({ err }, 'outbox relay failed; retrying');

@@ -29,12 +29,16 @@ export interface RelayStep {
  * The relay's steps (docs/architecture.md "Relay order"): each moves the horizon below which every outbox
  * event is committed (one statement, its own transaction, no outbox row written) and then reads the
  * events it passed, in id order, for the hubs. It keeps, between steps, the candidate horizon (an id
- * and the transactions that held the outbox's write lock when it was read) and how far it has read. A
- * stand-by forgets both: on becoming the active one it starts from the horizon it finds.
+ * and the transactions that held the outbox's write lock when it was read), the first id it found
+ * missing above the horizon (the lock table is read only when that one is still missing at the next
+ * step) and how far it has read. A stand-by forgets them: on becoming the active one it starts from the
+ * horizon it finds.
  */
 export class Relay {
   private candidate: string | null = null;
   private holders: string[] | null = null;
+  /** The first outbox id the last step found missing right above the horizon ('0': none); null before a first step. */
+  private gap: string | null = null;
   /** The last outbox id read for the hubs; null while this relay is not the active one. */
   private read: string | null = null;
 
@@ -47,7 +51,7 @@ export class Relay {
     // A failed step keeps what was read: the horizon may have moved past events not yet handed to the
     // hubs, and the next step must start from them (a relay that lost its lock meanwhile publishes some
     // twice, which hubs drop by outbox id). Only a step that finds another relay active forgets.
-    const rows = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders, after: this.read, batchSize: this.batchSize });
+    const rows = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders, gap: this.gap, after: this.read, batchSize: this.batchSize });
     const row = rows[0];
     if (!row?.locked || !row.through) {
       this.forget();
@@ -55,6 +59,7 @@ export class Relay {
     }
     this.candidate = row.next_candidate;
     this.holders = row.next_holders;
+    this.gap = row.next_gap;
     if (this.read === null) {
       // Just became the active one: its predecessor's last seconds again, then what this step passed.
       const republish = (await recentlyRelayed(this.db, { through: row.before ?? row.through })).map(toRelayed);
@@ -76,19 +81,21 @@ export class Relay {
 
   /** Whether the horizon waits for writers of an earlier step (false: it reached every id handed out when it last moved). */
   get waiting(): boolean {
-    return this.candidate !== null;
+    return this.candidate !== null || (this.gap !== null && this.gap !== '0');
   }
 
   private forget(): void {
     this.candidate = null;
     this.holders = null;
+    this.gap = null;
     this.read = null;
   }
 }
 
 /**
  * One step of a relay that has no memory of earlier steps: the horizon moves past every id handed out
- * when no transaction holds the outbox's write lock (else it stays); the events it passed, at most
+ * when all of them are committed or no transaction holds the outbox's write lock (else to the last of
+ * the committed ids right above it, or its candidate); the events it passed, at most
  * `batchSize`. `locked` is false when another relay is the active one.
  */
 export async function relayOnce(db: SqlRunner, batchSize = RELAY_BATCH): Promise<{ locked: boolean; events: RelayedEvent[] }> {
