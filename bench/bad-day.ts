@@ -51,6 +51,25 @@ interface Probe {
   status: number;
 }
 
+/** A hub's read with what the API's main thread did meanwhile (its /proc schedstat), ms. */
+interface ReadProbe extends Probe {
+  /** On a core (the read's own work and whatever else its event loop ran meanwhile); null: no single API process. */
+  apiOnCpuMs: number | null;
+  /** Runnable, waiting for a core. */
+  apiWaitMs: number | null;
+}
+
+/** The main thread's time on a core and waiting for one (ns), from /proc/<pid>/schedstat; null when unreadable. */
+function schedstat(pid: number | undefined): [number, number] | null {
+  if (pid === undefined) return null;
+  try {
+    const [onCpu, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return [onCpu!, wait!];
+  } catch {
+    return null;
+  }
+}
+
 interface PipelineBacklog {
   unrelayed: number;
   unconsumed: number;
@@ -89,8 +108,12 @@ export interface BadDayStep extends RealisticStep {
    * API's event loop, its HTTP work.
    */
   slow: SlowAnswers;
-  /** The hubs' GET /walls/{id} during the step. */
-  reads: LatencySummary & { failed: number };
+  /**
+   * The hubs' GET /walls/{id} during the step; `api`: what the API's main thread did during each read
+   * (its /proc schedstat read just before the send and just after the answer; with one API process
+   * only): p50 and mean of its time on a core and of its time runnable, waiting for one.
+   */
+  reads: LatencySummary & { failed: number; api: { onCpuP50: number; onCpuMean: number; waitP50: number; waitMean: number } | null };
   /** /readyz on fresh connections during the step. */
   readyz: LatencySummary & { notReady: number };
   /** /healthz (answered from memory) on fresh connections: the connection path and the API's event loop alone. */
@@ -151,7 +174,9 @@ function mosquittoPid(): number | undefined {
 
 /** The hubs' reads and the load balancer's /readyz probes, running beside every step. */
 class Probes {
-  readonly reads: Probe[] = [];
+  readonly reads: ReadProbe[] = [];
+  /** The API process whose main thread each read's schedstat figures follow (set when there is exactly one). */
+  apiPid: number | undefined;
   readonly readyz: Probe[] = [];
   readonly healthz: Probe[] = [];
   /** /readyz on the health listener (HEALTH_PORT). */
@@ -172,9 +197,13 @@ class Probes {
         (async () => {
           await new Promise((r) => setTimeout(r, (i * HUB_POLL_MS) / wallIds.length));
           while (this.running) {
+            const s0 = schedstat(this.apiPid);
             const t0 = performance.now();
             const res = await this.hub.request('GET', `/api/v1/walls/${id}`, { auth, timeoutMs: 15_000 });
-            this.reads.push({ at: t0, ms: performance.now() - t0, status: res.status });
+            const ms = performance.now() - t0;
+            const s1 = s0 && schedstat(this.apiPid);
+            const [apiOnCpuMs, apiWaitMs] = s0 && s1 ? [(s1[0] - s0[0]) / 1e6, (s1[1] - s0[1]) / 1e6] : [null, null];
+            this.reads.push({ at: t0, ms, status: res.status, apiOnCpuMs, apiWaitMs });
             await new Promise((r) => setTimeout(r, Math.max(0, HUB_POLL_MS - (performance.now() - t0))));
           }
         })(),
@@ -195,7 +224,7 @@ class Probes {
     await Promise.all(this.loops);
   }
 
-  static window(probes: Probe[], from: number, to: number): Probe[] {
+  static window<P extends Probe>(probes: P[], from: number, to: number): P[] {
     return probes.filter((p) => p.at >= from && p.at <= to);
   }
 }
@@ -275,6 +304,15 @@ function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['eve
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/** The API main thread's time on a core and waiting for one during the answered reads (ms), or null. */
+function apiDuringReads(reads: ReadProbe[]): BadDayStep['reads']['api'] {
+  const ok = reads.filter((p) => p.status === 200 && p.apiOnCpuMs !== null && p.apiWaitMs !== null);
+  if (!ok.length) return null;
+  const onCpu = summarize(ok.map((p) => p.apiOnCpuMs!));
+  const wait = summarize(ok.map((p) => p.apiWaitMs!));
+  return { onCpuP50: onCpu.p50, onCpuMean: onCpu.mean, waitP50: wait.p50, waitMean: wait.mean };
+}
 
 /** The API's /metrics text, or null. */
 async function apiMetrics(http: BenchHttp): Promise<string | null> {
@@ -465,6 +503,8 @@ export async function runBadDayOnce(
     const manager = await signIn(keepAlive, seed.managerEmail);
     if (!manager.auth) throw new Error(`sign-in of the hub's Manager failed: ${manager.status}`);
     await listeners.open(s.port, manager.auth, seed.walls);
+    const apiPids = roles().api ?? [];
+    if (apiPids.length === 1) probes.apiPid = apiPids[0];
     probes.start(manager.auth, seed.walls.map((w) => w.id));
 
     const probeSorter = floor.sorters[floor.sorters.length - 1]!;
@@ -576,7 +616,7 @@ export async function runBadDayOnce(
         newSessions,
         every: everyAnswer(answers),
         slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
-        reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length },
+        reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length, api: apiDuringReads(reads) },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
         healthz: summarize(Probes.window(probes.healthz, from, to).map((p) => p.ms)),
         readyzHealthPort: { ...summarize(Probes.window(probes.healthPort, from, to).map((p) => p.ms)), notReady: Probes.window(probes.healthPort, from, to).filter((p) => p.status !== 200).length },

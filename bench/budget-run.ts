@@ -160,7 +160,11 @@ function sideBySide(runs: ConditionRun[]): string[] {
     if (reads) lines.push(`- ${r.condition}, \`GET /walls/{id}\` p50 / p99, 100 one after the other after \`idle-1-deep\`: ${Object.entries(reads).map(([k, v]) => `${k} ${f(v.p50)} / ${f(v.p99)} ms`).join('; ')}`);
     lines.push(`- ${r.condition}, PostgreSQL sessions opened during each step (new backends): ${r.service.steps.map((x) => `\`${x.step}\` ${x.newSessions}`).join(', ')}`);
     const idle = r.service.steps.find((x) => x.step === 'idle-1');
-    if (idle) lines.push(`- ${r.condition}, the hubs' \`GET /walls/{id}\` every 3 s during \`idle-1\`: p50 ${f(idle.reads.p50)} / p99 ${f(idle.reads.p99)} ms; \`/readyz\` p99 ${f(idle.readyz.p99)} ms`);
+    if (idle) {
+      const api = idle.reads.api;
+      const during = api ? `; the API's main thread during a read: on a core p50 ${f(api.onCpuP50)} (mean ${f(api.onCpuMean)}) ms, runnable and waiting for a core p50 ${f(api.waitP50)} (mean ${f(api.waitMean)}) ms` : '';
+      lines.push(`- ${r.condition}, the hubs' \`GET /walls/{id}\` every 3 s during \`idle-1\`: p50 ${f(idle.reads.p50)} / p99 ${f(idle.reads.p99)} ms${during}; \`/readyz\` p99 ${f(idle.readyz.p99)} ms`);
+    }
   }
   return lines;
 }
