@@ -64,10 +64,11 @@ return 1`;
  * (so that a worker's next blocking wait returns at once and looks again), which after a fetch that found
  * the queue empty only costs the worker a wait that returns at once and a second fetch that finds nothing.
  * Checked and removed in one atomic step: a job added before it keeps its marker, a job added after it
- * adds one of its own, so the blocking wait that follows still wakes for every job.
+ * adds one of its own, so the blocking wait that follows still wakes for every job. A delayed job keeps
+ * it too (the marker's score is when the worker is to look again).
  */
 const CLEAR_STALE_MARKER = `
-if redis.call('LLEN', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0 then
+if redis.call('LLEN', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0 and redis.call('ZCARD', KEYS[4]) == 0 then
   return redis.call('ZREM', KEYS[3], '0')
 end
 return -1`;
@@ -407,6 +408,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const markerKey = `${settings.prefix}:${name}:marker`;
   const waitKey = `${settings.prefix}:${name}:wait`;
   const prioritizedKey = `${settings.prefix}:${name}:prioritized`;
+  const delayedKey = `${settings.prefix}:${name}:delayed`;
   const fetchLoop = async () => {
     await previousHolderDone();
     while (!stopping) {
@@ -423,7 +425,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
           if (!job) {
             // The queue was empty: the marker left by the last job taken is stale, and would make the
             // blocking wait below return at once for a fetch that finds nothing (at idle, once per command).
-            if (!block && !stopping) await connection.eval(CLEAR_STALE_MARKER, 3, waitKey, prioritizedKey, markerKey);
+            if (!block && !stopping) await connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
             break;
           }
           if (!stopping && burst.length === 0 && !redelivered(job)) {
