@@ -5,27 +5,39 @@ import { admissionRefusals } from './command-metrics';
 
 /**
  * The one admission policy of the command client (docs/api.md §1, 503; docs/operations.md "Overload").
- * A command waits in the queue of its wall's partition, and each partition runs one command at a time,
- * so the policy is kept per partition and asks what the service can actually do:
+ * A command waits in the queue of its wall's partition, and each partition's worker serves its commands
+ * in order (a wall's one group at a time), so the policy is kept per partition and asks what the
+ * service can actually do:
  *
  * - Service time: the sorting worker reports with each answer how long it spent on the command (from
- *   taking it to its answer, whatever kept it: the CPU, PostgreSQL, an fsync). A partition's estimate is
- *   a moving average of those. The answer rate says nothing about what a partition could do: at a light
+ *   taking it to its answer, whatever kept it: the CPU, PostgreSQL, an fsync; of a group written
+ *   together, the first answer carries the group's time and the others next to nothing,
+ *   partition-host.ts). A partition's estimate is a moving average of those. A command ahead is costed
+ *   at that average or at the mean of the last RECENT_REPORTS reports, whichever is more: the moving
+ *   average sinks from a group's last answer to the next group's first, the mean of more answers than
+ *   a group holds does not. The answer rate says nothing about what a partition could do: at a light
  *   load it is the offered rate, however fast each command runs, and with several API processes each
  *   sees only its share of a partition's answers. Until a partition's first answer the average of the
  *   others (or `initialServiceMs`) stands in; an idle spell keeps the last estimate.
  * - The expected wait of a command is the commands this process already waits for on its partition
- *   times that service time (times the slowdown, below), plus how late this process's own event loop runs (the CPU the API cannot
- *   get or keeps busy: a command's answer waits for the loop as well). A command is admitted while that
- *   stays within its budget.
- * - The slowdown: on a saturated host a command ahead costs more than the worker's service time (the
- *   worker shares its CPU between partitions, Redis and the API their cores with it; a service time
- *   rises faster than its average follows). Each answer of a command admitted behind others tells how
- *   much: the time it was held (admission to answer) less that of a command alone on the partition
- *   (its own way there and back, which overlaps the others'), over the commands ahead of it times the
- *   service time when it was admitted. The expected wait counts the service time times the average of
- *   that ratio (at least 1, at most MAX_SLOWDOWN); without it, admitted commands waited twice what was
- *   expected under saturation and answered after more than a second (docs/benchmarks.md).
+ *   times that service time times the slowdown (below), plus how late this process's own event loop
+ *   runs (the CPU the API cannot get or keeps busy: a command's answer waits for the loop as well). A
+ *   command is admitted while that stays within its budget.
+ * - The slowdown: a command ahead does not cost its service time. On a saturated host it costs more
+ *   (the worker shares its CPU between partitions, Redis and the API their cores with it). On a
+ *   partition that writes in groups it costs less: the worker holds several of the partition's
+ *   commands at once, the commands of a wall that wait are written in one statement and the walls of a
+ *   partition are worked side by side, so the commands ahead are answered together rather than one
+ *   after the other. Each answer of a command admitted behind others tells how much: the time it was
+ *   held (admission to answer) less that of a command alone on the partition (its own way there and
+ *   back, which overlaps the others', and with it the rest of the command in service when it came)
+ *   against the other commands ahead times the service time the worker reported for the answers that
+ *   came while it waited. Those, not the estimate at its admission: a service time that rose meanwhile
+ *   is in the estimate already, and counted in the slowdown too it was counted twice (a closed loop
+ *   starting on cold walls had its waits predicted at three times what they were, and scans refused).
+ *   The slowdown is the ratio of the moving averages of the two, so that a command behind many weighs
+ *   as its wait does and the fit holds for deep backlogs, where admission decides; between MIN_SLOWDOWN
+ *   and MAX_SLOWDOWN, and 1 until answers tell.
  * - The oldest waiting command: one that has waited its budget already is a backlog that is really late
  *   (a partition that slowed down before the estimate did, commands of other API processes ahead of it,
  *   a holder that is gone), and nothing more is admitted to that partition until it is answered.
@@ -49,10 +61,13 @@ import { admissionRefusals } from './command-metrics';
 const NEW_WORK_SHARE = 0.5;
 /** Weight of the newest service time in a partition's average: about the last ten answers count. */
 const SERVICE_WEIGHT = 0.2;
+/** The service times a command ahead is costed from: more than the commands of a group (PARTITION_JOBS_IN_HAND). */
+const RECENT_REPORTS = 20;
 /** Weight of the newest answer in the averages of the slowdown and of a command alone: about the last twenty. */
 const SLOWDOWN_WEIGHT = 0.05;
-/** A command ahead is never counted at more than this many times its service time. */
+/** A command ahead is never counted at more than this many times its service time, nor at less than this fraction of it. */
 const MAX_SLOWDOWN = 10;
+const MIN_SLOWDOWN = 0.1;
 const MIN_RETRY_MS = 1000;
 /** The longest Retry-After drawn is twice this. */
 const MAX_RETRY_MS = 15_000;
@@ -82,25 +97,81 @@ export interface AdmissionOptions {
 /** One partition's commands as this process sees them. */
 class Lane {
   inFlight = 0;
+  /** The service times reported on the partition so far, and how many: those of the answers between two moments. */
+  reportedMs = 0;
+  reports = 0;
+  /** The last RECENT_REPORTS service times (at first the partition's first estimate), and their sum. */
+  private readonly recent: Float64Array;
+  private recentMs: number;
   /** When each waiting command was admitted, oldest first (a Map keeps the order of insertion). */
   readonly admittedAt = new Map<number, number>();
 
   constructor(
     public serviceMs: number,
-    /** The average of what a command ahead cost over its service time (none yet: NaN). */
-    public slowdown: number,
+    readonly slowdown: Slowdown,
     /** The average time to the answer of a command admitted with nothing waiting on the partition: its way there and back (none yet: NaN). */
     public aloneMs: number,
-  ) {}
+  ) {
+    this.recent = new Float64Array(RECENT_REPORTS).fill(serviceMs);
+    this.recentMs = RECENT_REPORTS * serviceMs;
+  }
+
+  report(serviceMs: number): void {
+    this.serviceMs += SERVICE_WEIGHT * (serviceMs - this.serviceMs);
+    const slot = this.reports % RECENT_REPORTS;
+    this.recentMs += serviceMs - this.recent[slot]!;
+    this.recent[slot] = serviceMs;
+    this.reportedMs += serviceMs;
+    this.reports++;
+  }
+
+  /**
+   * The service time a command ahead is costed at: the moving average, which follows a rise within a
+   * few answers, or the mean of the last RECENT_REPORTS, whichever is more. A group's answers report its
+   * time on the first and next to nothing on the others, so the moving average sinks from a group's
+   * last answer to the next group's first; the mean of more answers than a group holds does not.
+   */
+  aheadServiceMs(): number {
+    return Math.max(this.serviceMs, this.recentMs / RECENT_REPORTS);
+  }
 
   /** What a command ahead is expected to cost. */
   costMs(): number {
-    return this.serviceMs * (Number.isNaN(this.slowdown) ? 1 : Math.min(MAX_SLOWDOWN, Math.max(1, this.slowdown)));
+    return this.aheadServiceMs() * this.slowdown.ratio();
   }
 
   oldestAt(): number | undefined {
     for (const at of this.admittedAt.values()) return at;
     return undefined;
+  }
+}
+
+/**
+ * What the commands ahead really cost against their service times: the moving averages of the time the
+ * answers took beyond a command alone, and of the commands ahead times the service time reported while
+ * each waited; their ratio. A ratio of averages rather than an average of ratios: a command admitted
+ * behind many weighs as much as its wait, and the deep backlogs, where admission decides, are what it
+ * is fitted to.
+ */
+class Slowdown {
+  constructor(
+    private extraMs = NaN,
+    private modelMs = NaN,
+  ) {}
+
+  add(extraMs: number, modelMs: number): void {
+    this.extraMs = average(this.extraMs, extraMs);
+    this.modelMs = average(this.modelMs, modelMs);
+  }
+
+  /** The factor on a command ahead's service time: 1 until an answer tells. */
+  ratio(): number {
+    if (!(this.modelMs > 0)) return 1;
+    return Math.min(MAX_SLOWDOWN, Math.max(MIN_SLOWDOWN, this.extraMs / this.modelMs));
+  }
+
+  copy(): Slowdown {
+    return new Slowdown(this.extraMs, this.modelMs);
   }
 }
 
@@ -117,7 +188,7 @@ export class Admission {
   /** The process's average service time over every partition: a cold partition's first estimate. */
   private serviceMs: number;
   /** The process's averages of the slowdown and of a command alone: a cold partition's first. */
-  private slowdown = NaN;
+  private readonly slowdown = new Slowdown();
   private aloneMs = NaN;
 
   constructor(private readonly opts: AdmissionOptions) {
@@ -131,7 +202,7 @@ export class Admission {
   private lane(partition: number): Lane {
     let lane = this.lanes.get(partition);
     if (!lane) {
-      lane = new Lane(this.serviceMs, this.slowdown, this.aloneMs);
+      lane = new Lane(this.serviceMs, this.slowdown.copy(), this.aloneMs);
       this.lanes.set(partition, lane);
     }
     return lane;
@@ -216,9 +287,9 @@ export class Admission {
     const refused = this.refusal(name, partition);
     if (refused) throw refused;
     const lane = this.lane(partition);
-    // The commands ahead at the service time now: what its answer took beyond a command alone, over this, is the slowdown.
+    // The commands ahead, and the service times reported so far: those reported while it waits are what the commands ahead took.
     const ahead = lane.inFlight;
-    const modelMs = ahead * lane.serviceMs;
+    const { reportedMs, reports } = lane;
     lane.inFlight++;
     this.inFlight++;
     const ticket = ++this.ticket;
@@ -228,17 +299,24 @@ export class Admission {
     return {
       served: (serviceMs) => {
         if (!Number.isFinite(serviceMs) || serviceMs < 0) return;
-        lane.serviceMs += SERVICE_WEIGHT * (serviceMs - lane.serviceMs);
-        this.serviceMs += SERVICE_WEIGHT * (serviceMs - this.serviceMs);
         const heldMs = this.now() - admittedAt;
         if (ahead === 0) {
           lane.aloneMs = average(lane.aloneMs, heldMs);
           this.aloneMs = average(this.aloneMs, heldMs);
-        } else if (modelMs > 0 && !Number.isNaN(lane.aloneMs)) {
-          const slowdown = Math.max(0, heldMs - lane.aloneMs) / modelMs;
-          lane.slowdown = average(lane.slowdown, slowdown);
-          this.slowdown = average(this.slowdown, slowdown);
+        } else if (!Number.isNaN(lane.aloneMs)) {
+          // The service time of the answers that came while it waited (none came: the estimate now), not
+          // the one at its admission: a rise meanwhile is in the estimate already. The command first in
+          // line was in service when it came: its rest overlaps this one's own way, as a command alone has it.
+          const duringMs = lane.reports > reports ? (lane.reportedMs - reportedMs) / (lane.reports - reports) : lane.serviceMs;
+          const modelMs = (ahead - 1) * duringMs;
+          if (modelMs > 0) {
+            const extraMs = Math.max(0, heldMs - lane.aloneMs);
+            lane.slowdown.add(extraMs, modelMs);
+            this.slowdown.add(extraMs, modelMs);
+          }
         }
+        lane.report(serviceMs);
+        this.serviceMs += SERVICE_WEIGHT * (serviceMs - this.serviceMs);
       },
       done: () => {
         if (done) return;
