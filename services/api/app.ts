@@ -103,16 +103,16 @@ function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
     const path = q < 0 ? url : url.slice(0, q);
     if (req.method === 'POST' && path === SCAN_PATH) {
       setMetricsRoute(req, SCAN_PATH);
-      scan(req, res, next, {}).catch(next);
+      req.params = {};
+      scan(req, res, next).catch(next);
       return true;
     }
     if (req.method === 'PATCH') {
       const m = CONFIRM_PATH.exec(path);
       if (!m) return false;
-      const params = { id: m[1]! };
-      req.params = params;
+      req.params = { id: m[1]! };
       setMetricsRoute(req, `${API_PREFIX}/sort-box-items/:id/confirm`);
-      confirm(req, res, next, params).catch(next);
+      confirm(req, res, next).catch(next);
       return true;
     }
     return false;

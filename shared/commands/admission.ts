@@ -38,9 +38,10 @@ import { admissionRefusals } from './command-metrics';
  *   The slowdown is the ratio of the moving averages of the two, so that a command behind many weighs
  *   as its wait does and the fit holds for deep backlogs, where admission decides; between MIN_SLOWDOWN
  *   and MAX_SLOWDOWN, and 1 until answers tell.
- * - The oldest waiting command: one that has waited its budget already is a backlog that is really late
- *   (a partition that slowed down before the estimate did, commands of other API processes ahead of it,
- *   a holder that is gone), and nothing more is admitted to that partition until it is answered.
+ * - The oldest waiting command: one that has waited its budget already, with the partition's floor
+ *   (below) reached, is a backlog that is really late (a partition that slowed down before the estimate
+ *   did, commands of other API processes ahead of it, a holder that is gone), and nothing more is
+ *   admitted to that partition until it is answered.
  * - The process's event loop itself: while it runs later than a budget, the process is out of CPU, and
  *   that work is refused whatever the partitions say.
  *
@@ -49,7 +50,9 @@ import { admissionRefusals } from './command-metrics';
  * of `maxWaitMs`; new work (a scan, a connect, a renew, a wall edit) NEW_WORK_SHARE of it. So under
  * overload the service finishes what it started before it starts more, and no command expects to wait
  * longer than `maxWaitMs`. `minInFlight` commands per partition (new work: its share) are admitted
- * whatever the estimate (a cold partition, one slow answer), never beyond the oldest's budget or the loop's.
+ * whatever the estimate and the oldest's age (a cold partition, one slow answer: the first commands
+ * after a start take a few hundred ms, and a sign-in burst at the start of a shift must not be refused
+ * for it), never beyond the loop's budget.
  * `maxInFlight` bounds the whole process (memory), whatever else holds.
  *
  * A refusal costs a few comparisons, and the check before the wall is known (before authentication)
@@ -228,11 +231,14 @@ export class Admission {
     const waitMs = loopMs + (lane ? lane.inFlight * lane.costMs() : 0);
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
+    // Below the floor a command is admitted whatever the estimate or the oldest's age: one slow command
+    // (a process's or a wall's first, one slow commit) is no backlog.
+    const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
+    if (lane.inFlight < floor) return { reason: null, waitMs };
     const oldest = lane.oldestAt();
     // How long a late backlog still needs is not known: at least its budget.
     if (oldest !== undefined && now - oldest >= budget) return { reason: 'late', waitMs: Math.max(waitMs, budget) };
-    const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
-    if (lane.inFlight >= floor && waitMs > budget) return { reason: 'wait', waitMs };
+    if (waitMs > budget) return { reason: 'wait', waitMs };
     return { reason: null, waitMs };
   }
 

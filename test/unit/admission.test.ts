@@ -387,6 +387,25 @@ describe('the command admission policy', () => {
     expect(a.refusal('item.scan', 0)).toBeNull();
   });
 
+  it('admits up to the floor behind one slow command: a sign-in burst right after a start is not refused because the first command is slow', () => {
+    let t = 0;
+    // minInFlight 4: new work's floor is 2 per partition.
+    const a = new Admission(options({ now: () => t }));
+    const f = floor(a);
+    // The partition's first command after a start: it takes 700 ms (a cold process).
+    f.admit('session.start');
+    t += 600;
+    // Its oldest has waited past new work's budget (500 ms), but one command is no backlog.
+    expect(a.refusal('session.start', 0)).toBeNull();
+    f.admit('session.start');
+    // At the floor, the oldest's age counts again.
+    expect(a.refusal('session.start', 0)?.code).toBe('service-unavailable');
+    expect(a.refusal('item.confirm', 0)).toBeNull();
+    t += 100;
+    f.finish(1, 700);
+    expect(a.refusal('session.start', 0)).toBeNull();
+  });
+
   it('refuses new work while the process\'s own event loop runs later than its budget, and work in hand only past the whole wait', () => {
     let loop = 0;
     const a = new Admission(options({ partitions: 2, loopDelayMs: () => loop }));

@@ -87,10 +87,10 @@ function sendJson(req: Request, res: Response, status: number, value: unknown): 
  * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
  */
 /**
- * A route's handler: `params`, the path's parameters as the router would give them (req.params when
- * it comes through the router; app.ts's hot routes match their paths themselves).
+ * A route's handler, as the router runs it; app.ts's hot routes match their paths themselves and set
+ * `req.params` as the router would before they run it.
  */
-export type RouteRunner = (req: Request, res: Response, next: NextFunction, params?: Request['params']) => Promise<void>;
+export type RouteRunner = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): Map<string, RouteRunner> {
   const runners = new Map<string, RouteRunner>();
@@ -100,7 +100,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
-    const run: RouteRunner = async (req, res, next, pathParams = req.params) => {
+    const run: RouteRunner = async (req, res, next) => {
       try {
         if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         // Under overload a command's request is refused before the rest of what it would cost the API.
@@ -113,7 +113,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
         // A bulk load's megabytes are read for someone allowed to send them, not for anyone.
         if (!readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         rejectUnstorableBody(req.body);
-        const params = route.params ? parseInput(route.params, pathParams, 'path') : {};
+        const params = route.params ? parseInput(route.params, req.params, 'path') : {};
         const query = route.query ? parseInput(route.query, req.query, 'query') : {};
         const rawBody = req.body;
         // Express 5 leaves req.body undefined when no body (or no JSON content type) was sent.
