@@ -29,6 +29,8 @@ export interface SqlPoolOptions {
    * statements fill the backend's catalog caches and parse and plan each prepared statement again.
    */
   keepOpen?: number;
+  /** How long a connection beyond `keepOpen` may idle before it is closed (10 s unless given). */
+  idleMs?: number;
   /**
    * Whether a transaction that stalls between two statements is ended by PostgreSQL after
    * IDLE_IN_TRANSACTION (the default: the commands' outbox writes must not hold the relay's horizon).
@@ -74,6 +76,7 @@ export class SqlPool implements SqlDatabase {
       connectionTimeoutMillis: options.queryTimeoutMs ? Math.min(options.acquireTimeoutMs, options.queryTimeoutMs) : options.acquireTimeoutMs,
       application_name: options.applicationName,
       min: options.keepOpen ?? 0,
+      ...(options.idleMs ? { idleTimeoutMillis: options.idleMs } : {}),
       ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     });
     // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.

@@ -61,9 +61,14 @@ export async function createRuntime(
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
   const ormSql = OrmSql.of(orm.em, config.DATABASE_PREPARED_STATEMENTS);
-  // The worker kinds' own pool: the ORM pool's bounds (a worker's batches wait: no statement bound) and name.
+  // The worker kinds' own pool: the ORM pool's bounds (a worker's batches wait: no statement bound), name
+  // and idle time (a connection closed and opened again is a new backend, its statements prepared anew).
   const workerPool = shares.worker
-    ? new SqlPool(config.DATABASE_URL, { max: shares.worker, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS, boundStalls: false }, log)
+    ? new SqlPool(
+        config.DATABASE_URL,
+        { max: shares.worker, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS, boundStalls: false, idleMs: ORM_POOL_IDLE_MS },
+        log,
+      )
     : null;
   await checkConnectionBudget(config, ormSql, log);
   // Without JWT_SECRET: the deployment's own random key, from the database (the same in every process).
@@ -131,6 +136,9 @@ export async function createRuntime(
  * quiet floor uses one or two; under load every connection is busy and none idles out anyway.
  */
 const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
+
+/** How long the ORM pool (knex's tarn pool) keeps an idle connection: the worker kinds' pool does alike. */
+const ORM_POOL_IDLE_MS = 30_000;
 
 /**
  * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool, the
