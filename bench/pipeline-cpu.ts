@@ -32,6 +32,8 @@ import { bytesPerPair, tableSizes } from './lib/pg-insight';
  * PIPELINE_PROCESSES=one runs the five roles in one process (`workers/main.ts outbox,audit,…`: one
  * database pool, one notification listener), as `npm start` runs the roles that need no core of their own.
  * PIPELINE_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
+ * PIPELINE_LIGHTS=1 adds the light gateway (`lights`, as `npm start`'s pipeline process runs it) on the
+ * broker of MQTT_URL (mqtt://127.0.0.1:1883), its topics under PIPELINE_MQTT_PREFIX (pipeline-bench).
  *
  *   PIPELINE_RATE (100), PIPELINE_SECONDS (30), PIPELINE_DATABASE (sorting_pipeline_bench), DATABASE_URL
  */
@@ -46,7 +48,7 @@ admin.pathname = '/postgres';
 base.pathname = `/${DB}`;
 const databaseUrl = base.toString();
 const prefix = 'sorting-pipeline-bench';
-const KINDS = ['outbox', 'audit', 'stats', 'labels', 'webhooks'] as const;
+const KINDS: readonly string[] = ['outbox', 'audit', 'stats', 'labels', 'webhooks', ...(process.env.PIPELINE_LIGHTS === '1' ? ['lights'] : [])];
 const WALLS = 10;
 
 /** A redis-server of the bench's own (no persistence) on a free port, so its CPU is the pipeline's alone. */
@@ -73,10 +75,10 @@ async function main(): Promise<void> {
   const wh = await addWarehouse(em, clientId, { id: 1, name: 'Bench DC', timeZone: 'Europe/Berlin' });
   await addProducts(em, clientId, [{ sku: 'SKU-1' }]);
   await addOrders(em, clientId, Array.from({ length: completions }, (_, i) => ({ id: i + 1, warehouseId: wh.id, items: [{ sku: 'SKU-1', qty: 5 }] })));
-  const walls: { id: number; slots: { id: number; crc: string; position: number }[] }[] = [];
+  const walls: { id: number; slots: { id: number; serialNumber: string; crc: string; position: number }[] }[] = [];
   for (let w = 0; w < WALLS; w++) {
     const wall = await addWall(em, clientId, { name: `Bench wall ${w + 1}`, warehouseId: wh.id });
-    walls.push({ id: wall.id, slots: (await addSlots(em, clientId, wall.id, 24)).map((s) => ({ id: s.id, crc: s.crc, position: s.position })) });
+    walls.push({ id: wall.id, slots: (await addSlots(em, clientId, wall.id, 24)).map((s) => ({ id: s.id, serialNumber: s.serialNumber, crc: s.crc, position: s.position })) });
   }
   await orm.close();
   const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
@@ -103,6 +105,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     NODE_ENV: 'production',
     JWT_SECRET: 'pipeline-bench-secret-not-for-production',
+    MQTT_URL: process.env.MQTT_URL ?? 'mqtt://127.0.0.1:1883',
+    MQTT_TOPIC_PREFIX: process.env.PIPELINE_MQTT_PREFIX ?? 'pipeline-bench',
   };
   const outputs = new Map<string, string>();
   const children = new Map<string, ChildProcess>();
@@ -157,7 +161,10 @@ async function main(): Promise<void> {
         confirmedUnits: 0, orderId, orderItemId: 1000 + i, sku: 'SKU-1', barcode: '012345678905', barcodeInputMethod: 'Scanned', userId: 100 + (i % 60),
         color: 'Blue', colorHex: '#1E88E5', requiredUnits: 5, remainingUnits: 4, createdAt, confirmedAt: null as string | null, cancelledAt: null,
       };
-      const sortBox = { id: slot.id, wallId: wall.id, crc: slot.crc, position: slot.position, status: 'Sorting', orderId };
+      const sortBox = {
+        id: slot.id, wallId: wall.id, serialNumber: slot.serialNumber, crc: slot.crc, sorterBarcode: `A-${slot.crc}`, shipperBarcode: `B-${slot.crc}`,
+        position: slot.position, status: 'Sorting', orderId,
+      };
       const due = t0 + (i * 1000) / RATE;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
       await write([event(wall.id, 'sort-box-item.created', { item, sortBox, color: 'Blue', colorHex: '#1E88E5' })]);

@@ -29,6 +29,14 @@ export interface SqlPoolOptions {
    * statements fill the backend's catalog caches and parse and plan each prepared statement again.
    */
   keepOpen?: number;
+  /** How long a connection beyond `keepOpen` may idle before it is closed (10 s unless given). */
+  idleMs?: number;
+  /**
+   * Whether a transaction that stalls between two statements is ended by PostgreSQL after
+   * IDLE_IN_TRANSACTION (the default: the commands' outbox writes must not hold the relay's horizon).
+   * False for the worker kinds' pool, whose batches may render or send between statements.
+   */
+  boundStalls?: boolean;
 }
 
 /** The longest a transaction of the pool may wait on its process between two statements. */
@@ -49,8 +57,9 @@ export class SqlClient implements SqlRunner {
 }
 
 /**
- * A plain `pg` pool for the statements of a hot path (the sorting worker's commands): no ORM, no
- * query builder, one round trip per statement. docs/architecture.md, "ORM or plain SQL".
+ * A plain `pg` pool for the statements of a hot path (the sorting worker's commands; in a worker process
+ * that runs no commands, the relay, the consumers' batches and the other worker kinds): no ORM, no query
+ * builder, one round trip per statement. docs/architecture.md, "ORM or plain SQL".
  */
 export class SqlPool implements SqlDatabase {
   private readonly pool: Pool;
@@ -67,11 +76,12 @@ export class SqlPool implements SqlDatabase {
       connectionTimeoutMillis: options.queryTimeoutMs ? Math.min(options.acquireTimeoutMs, options.queryTimeoutMs) : options.acquireTimeoutMs,
       application_name: options.applicationName,
       min: options.keepOpen ?? 0,
+      ...(options.idleMs ? { idleTimeoutMillis: options.idleMs } : {}),
       ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
     });
     // An idle connection the server closed (restart, pooler): the pool drops it; without a listener it would crash the process.
     // The message only: pg attaches the whole client to the error. One line per interval: an outage fails them all.
-    const idleFailed = foldedWarning(log, 'an idle PostgreSQL connection of the command pool failed; it is replaced on next use');
+    const idleFailed = foldedWarning(log, `an idle PostgreSQL connection of the ${options.applicationName} pool failed; it is replaced on next use`);
     this.pool.on('error', (err) => idleFailed(err));
     this.autocommit = new SqlClient(this.pool, options.prepared);
   }
@@ -98,7 +108,7 @@ export class SqlPool implements SqlDatabase {
       // A transaction of this pool that stalls (a process stopped or cut off between its statements) ends
       // after IDLE_IN_TRANSACTION: its outbox write would otherwise hold the relay's horizon, and so every
       // wall's events, for as long as its connection lives (docs/architecture.md, "Relay order").
-      await client.query(`begin; set local idle_in_transaction_session_timeout = '${IDLE_IN_TRANSACTION}'`);
+      await client.query(this.options.boundStalls === false ? 'begin' : `begin; set local idle_in_transaction_session_timeout = '${IDLE_IN_TRANSACTION}'`);
       try {
         const value = await fn(new SqlClient(client, this.options.prepared));
         await client.query('commit');

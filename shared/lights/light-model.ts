@@ -126,38 +126,53 @@ function backOf(slot: SlotState): Light {
  * - `test`: every light, front and back, steps through red, green, blue and white, digits all lit.
  * - `show-address`: every front and back light white, steady, showing the slot's position; a flash
  *   (a button pressed: a button test) shows on its front.
+ * With `only` (slot crcs), the lights of those slots alone, in the wall's slot order: each exactly as in
+ * the whole picture (a slot's lights depend on its own status, pending scans and flash, and the mode).
  */
-export function renderWall(state: WallState, flashes: readonly Flash[], now: number): SlotLights[] {
+export function renderWall(state: WallState, flashes: readonly Flash[], now: number, only?: ReadonlySet<string>): SlotLights[] {
   const mode = activeMode(state.mode, now);
   const pendingBySlot = new Map<string, PendingState[]>();
-  for (const p of [...state.pending].sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)) {
-    const list = pendingBySlot.get(p.crc) ?? [];
-    list.push(p);
-    pendingBySlot.set(p.crc, list);
+  const pending = only ? state.pending.filter((p) => only.has(p.crc)) : [...state.pending];
+  for (const p of pending.sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)) {
+    const list = pendingBySlot.get(p.crc);
+    if (list) list.push(p);
+    else pendingBySlot.set(p.crc, [p]);
   }
-  const colorOfItem = new Map(state.pending.map((p) => [p.id, p.color]));
+  // The pending item a flash takes its color from may wait in another slot: every pending item counts.
+  let colorOfItem: Map<number, SorterColor> | null = null;
   const flashBySlot = new Map<string, Flash>();
   // The latest flash of a slot wins.
   for (const f of flashes) {
-    if (f.until <= now || (flashBySlot.get(f.crc)?.until ?? 0) > f.until) continue;
-    flashBySlot.set(f.crc, f.itemId === undefined ? f : { ...f, color: colorOfItem.get(f.itemId) ?? f.color });
+    if (f.until <= now || (only && !only.has(f.crc)) || (flashBySlot.get(f.crc)?.until ?? 0) > f.until) continue;
+    if (f.itemId !== undefined) colorOfItem ??= new Map(state.pending.map((p) => [p.id, p.color]));
+    flashBySlot.set(f.crc, f.itemId === undefined ? f : { ...f, color: colorOfItem!.get(f.itemId) ?? f.color });
   }
-  return state.slots.map((slot) => {
-    const base = { serialNumber: slot.serialNumber, crc: slot.crc, position: slot.position };
-    if (mode?.mode === 'test') {
-      const step = Math.floor(Math.max(0, now - mode.startedAt) / TEST_STEP_MS) % TEST_COLORS.length;
+  const slots = only ? state.slots.filter((s) => only.has(s.crc)) : state.slots;
+  if (mode?.mode === 'test') {
+    const step = Math.floor(Math.max(0, now - mode.startedAt) / TEST_STEP_MS) % TEST_COLORS.length;
+    return slots.map((slot) => {
       const light: Light = { on: true, colors: [TEST_COLORS[step]!], blink: 'steady', digits: '8'.repeat(DIGITS_WIDTH) };
-      return { ...base, front: light, back: light };
-    }
-    if (mode?.mode === 'show-address') {
+      return { serialNumber: slot.serialNumber, crc: slot.crc, position: slot.position, front: light, back: light };
+    });
+  }
+  if (mode?.mode === 'show-address') {
+    return slots.map((slot) => {
       const light: Light = { on: true, colors: ['White'], blink: 'steady', digits: digitsOf(slot.position) };
       // A button pressed meanwhile flashes its slot (a button test).
       const flash = flashBySlot.get(slot.crc);
-      return { ...base, front: flash ? flashLight(flash) : light, back: light };
-    }
-    return { ...base, front: frontOf(pendingBySlot.get(slot.crc) ?? [], flashBySlot.get(slot.crc)), back: backOf(slot) };
-  });
+      return { serialNumber: slot.serialNumber, crc: slot.crc, position: slot.position, front: flash ? flashLight(flash) : light, back: light };
+    });
+  }
+  return slots.map((slot) => ({
+    serialNumber: slot.serialNumber,
+    crc: slot.crc,
+    position: slot.position,
+    front: frontOf(pendingBySlot.get(slot.crc) ?? NONE_PENDING, flashBySlot.get(slot.crc)),
+    back: backOf(slot),
+  }));
 }
+
+const NONE_PENDING: PendingState[] = [];
 
 /** When the picture changes with time alone (a flash ends, a test step, a mode ends): epoch ms, or null. */
 export function nextChangeAt(state: WallState, flashes: readonly Flash[], now: number): number | null {

@@ -6,6 +6,7 @@ import { checkConnectionBudget } from '../db/connection-budget';
 import { resolveJwtSecret } from '../auth/jwt-secret';
 import { SqlPool, WALL_ACTOR_APPLICATION_NAME } from '../db/sql-pool';
 import { OrmSql } from '../db/orm-sql';
+import type { SqlDatabase } from '../db/named-sql';
 import type { QueueSettings } from '../queue/queue-module';
 
 /** The outside things one process holds, built once and passed in, closed in order. */
@@ -16,10 +17,18 @@ export interface Runtime {
   /** The plain-SQL pool of the workflow commands (docs/architecture.md, "ORM or plain SQL"); connects on first use. */
   sqlPool(): SqlPool;
   /**
-   * Named plain SQL on the ORM's pool (the relay, the event consumers, webhook deliveries): the same
-   * statements and DATABASE_PREPARED_STATEMENTS as the command pool, no second pool.
+   * Named plain SQL on the ORM's pool (the API's statements, start-up checks): the same statements and
+   * DATABASE_PREPARED_STATEMENTS as the command pool.
    */
   ormSql: OrmSql;
+  /**
+   * Named plain SQL of the worker kinds other than the commands (the relay, the event consumers, the
+   * senders, the light gateway, the sweeper). In a worker process that runs no commands, a plain `pg`
+   * pool of its own (poolShares: DATABASE_POOL_MAX − 1 connections, the ORM keeps one): no knex
+   * transaction object per batch. Elsewhere (a process that also runs the commands, the API, the CLI,
+   * a test's process) `ormSql`.
+   */
+  workerSql: SqlDatabase;
   redis: Redis;
   queueSettings: QueueSettings;
   /** Registers a closer; close() runs them in reverse order of registration. */
@@ -36,11 +45,11 @@ export async function createRuntime(
   const config = opts.config ?? loadConfig();
   const log = opts.log ?? createLogger(config.LOG_LEVEL, role);
   if (opts.migrate) await ensureDatabase(config.DATABASE_URL, log);
-  const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false);
   const applicationName = `sorting:${role}`.slice(0, 63);
   // Where a client waits for the answer (the API; a test's or bench's process that serves requests),
   // PostgreSQL's answers are bounded; a worker's batches and the CLI's migrations wait.
   const clientWaits = !role.startsWith('worker:') && role !== 'cli';
+  const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false, role.startsWith('worker:'));
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     // Where a client waits, a connection is had within the statement bound too: the pool retries a
     // connection that timed out, so an unbounded acquire could wait the bound two or three times over.
@@ -52,6 +61,15 @@ export async function createRuntime(
   let sqlPool: SqlPool | undefined;
   if (opts.migrate) await migrate(orm, log);
   const ormSql = OrmSql.of(orm.em, config.DATABASE_PREPARED_STATEMENTS);
+  // The worker kinds' own pool: the ORM pool's bounds (a worker's batches wait: no statement bound), name
+  // and idle time (a connection closed and opened again is a new backend, its statements prepared anew).
+  const workerPool = shares.worker
+    ? new SqlPool(
+        config.DATABASE_URL,
+        { max: shares.worker, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS, applicationName, prepared: config.DATABASE_PREPARED_STATEMENTS, boundStalls: false, idleMs: ORM_POOL_IDLE_MS },
+        log,
+      )
+    : null;
   await checkConnectionBudget(config, ormSql, log);
   // Without JWT_SECRET: the deployment's own random key, from the database (the same in every process).
   config.JWT_SECRET = await resolveJwtSecret(config, ormSql);
@@ -63,6 +81,7 @@ export async function createRuntime(
     log,
     orm,
     ormSql,
+    workerSql: workerPool ?? ormSql,
     sqlPool() {
       sqlPool ??= new SqlPool(
         config.DATABASE_URL,
@@ -103,6 +122,7 @@ export async function createRuntime(
       }
       log.info('shutting down: database and redis');
       await sqlPool?.close();
+      await workerPool?.close();
       await orm.close();
       redis.disconnect();
       log.info('shut down complete');
@@ -117,16 +137,24 @@ export async function createRuntime(
  */
 const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
 
+/** How long the ORM pool (knex's tarn pool) keeps an idle connection: the worker kinds' pool does alike. */
+const ORM_POOL_IDLE_MS = 30_000;
+
 /**
- * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool and
- * the plain-SQL pool of the workflow commands. A process that runs the commands (the sorting worker)
- * gives them all connections but one, which the ORM keeps (start-up checks, failed-job records): the
- * two pools together stay within DATABASE_POOL_MAX (2 at the least). Any other process uses the ORM
- * alone; its plain-SQL pool, sized alike, opens no connection unless a test runs the sorting worker in
- * the same process.
+ * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool, the
+ * plain-SQL pool of the workflow commands (`sql`) and that of the other worker kinds (`worker`). A
+ * process that runs the commands (the sorting worker) gives them all connections but one, which the
+ * ORM keeps (start-up checks, failed-job records; and the statements of any other kind it runs). A
+ * worker process that runs no commands (the pipeline) gives its worker kinds' pool all connections but
+ * the ORM's one (start-up checks). Either way the pools together stay within DATABASE_POOL_MAX (2 at the
+ * least). Any other process (the API, the CLI) uses the ORM alone. A commands' pool not counted here
+ * (`sql` of a process that runs no commands) opens no connection unless a test runs the sorting worker
+ * in the same process.
  */
-export function poolShares(poolMax: number, commandPool: boolean): { orm: number; sql: number } {
-  return commandPool ? { orm: 1, sql: Math.max(1, poolMax - 1) } : { orm: poolMax, sql: poolMax };
+export function poolShares(poolMax: number, commandPool: boolean, worker = false): { orm: number; sql: number; worker: number } {
+  if (commandPool) return { orm: 1, sql: Math.max(1, poolMax - 1), worker: 0 };
+  if (worker) return { orm: 1, sql: poolMax, worker: Math.max(1, poolMax - 1) };
+  return { orm: poolMax, sql: poolMax, worker: 0 };
 }
 
 const FATAL_CLOSE_MS = 3_000;

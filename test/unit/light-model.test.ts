@@ -122,6 +122,26 @@ describe('light model', () => {
     );
   });
 
+  it('property: the lights of some slots alone (only) are exactly those slots of the whole picture, in every mode, with flashes', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.record({ slot: fc.nat(), color: fc.constantFrom(...SORTER_COLORS), units: fc.integer({ min: 1, max: 3 }), at: fc.nat(1000) }), { maxLength: 12 }),
+        fc.array(fc.record({ slot: fc.nat(), color: fc.constantFrom('Red' as const, 'White' as const), until: fc.integer({ min: NOW - 100, max: NOW + 100 }), item: fc.option(fc.nat(14)) }), { maxLength: 5 }),
+        fc.constantFrom<WallState['mode']>(null, { mode: 'test', startedAt: NOW - 1500, until: NOW + 10 }, { mode: 'show-address', startedAt: NOW - 10, until: NOW + 10 }, { mode: 'test', startedAt: NOW - 20, until: NOW - 10 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (positions, raw, rawFlashes, mode, picks) => {
+          const slots = positions.map((p, i) => slot(p, (['Empty', 'Sorting', 'Complete'] as const)[i % 3]));
+          const items = raw.map((r, i) => pending(i + 1, slots[r.slot % slots.length]!, r.color, r.at, r.units));
+          const flashes = rawFlashes.map((f) => ({ crc: slots[f.slot % slots.length]!.crc, color: f.color, until: f.until, ...(f.item === null ? {} : { itemId: f.item }) }));
+          const only = new Set(picks.map((i) => slots[i % slots.length]!.crc));
+          const state = wall(slots, items, mode);
+          expect(renderWall(state, flashes, NOW, only)).toEqual(renderWall(state, flashes, NOW).filter((l) => only.has(l.crc)));
+        },
+      ),
+    );
+  });
+
   it('sameLight compares every field', () => {
     const a = { on: true, colors: ['Red' as const], blink: 'steady' as const, digits: '1' };
     expect(sameLight(a, { ...a })).toBe(true);

@@ -155,3 +155,60 @@ describe('light gateway engine: a wall read once, then moved by its events', () 
     await engine.close();
   });
 });
+
+/** A driver that takes a wall's changed slots alone when it can (`update`), keeping the rest of its picture. */
+class Updates extends Pictures {
+  updated: number[] = [];
+  update(wall: WallKey, lights: readonly SlotLights[]): boolean {
+    const before = this.last.get(wall.wallId);
+    if (!before) return false;
+    const changed = new Map(lights.map((l) => [l.crc, l]));
+    this.last.set(wall.wallId, before.map((l) => changed.get(l.crc) ?? l));
+    this.updated.push(lights.length);
+    return true;
+  }
+}
+
+describe('light gateway engine: only the slots a batch changes are rendered again', () => {
+  it('keeps a driver that takes changed slots alone in the same picture as one shown the whole wall, through scans, moves, flashes ending and releases', async () => {
+    const db = new WallReads();
+    db.row = { ...db.row, slots: [...SLOTS, { serialNumber: 'SN-3', crc: '33333333', position: 9, status: 'Sorting' }] };
+    let now = 1_000_000;
+    const engine = new LightsEngine(db, createLogger('silent', 'test'), () => now);
+    const whole = new Pictures();
+    const parts = new Updates();
+    engine.addDriver(whole);
+    engine.addDriver(parts);
+    const same = () => expect(parts.last.get(9)).toEqual(whole.last.get(9));
+    await engine.refresh([9]);
+    same();
+
+    await engine.apply([event('sort-box-item.created', 10)]);
+    same();
+    expect(parts.updated).toEqual([1]);
+    expect(parts.last.get(9)!.find((l) => l.crc === '583032E0')!.front.colors).toEqual(['Red']);
+    // The pending scan moves to slot 11111111: both slots change.
+    await engine.apply([event('sort-box-item.swapped', 11, { item: { crc: '11111111' } })]);
+    same();
+    expect(parts.updated.at(-1)).toBe(2);
+    // A wrong-slot cue on slot 33333333 in the pending item's color, then the item confirmed (the flash
+    // takes the color the item had while it was pending, the cue's own after).
+    await engine.flash(9, [{ crc: '33333333', color: 'White', itemId: 31 }]);
+    same();
+    expect(parts.last.get(9)!.find((l) => l.crc === '33333333')!.front).toEqual({ on: true, colors: ['Red'], blink: 'fast', digits: '' });
+    await engine.apply([event('sort-box-item.confirmed', 12, { item: { crc: '11111111' }, sortBox: { crc: '11111111', status: 'Sorting' } })]);
+    same();
+    // The flash has ended by the next batch (its timer has not fired yet): its slot is shown again too.
+    now += 10_000;
+    await engine.apply([event('sort-box.completed', 13, { sortBox: { crc: '583032E0', status: 'Complete' } })]);
+    same();
+    expect(parts.last.get(9)!.find((l) => l.crc === '33333333')!.front).toEqual(OFF);
+    await engine.apply([event('sort-box.released', 14, { sortBox: { crc: '583032E0' } })]);
+    same();
+    // Every batch went to the updating driver as its changed slots, never the whole wall of three.
+    expect(parts.updated.every((n) => n < 3)).toBe(true);
+    expect(parts.updated.length).toBe(6);
+    expect(db.reads).toBe(1);
+    await engine.close();
+  });
+});

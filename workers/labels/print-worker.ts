@@ -24,7 +24,7 @@ const RETENTION_EVERY_MS = 3_600_000;
  * schedule are columns of print_job: nothing of a print is only in memory or Redis.
  */
 export async function startPrinting(runtime: Runtime): Promise<{ wake(): void }> {
-  const { config, log, ormSql } = runtime;
+  const { config, log, workerSql } = runtime;
   const giveUpMs = Math.round(config.PRINT_JOB_GIVE_UP_MINUTES * 60_000);
   let nextRetention = Date.now() + 60_000;
 
@@ -46,14 +46,14 @@ export async function startPrinting(runtime: Runtime): Promise<{ wake(): void }>
     name: 'print sender',
     concurrency: CONCURRENCY,
     pollMs: PRINT_POLL_MS,
-    nextDue: async () => (await nextPrintDue(ormSql, {}))[0]?.due_at ?? null,
-    claim: (limit) => claimPrintJobs(ormSql, { limit, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE }),
-    send: (job) => sendPrintJob(ormSql, job, config, log, keepRecording),
+    nextDue: async () => (await nextPrintDue(workerSql, {}))[0]?.due_at ?? null,
+    claim: (limit) => claimPrintJobs(workerSql, { limit, leaseMs: LEASE_MS, giveUpMs, unknown: UNKNOWN_OUTCOME, late: TOO_LATE }),
+    send: (job) => sendPrintJob(workerSql, job, config, log, keepRecording),
     failed: (err, job) => log.warn({ err, printJobId: job.id }, 'could not record a print attempt; the job is tried again when its lease ends'),
     tick: async () => {
       if (Date.now() < nextRetention) return;
       nextRetention = Date.now() + RETENTION_EVERY_MS;
-      const gone = await deleteOldPrintJobs(ormSql, { days: PRINT_JOB_RETENTION_DAYS, batch: 1000 });
+      const gone = await deleteOldPrintJobs(workerSql, { days: PRINT_JOB_RETENTION_DAYS, batch: 1000 });
       if (gone.length) log.info({ deleted: gone.length }, 'old print jobs deleted');
     },
   });

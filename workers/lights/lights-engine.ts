@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
 import type { Logger } from '../../shared/logging/logger';
-import { FLASH_MS, nextChangeAt, renderWall, type Flash, type LightColor, type SlotLights, type WallState } from '../../shared/lights/light-model';
+import { activeMode, FLASH_MS, nextChangeAt, renderWall, type Flash, type LightColor, type SlotLights, type WallState } from '../../shared/lights/light-model';
 import type { RelayedTypedEvent } from '../pipeline/consumer-runner';
 import { wallLightStates, wallsWithSlots, type WallStateRow } from './lights.queries';
 import { applyLightEvent, READ_AGAIN_TYPES } from './wall-light-state';
@@ -16,12 +16,19 @@ export interface WallKey {
 
 /**
  * Carries lights to one kind of device (MQTT, TCP). The engine hands it the complete picture of a wall
- * each time; the driver sends only what changed since it last sent that light, and forgets (turns off
- * and clears) the slots that left the picture.
+ * (`show`: the driver sends only what changed since it last sent that light, and forgets, turns off and
+ * clears, the slots that left the picture), or, after events that change a few slots, only their lights
+ * (`update`).
  */
 export interface LightsDriver {
   readonly name: string;
   show(wall: WallKey, lights: readonly SlotLights[]): void;
+  /**
+   * Some slots of a wall the driver was shown, their lights as `show` would send them; the wall's other
+   * slots stay as they are. False (nothing done) when the driver holds no picture of the wall: the
+   * engine shows it the whole one. A driver without it is always shown the whole wall.
+   */
+  update?(wall: WallKey, lights: readonly SlotLights[]): boolean;
   /** The wall is gone (deleted, or no slot left): everything the driver holds of it goes dark. */
   forget(wallId: number): void;
   /** After a full resync: walls the driver holds that were not shown are gone. */
@@ -110,8 +117,9 @@ export class LightsEngine {
     let afterRead = false;
     for (const [wallId, list] of byWall) {
       this.addFlashes(wallId, cues.get(wallId) ?? []);
-      const outcome = this.applyTo(wallId, list);
-      if (outcome === 'applied') this.showHeld(wallId);
+      const touched = new Set<string>();
+      const outcome = this.applyTo(wallId, list, touched);
+      if (outcome === 'applied') this.showHeld(wallId, touched);
       else if (outcome === 'read') reads.push(wallId);
       else afterRead = true;
     }
@@ -160,7 +168,7 @@ export class LightsEngine {
    * (not held, an event the state cannot take or that asks for a read), `after-read` when a read of
    * the wall is due or running and applies them: events that may come after a read wait for it.
    */
-  private applyTo(wallId: number, events: readonly RelayedTypedEvent[]): 'applied' | 'read' | 'after-read' {
+  private applyTo(wallId: number, events: readonly RelayedTypedEvent[], touched: Set<string>): 'applied' | 'read' | 'after-read' {
     const held = this.held.get(wallId);
     const pending = this.dirty.has(wallId) || this.reading.has(wallId);
     let outcome: 'applied' | 'read' | 'after-read' = pending ? 'after-read' : held ? 'applied' : 'read';
@@ -171,7 +179,7 @@ export class LightsEngine {
       }
       if (outcome !== 'applied') this.wait(wallId, e);
       else if (BigInt(e.outboxId) > held!.through) {
-        if (applyLightEvent(held!.state, e)) held!.through = BigInt(e.outboxId);
+        if (applyLightEvent(held!.state, e, touched)) held!.through = BigInt(e.outboxId);
         else {
           outcome = 'read';
           this.wait(wallId, e);
@@ -193,7 +201,8 @@ export class LightsEngine {
   private addFlashes(wallId: number, cues: readonly Cue[]): void {
     if (!cues.length) return;
     const until = this.clock() + FLASH_MS;
-    const list = (this.flashes.get(wallId) ?? []).filter((f) => f.until > this.clock());
+    // Ended flashes stay until the wall is shown: their slots are shown again then (show).
+    const list = this.flashes.get(wallId) ?? [];
     for (const c of cues) list.push({ ...c, until });
     this.flashes.set(wallId, list);
   }
@@ -255,16 +264,26 @@ export class LightsEngine {
     this.show(wallId, held.state);
   }
 
-  /** The held wall shown as it is now (a timer, a flash); read when it is not held. */
-  private showHeld(wallId: number): void {
+  /**
+   * The held wall shown as it is now (events applied, a timer, a flash); read when it is not held.
+   * `touched`: the slots the events changed (only they, and those of its flashes, are rendered again).
+   */
+  private showHeld(wallId: number, touched?: ReadonlySet<string>): void {
     const held = this.held.get(wallId);
-    if (held && !this.dirty.has(wallId) && !this.reading.has(wallId)) this.show(wallId, held.state);
+    if (held && !this.dirty.has(wallId) && !this.reading.has(wallId)) this.show(wallId, held.state, touched);
     else this.refresh([wallId]).catch((err: unknown) => this.log.warn({ err, wallId }, 'could not refresh the lights of a wall'));
   }
 
-  private show(wallId: number, state: WallState | null): void {
+  /**
+   * Shows the wall's picture at `now`. With `touched` (events changed those slots since the last show),
+   * only those slots and the slots of its flashes (in progress, or ended since the last show) are
+   * rendered and handed to the drivers that can update a picture; everything else of the wall looks as
+   * it did at the last show. A wall with a light mode (in force, or ended since) is rendered whole.
+   */
+  private show(wallId: number, state: WallState | null, touched?: ReadonlySet<string>): void {
     const now = this.clock();
-    const flashes = (this.flashes.get(wallId) ?? []).filter((f) => f.until > now);
+    const all = this.flashes.get(wallId) ?? [];
+    const flashes = all.filter((f) => f.until > now);
     if (flashes.length) this.flashes.set(wallId, flashes);
     else this.flashes.delete(wallId);
     clearTimeout(this.timers.get(wallId));
@@ -273,8 +292,22 @@ export class LightsEngine {
       for (const d of this.drivers) this.guard(d, () => d.forget(wallId));
       return;
     }
-    const lights = renderWall(state, flashes, now);
-    for (const d of this.drivers) this.guard(d, () => d.show({ clientId: state.clientId, wallId }, lights));
+    let only: Set<string> | null = null;
+    if (touched && state.mode === null) {
+      only = new Set(touched);
+      for (const f of all) only.add(f.crc);
+    }
+    // A mode that has ended shows as none: rendered whole this once, the wall's later shows may be partial.
+    if (state.mode && !activeMode(state.mode, now)) state.mode = null;
+    const wall = { clientId: state.clientId, wallId };
+    const part = only ? renderWall(state, flashes, now, only) : null;
+    let whole: SlotLights[] | null = null;
+    for (const d of this.drivers) {
+      this.guard(d, () => {
+        if (part && d.update?.(wall, part)) return;
+        d.show(wall, (whole ??= renderWall(state, flashes, now)));
+      });
+    }
     const next = nextChangeAt(state, flashes, now);
     if (next !== null) {
       // The picture changes with time alone: shown again from the held state, no read.

@@ -2,7 +2,7 @@ import { query } from '../../shared/db/named-sql';
 import type { SorterColor } from '../../shared/domain/colors';
 import type { PendingState, SlotState, WallMode } from '../../shared/lights/light-model';
 
-/* The light gateway's statements (docs/lights.md), on the ORM's pool (runtime.ormSql). */
+/* The light gateway's statements (docs/lights.md), on the worker kinds' pool (runtime.workerSql). */
 
 export interface WallStateRow {
   wallId: number;

@@ -46,10 +46,10 @@ export const lightsKind: WorkerKindCode<LightsContext> = {
 };
 
 async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsContext>> {
-  const { config, log, ormSql } = runtime;
-  const engine = new LightsEngine(ormSql, log);
+  const { config, log, workerSql } = runtime;
+  const engine = new LightsEngine(workerSql, log);
   const commands = createCommandClient(runtime.queueSettings, log);
-  const controllers = new ControllerRegistry(ormSql, log, config.LIGHTS_CONTROLLER_TIMEOUT_MS);
+  const controllers = new ControllerRegistry(workerSql, log, config.LIGHTS_CONTROLLER_TIMEOUT_MS);
   await controllers.start();
   // A controller may deliver a press twice (MQTT QoS 1 after a reconnect): its id is remembered a while.
   const presses = new LRUCache<string, true>({ max: 10_000, ttl: 10 * 60_000 });
@@ -61,7 +61,7 @@ async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsCo
     }
     const onRetry = (err: unknown, waitMs: number) =>
       log.warn({ err, press: { ...press }, waitMs }, `slot button ${press.button}: the sorting worker did not answer; sending it again`);
-    pressButton({ db: ormSql, commands, engine, onRetry }, press).then(
+    pressButton({ db: workerSql, commands, engine, onRetry }, press).then(
       (outcome) => log.info({ press: { ...press }, outcome }, `slot button ${press.button}: ${outcome.kind}`),
       (err: unknown) => log.error({ err, press: { ...press } }, 'a slot button press failed'),
     );
@@ -78,7 +78,7 @@ async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsCo
   // resync began on: one begun before the broker connected sweeps nothing (the connect's resync does).
   const sweep = async (session: number | null): Promise<void> => {
     if (!mqtt || session === null) return;
-    await mqtt.sweepStale(session, await wallsToSweep(ormSql, {}));
+    await mqtt.sweepStale(session, await wallsToSweep(workerSql, {}));
   };
   const resync = (): void => {
     clearTimeout(retry);

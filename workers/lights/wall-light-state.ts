@@ -51,15 +51,24 @@ function changesOf(state: WallState, e: TypedWallEvent): { slots: SlotChange[]; 
 
 /**
  * Applies one event of the wall's command order to its light state, in place; false (and the state
- * untouched) when the event cannot be applied and the wall must be read again.
+ * untouched) when the event cannot be applied and the wall must be read again. `touched` gathers the
+ * crcs of the slots whose lights the event may change (a status it names, a pending scan's slot before
+ * and after), so only those are rendered again.
  */
-export function applyLightEvent(state: WallState, e: TypedWallEvent): boolean {
+export function applyLightEvent(state: WallState, e: TypedWallEvent, touched?: Set<string>): boolean {
   if (READ_AGAIN_TYPES.has(e.type)) return false;
   const c = changesOf(state, e);
   if (!c) return false;
   for (const { crc, status } of c.slots) {
     const i = state.slots.findIndex((s) => s.crc === crc);
     state.slots[i] = { ...state.slots[i]!, status };
+    touched?.add(crc);
+  }
+  if (touched && (c.add || c.remove !== undefined || c.move)) {
+    const ids = new Set([c.add?.id, c.remove, c.move?.id]);
+    for (const p of state.pending) if (ids.has(p.id)) touched.add(p.crc);
+    if (c.add) touched.add(c.add.crc);
+    if (c.move) touched.add(c.move.crc);
   }
   if (c.add) state.pending = [...state.pending.filter((p) => p.id !== c.add!.id), c.add];
   if (c.remove !== undefined) state.pending = state.pending.filter((p) => p.id !== c.remove);

@@ -30,11 +30,11 @@ export function wallsOf(events: readonly RelayedEvent[], enough = BUSY_WALLS): n
 }
 
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
-  const { ormSql, redis, log, config } = runtime;
+  const { workerSql, redis, log, config } = runtime;
   const publisher = new HubPublisher(redis, config.QUEUE_PREFIX, log);
   const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
   let stopped = false;
-  const relay = new Relay(ormSql, config.OUTBOX_BATCH_SIZE);
+  const relay = new Relay(workerSql, config.OUTBOX_BATCH_SIZE);
   let active = false;
   let lastStamp = 0;
   let held = 0;

@@ -349,7 +349,7 @@ export function consumerSettings(config: Runtime['config']): ConsumerSettings {
  * Any number of processes may run it: one holds its position at a time, the others wait as stand-bys.
  */
 export async function startEventConsumer<Ctx>(
-  runtime: Pick<Runtime, 'config' | 'log' | 'ormSql' | 'onClose'>,
+  runtime: Pick<Runtime, 'config' | 'log' | 'workerSql' | 'onClose'>,
   consumer: EventConsumer<Ctx>,
   opts: {
     name: string;
@@ -361,8 +361,8 @@ export async function startEventConsumer<Ctx>(
     context: Ctx;
   },
 ): Promise<void> {
-  const { log, ormSql, config } = runtime;
-  await registerConsumer(ormSql, { name: consumer.name });
+  const { log, workerSql, config } = runtime;
+  await registerConsumer(workerSql, { name: consumer.name });
   const settings = { ...consumerSettings(config), ...opts.settings };
   // A consumer that reads at once (interval 0: the light gateway) listens for the relay's notifications;
   // one that gathers events anyway looks every interval instead: PostgreSQL wakes every listening
@@ -371,7 +371,7 @@ export async function startEventConsumer<Ctx>(
   const waiter = listening ? notificationsOf(runtime).waiter(RELAYED_CHANNEL) : localWaiter();
   if (!listening) settings.pollMs = Math.min(settings.pollMs, settings.intervalMs);
   let stopped = false;
-  const loop = runConsumer(ormSql, consumer, settings, {
+  const loop = runConsumer(workerSql, consumer, settings, {
     waiter,
     ctx: { ...opts.context, config, log } as ConsumerContext<Ctx>,
     stopped: () => stopped,

@@ -17,7 +17,7 @@ const RETENTION_BUDGET_MS = 10_000;
  * so nothing about it lives only in Redis: an empty Redis changes nothing here.
  */
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
-  const { config, log, ormSql } = runtime;
+  const { config, log, workerSql } = runtime;
   const commands = createCommandClient(runtime.queueSettings, log);
   const retention = retentionSettings(config);
   const consumers = EVENT_CONSUMER_NAMES;
@@ -26,10 +26,10 @@ export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const loop = (async () => {
     while (!stopped) {
       try {
-        const [{ claimed }] = await claimMaintenanceRun(ormSql, { name: 'sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS });
+        const [{ claimed }] = await claimMaintenanceRun(workerSql, { name: 'sweep', intervalMs: config.SESSION_SWEEP_INTERVAL_MS });
         if (claimed) {
-          await sweepOnce(ormSql, commands, log);
-          await enforceRetention(ormSql, retention, { consumers, budgetMs: Math.min(RETENTION_BUDGET_MS, config.SESSION_SWEEP_INTERVAL_MS / 2), log });
+          await sweepOnce(workerSql, commands, log);
+          await enforceRetention(workerSql, retention, { consumers, budgetMs: Math.min(RETENTION_BUDGET_MS, config.SESSION_SWEEP_INTERVAL_MS / 2), log });
         }
       } catch (err) {
         log.warn({ err }, 'sweep failed; the next interval tries again');

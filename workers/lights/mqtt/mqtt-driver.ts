@@ -175,6 +175,22 @@ export class MqttLightsDriver implements LightsDriver {
     if (this.client.connected) this.published.set(wall.wallId, { clientId: wall.clientId, slots: next });
   }
 
+  /** Some slots of a wall shown before: each published when it changed, as `show` does; the others left as they are. */
+  update(wall: WallKey, lights: readonly SlotLights[]): boolean {
+    const held = this.published.get(wall.wallId);
+    if (!held || held.clientId !== wall.clientId) return false;
+    // Not connected: nothing is published and nothing recorded (as `show`); the next connect sets every light again.
+    if (!this.client.connected) return true;
+    for (const slot of lights) {
+      const before = held.slots.get(slot.serialNumber);
+      const moved = before && (before.slot.position !== slot.position || before.slot.crc !== slot.crc);
+      if (!before || moved || !sameLight(before.front, slot.front)) this.publishLight(wall, slot, 'front', slot.front);
+      if (!before || moved || !sameLight(before.back, slot.back)) this.publishLight(wall, slot, 'back', slot.back);
+      held.slots.set(slot.serialNumber, { slot, front: slot.front, back: slot.back });
+    }
+    return true;
+  }
+
   forget(wallId: number): void {
     const held = this.published.get(wallId);
     if (!held) return;

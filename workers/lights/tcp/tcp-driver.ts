@@ -241,6 +241,20 @@ export class TcpLightsDriver implements LightsDriver {
     this.shownOn.set(wall.wallId, { clientId: wall.clientId, serials });
   }
 
+  /** Some slots of a wall shown before, as `show` sets them; the wall's other slots keep their lights. */
+  update(wall: WallKey, lights: readonly SlotLights[]): boolean {
+    const shown = this.shownOn.get(wall.wallId);
+    if (!shown || shown.clientId !== wall.clientId) return false;
+    for (const slot of lights) {
+      if (!this.links.some((l) => l.config.clientId === wall.clientId && l.drives(slot.serialNumber))) continue;
+      shown.serials.add(slot.serialNumber);
+      this.owner.set(`${wall.clientId}/${slot.serialNumber}`, wall.wallId);
+      this.set(wall.clientId, slot.serialNumber, 'front', slot.front);
+      this.set(wall.clientId, slot.serialNumber, 'back', slot.back);
+    }
+    return true;
+  }
+
   private darken(clientId: number, serialNumber: string, wallId: number): void {
     const key = `${clientId}/${serialNumber}`;
     if (this.owner.get(key) !== wallId) return;
