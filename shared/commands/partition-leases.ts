@@ -272,6 +272,10 @@ export class PartitionLeases {
       return;
     }
     const offset = Number.parseInt(this.token.slice(-8), 16) % partitions;
+    // The workers of the partitions taken start together: at a start (every partition free) each costs
+    // a few Redis round trips, and one after the other they held the last partition's commands for a
+    // few hundred ms after the first was taken.
+    const starting: Promise<void>[] = [];
     for (let i = 0; i < partitions && mine() < share; i++) {
       const p = (offset + i) % partitions;
       if (this.held.has(p)) continue;
@@ -281,18 +285,23 @@ export class PartitionLeases {
         ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) !== 0;
       } catch (err) {
         log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be taken');
-        return;
+        break;
       }
       if (!ok) continue;
       this.held.set(p, { validUntil: sentAt + ttlMs });
-      try {
-        await this.handlers.acquired(p);
-        log.info({ partition: p, holders: live }, 'holding command partition');
-      } catch (err) {
-        log.warn({ err, partition: p }, 'could not start the worker of a partition; handing its lease back');
-        this.held.delete(p);
-        await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
-      }
+      starting.push(this.startWorker(p, live));
+    }
+    await Promise.all(starting);
+  }
+
+  private async startWorker(p: number, live: number): Promise<void> {
+    try {
+      await this.handlers.acquired(p);
+      this.opts.log.info({ partition: p, holders: live }, 'holding command partition');
+    } catch (err) {
+      this.opts.log.warn({ err, partition: p }, 'could not start the worker of a partition; handing its lease back');
+      this.held.delete(p);
+      await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
     }
   }
 
