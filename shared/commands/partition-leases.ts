@@ -142,6 +142,18 @@ export function leaseKey(prefix: string, partition: number): string {
   return `${prefix}:${commandQueueName(partition)}:lease`;
 }
 
+/**
+ * Whether every command partition is held by a sorting process now (its lease key is set): the API's
+ * /readyz waits for it when the service starts (services/api/http/readiness.ts, StartGate). One EXISTS
+ * per key (each in its partition's hash slot, as a Redis Cluster wants them).
+ */
+export function partitionsHeld(redis: Pick<Redis, 'exists'>, prefix: string, partitions: number): () => Promise<boolean> {
+  return async () => {
+    const held = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.exists(leaseKey(prefix, p))));
+    return held.every((n) => Number(n) === 1);
+  };
+}
+
 export class PartitionLeases {
   readonly token = holderToken();
   /** Rounds run so far (a test waits for some to pass instead of sleeping). */
