@@ -206,7 +206,7 @@ async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number,
     const lastRun = buckets.reduce((last, b, k) => (bad(b) && bad(buckets[k - 1]) ? b.second : last), -1);
     const steadyAfterS = lastRun >= 0 ? lastRun + 1 : Math.floor(pairs[0]?.at ?? 0);
 
-    say(`\nTraffic from /readyz: ${ready.length} sorters signed in and connected ${signInMs} ms after it; ${pairs.length} pairs, ${pairs.filter((p) => !p.ok).length} failed`);
+    say(`\nTraffic from /readyz (${Math.round(run.readyAt - run.startedAt)} ms after this start): ${ready.length} sorters signed in and connected ${signInMs} ms after it; ${pairs.length} pairs, ${pairs.filter((p) => !p.ok).length} failed`);
     say(`  connects in the order sent (s after /readyz: connect ms, its POST /token before it ms): ${connects.map((c) => `${c.connectAt.toFixed(2)}:${c.connectMs} (${c.tokenMs})`).join(' ')}`);
     say(`  first connect ${firstConnectMs} ms, slowest ${slowestConnectMs} ms, median ${summarize(connects.map((c) => c.connectMs)).p50} ms; scan p50 in the first second of traffic ${Math.round(buckets.find((b) => b.n > 0)?.scan.p50 ?? NaN)} ms`);
     say(`  second after /readyz: ${buckets.map((b) => `${b.second}:${Number.isFinite(b.scan.p50) ? Math.round(b.scan.p50) : '-'}${b.failed ? `(${b.failed}✗)` : ''}`).join(' ')}   (scan p50 ms)`);
@@ -220,6 +220,7 @@ async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number,
     const idleAfter = processFigures(roles, loadEnd);
     printProcesses(`Idle after the traffic: resident memory (peak during the traffic in the JSON) and CPU in the ${idleSeconds} s idle`, idleAfter, `CPU ms idle ${idleSeconds} s`);
     return {
+      readyMs: Math.round(run.readyAt - run.startedAt),
       signInMs,
       connects,
       firstConnectMs,
