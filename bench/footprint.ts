@@ -112,15 +112,26 @@ async function idleRun(s: BenchSettings, idleSeconds: number) {
   }
 }
 
-async function signIn(http: BenchHttp, seeded: Seeded, wallIndex: number): Promise<{ auth: string; sessionToken: string; barcodes: string[] } | string> {
+/** One sorter's sign-in: POST /token, then the connect (POST .../sessions), ms; `connectAt` is when the connect was sent, s after /readyz. */
+interface SignInTiming {
+  wallIndex: number;
+  tokenMs: number;
+  connectAt: number;
+  connectMs: number;
+}
+
+async function signIn(http: BenchHttp, seeded: Seeded, wallIndex: number, t0: number): Promise<{ auth: string; sessionToken: string; barcodes: string[]; timing: SignInTiming } | string> {
   const sorter = seeded.sorters.find((x) => x.wallIndex === wallIndex)!;
+  const tokenStart = performance.now();
   const token = await http.request('POST', '/token', { body: { username: sorter.email, password: SORTER_PASSWORD }, timeoutMs: 30_000 });
   if (token.status !== 200) return `sign-in ${token.status} ${token.code}`;
   const auth = `Bearer ${(token.body as { access_token: string }).access_token}`;
   const wall = seeded.walls[wallIndex]!;
+  const connectStart = performance.now();
   const session = await http.request('POST', `/api/v1/walls/${wall.id}/sessions`, { auth, body: {}, timeoutMs: 30_000 });
   if (session.status !== 200) return `connect ${session.status} ${session.code}`;
-  return { auth, sessionToken: (session.body as { token: string }).token, barcodes: wall.barcodes };
+  const timing = { wallIndex, tokenMs: Math.round(connectStart - tokenStart), connectAt: Math.round(connectStart - t0) / 1000, connectMs: Math.round(performance.now() - connectStart) };
+  return { auth, sessionToken: (session.body as { token: string }).token, barcodes: wall.barcodes, timing };
 }
 
 async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number, idleSeconds: number, rate: number) {
@@ -135,11 +146,16 @@ async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number,
     const atReady = await meter.snapshot();
     const t0 = run.readyAt;
     const signInStart = performance.now();
-    const sorters = await Promise.all(seeded.walls.map((_, w) => signIn(http, seeded, w)));
+    const sorters = await Promise.all(seeded.walls.map((_, w) => signIn(http, seeded, w, t0)));
     const failed = sorters.filter((x): x is string => typeof x === 'string');
     if (failed.length) throw new Error(`signing in after /readyz failed: ${failed.join(', ')}`);
     const ready = sorters as Exclude<(typeof sorters)[number], string>[];
     const signInMs = Math.round(performance.now() - signInStart);
+    // Each connect in the order they were sent: the first after /readyz meets whatever the processes
+    // had not warmed; the slowest is what a sorter waits at worst.
+    const connects = ready.map((r) => r.timing).sort((a, b) => a.connectAt - b.connectAt);
+    const firstConnectMs = connects[0]?.connectMs ?? NaN;
+    const slowestConnectMs = Math.max(...connects.map((c) => c.connectMs));
     const pairs: Pair[] = [];
     const total = Math.round(rate * loadSeconds);
     const inFlight = new Set<Promise<void>>();
@@ -190,7 +206,9 @@ async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number,
     const lastRun = buckets.reduce((last, b, k) => (bad(b) && bad(buckets[k - 1]) ? b.second : last), -1);
     const steadyAfterS = lastRun >= 0 ? lastRun + 1 : Math.floor(pairs[0]?.at ?? 0);
 
-    say(`\nTraffic from /readyz: ${ready.length} sorters signed in and connected ${signInMs} ms after it; ${pairs.length} pairs, ${pairs.filter((p) => !p.ok).length} failed`);
+    say(`\nTraffic from /readyz (${Math.round(run.readyAt - run.startedAt)} ms after this start): ${ready.length} sorters signed in and connected ${signInMs} ms after it; ${pairs.length} pairs, ${pairs.filter((p) => !p.ok).length} failed`);
+    say(`  connects in the order sent (s after /readyz: connect ms, its POST /token before it ms): ${connects.map((c) => `${c.connectAt.toFixed(2)}:${c.connectMs} (${c.tokenMs})`).join(' ')}`);
+    say(`  first connect ${firstConnectMs} ms, slowest ${slowestConnectMs} ms, median ${summarize(connects.map((c) => c.connectMs)).p50} ms; scan p50 in the first second of traffic ${Math.round(buckets.find((b) => b.n > 0)?.scan.p50 ?? NaN)} ms`);
     say(`  second after /readyz: ${buckets.map((b) => `${b.second}:${Number.isFinite(b.scan.p50) ? Math.round(b.scan.p50) : '-'}${b.failed ? `(${b.failed}✗)` : ''}`).join(' ')}   (scan p50 ms)`);
     say(`  steady (no two seconds in a row with a scan p50 over 2× the last third's ${steadyP50} ms or a failure) from ${steadyAfterS} s after /readyz`);
     say(`  CPU ms in the first 10 s after /readyz: ${Object.entries(cpuFirst10).map(([k, v]) => `${k} ${v}`).join(' · ')}`);
@@ -202,7 +220,12 @@ async function trafficRun(s: BenchSettings, seeded: Seeded, loadSeconds: number,
     const idleAfter = processFigures(roles, loadEnd);
     printProcesses(`Idle after the traffic: resident memory (peak during the traffic in the JSON) and CPU in the ${idleSeconds} s idle`, idleAfter, `CPU ms idle ${idleSeconds} s`);
     return {
+      readyMs: Math.round(run.readyAt - run.startedAt),
       signInMs,
+      connects,
+      firstConnectMs,
+      slowestConnectMs,
+      firstSecondScanP50: buckets.find((b) => b.n > 0)?.scan.p50 ?? null,
       pairs: pairs.length,
       failed: pairs.filter((p) => !p.ok).length,
       perSecond: buckets.map((b) => ({ second: b.second, n: b.n, failed: b.failed, scanP50: b.scan.p50, scanP99: b.scan.p99 })),

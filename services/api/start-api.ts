@@ -14,6 +14,7 @@ import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { READINESS, Readiness, createHealthServer, postgresProbe, redisProbe } from './http/readiness';
+import { partitionsHeld } from '../../shared/commands/partition-leases';
 import { createLabelRenderPool } from '../../shared/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
 
@@ -52,7 +53,12 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   runtime.onClose('label render threads', () => labels.close());
   const pgProbe = postgresProbe(config.DATABASE_URL, 'sorting:api:readiness', READINESS.timeoutMs);
   runtime.onClose('readiness connection', () => pgProbe.close());
-  const readiness = new Readiness({ postgres: pgProbe.probe, redis: redisProbe(redis) });
+  const readiness = new Readiness({ postgres: pgProbe.probe, redis: redisProbe(redis) }, READINESS, {
+    name: 'partitions',
+    probe: partitionsHeld(redis, config.QUEUE_PREFIX, config.QUEUE_PARTITIONS),
+    waitMs: config.READYZ_WAITS_FOR_PARTITIONS_MS,
+    recheckMs: 50,
+  });
   return {
     events,
     queues,

@@ -22,6 +22,8 @@ export interface RoleSpec {
   nodeFlags?: readonly string[];
   /** Scheduling niceness of its processes (below 0: more CPU than the others), where the system allows it. */
   niceness?: number;
+  /** Settings its processes start with unless the operator set them. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -56,7 +58,9 @@ export const ROLES: readonly RoleSpec[] = [
   // where they all share the cores, an API starved by busy database backends takes one new connection
   // per turn of its event loop and lets thousands wait, /readyz among them; answering (a 503 is an
   // answer) must not wait for the work it sheds (docs/operations.md, "Connections").
-  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true, niceness: -5 },
+  // Its /readyz waits (10 s at most) until the sorting workers, started beside it, hold every command
+  // partition: the first commands after it are then answered at once, not after the workers' start.
+  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true, niceness: -5, env: { READYZ_WAITS_FOR_PARTITIONS_MS: '10000' } },
 ];
 
 /** The command-line arguments of a role's process. */

@@ -96,7 +96,7 @@ export class Supervisor {
   }
 
   private spawn(slot: Slot): void {
-    const env = { ...process.env, ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' };
+    const env = { ...slot.spec.env, ...process.env, ...missingServiceEnv(process.env), [SUPERVISED_ENV]: '1' };
     const file = entryFile(slot.spec.entry);
     const args = roleArgs(slot.spec);
     // The supervisor's own flags (e.g. tsx's loader when it runs under tsx), then the role's.

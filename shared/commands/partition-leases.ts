@@ -142,6 +142,18 @@ export function leaseKey(prefix: string, partition: number): string {
   return `${prefix}:${commandQueueName(partition)}:lease`;
 }
 
+/**
+ * Whether every command partition is held by a sorting process now (its lease key is set): the API's
+ * /readyz waits for it when the service starts (services/api/http/readiness.ts, StartGate). One EXISTS
+ * per key (each in its partition's hash slot, as a Redis Cluster wants them).
+ */
+export function partitionsHeld(redis: Pick<Redis, 'exists'>, prefix: string, partitions: number): () => Promise<boolean> {
+  return async () => {
+    const held = await Promise.all(Array.from({ length: partitions }, (_, p) => redis.exists(leaseKey(prefix, p))));
+    return held.every((n) => Number(n) === 1);
+  };
+}
+
 export class PartitionLeases {
   readonly token = holderToken();
   /** Rounds run so far (a test waits for some to pass instead of sleeping). */
@@ -272,6 +284,10 @@ export class PartitionLeases {
       return;
     }
     const offset = Number.parseInt(this.token.slice(-8), 16) % partitions;
+    // The workers of the partitions taken start together: at a start (every partition free) each costs
+    // a few Redis round trips, and one after the other they held the last partition's commands for a
+    // few hundred ms after the first was taken.
+    const starting: Promise<void>[] = [];
     for (let i = 0; i < partitions && mine() < share; i++) {
       const p = (offset + i) % partitions;
       if (this.held.has(p)) continue;
@@ -281,18 +297,23 @@ export class PartitionLeases {
         ok = Number(await this.redis.eval(RENEW, 1, leaseKey(this.opts.prefix, p), this.token, ttlMs)) !== 0;
       } catch (err) {
         log.warn({ err: (err as Error).message, partition: p }, 'partition lease could not be taken');
-        return;
+        break;
       }
       if (!ok) continue;
       this.held.set(p, { validUntil: sentAt + ttlMs });
-      try {
-        await this.handlers.acquired(p);
-        log.info({ partition: p, holders: live }, 'holding command partition');
-      } catch (err) {
-        log.warn({ err, partition: p }, 'could not start the worker of a partition; handing its lease back');
-        this.held.delete(p);
-        await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
-      }
+      starting.push(this.startWorker(p, live));
+    }
+    await Promise.all(starting);
+  }
+
+  private async startWorker(p: number, live: number): Promise<void> {
+    try {
+      await this.handlers.acquired(p);
+      this.opts.log.info({ partition: p, holders: live }, 'holding command partition');
+    } catch (err) {
+      this.opts.log.warn({ err, partition: p }, 'could not start the worker of a partition; handing its lease back');
+      this.held.delete(p);
+      await this.redis.eval(RELEASE, 1, leaseKey(this.opts.prefix, p), this.token).catch(() => undefined);
     }
   }
 

@@ -75,6 +75,8 @@ export const configSchema = z.object({
     .describe('how long the API waits for a worker\'s answer to a command'),
   SORTING_LEASE_TTL_MS: z.coerce.number().int().min(500).default(10_000)
     .describe('how long a sorting process\'s hold on a command partition lasts without being extended (it extends it every fifth of that): the longest a dead process keeps its walls from the others. A process that stops hands its partitions back at once ([docs/operations.md](docs/operations.md#sorting-processes-and-their-partitions))'),
+  READYZ_WAITS_FOR_PARTITIONS_MS: z.coerce.number().int().min(0).max(600_000).default(0)
+    .describe('when the API starts, `GET /readyz` also waits until a sorting process holds every command partition, at most this long (`0`: it does not wait); `npm start` sets `10000` for its API, so the first commands after `/readyz` do not wait for the sorting workers to start ([docs/operations.md](docs/operations.md#health))'),
   SORTING_WORKERS: z.coerce.number().int().min(0).max(64).default(0)
     .describe('`npm start`: sorting worker processes; `0` = one per two cores (`os.availableParallelism()`), at least one'),
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1)

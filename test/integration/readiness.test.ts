@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import request from 'supertest';
-import { Readiness, createHealthServer, postgresProbe, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { Readiness, createHealthServer, postgresProbe, readyzAnswer, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { leaseKey, partitionsHeld } from '../../shared/commands/partition-leases';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { TEST_PG_BASE, workerDbName } from '../support/test-db';
 import { startTestApi, type TestApi } from '../support/test-api';
@@ -103,6 +104,54 @@ describe('Readiness', () => {
       expect(pending).toHaveLength(3);
       pending[2]!.resolve();
       expect(await late).toEqual({ redis: true });
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('at start, waits until a sorting process holds every command partition, then no longer asks', async () => {
+    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REQUEST_PATH_REDIS);
+    const prefix = `readyz-gate-${process.pid}-${Date.now()}`;
+    const gate = { name: 'partitions', probe: partitionsHeld(redis, prefix, 3), waitMs: 60_000, recheckMs: 0 };
+    const readiness = new Readiness({ redis: redisProbe(redis) }, { timeoutMs: 1000, cacheMs: 0, maxAgeMs: 0 }, gate);
+    try {
+      expect(await readiness.check()).toEqual({ redis: true, partitions: false });
+      const notYet = readyzAnswer({ redis: true, partitions: false });
+      expect(notYet.ok ? null : notYet.error.message).toMatch(/sorting workers/);
+      await redis.set(leaseKey(prefix, 0), 'host:1:a');
+      await redis.set(leaseKey(prefix, 2), 'host:1:a');
+      expect(await readiness.check()).toEqual({ redis: true, partitions: false });
+      await redis.set(leaseKey(prefix, 1), 'host:2:b');
+      expect(await readiness.check()).toEqual({ redis: true });
+      // Held once: a partition free later (a sorting process that died) leaves the API ready.
+      await redis.del(leaseKey(prefix, 1));
+      expect(await readiness.check()).toEqual({ redis: true });
+    } finally {
+      await redis.del(leaseKey(prefix, 0), leaseKey(prefix, 1), leaseKey(prefix, 2));
+      redis.disconnect();
+    }
+  });
+
+  it('is ready without the partitions once the start wait ran out, and checks them again sooner meanwhile', async () => {
+    let t = 0;
+    let asked = 0;
+    const clock = jest.spyOn(performance, 'now').mockImplementation(() => t);
+    try {
+      const gate = { name: 'partitions', probe: async () => (asked++, false), waitMs: 10_000, recheckMs: 50 };
+      const readiness = new Readiness({ redis: async () => undefined }, { timeoutMs: 1000, cacheMs: 1000, maxAgeMs: 2000 }, gate);
+      expect(await readiness.check()).toEqual({ redis: true, partitions: false });
+      // Within recheckMs the answer stands; after it (well within cacheMs) the gate is asked again.
+      t = 40;
+      expect(await readiness.check()).toEqual({ redis: true, partitions: false });
+      expect(asked).toBe(1);
+      t = 60;
+      expect(await readiness.check()).toEqual({ redis: true, partitions: false });
+      expect(asked).toBe(2);
+      t = 10_000;
+      expect(await readiness.check()).toEqual({ redis: true });
+      t = 20_000;
+      expect(await readiness.check()).toEqual({ redis: true });
+      expect(asked).toBe(3);
     } finally {
       clock.mockRestore();
     }

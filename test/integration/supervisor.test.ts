@@ -142,6 +142,9 @@ test('npm start runs its roles, grouped, each in its own process; the API serves
     const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(env).toEqual(expect.arrayContaining(Object.entries(SERVICE_ENV_DEFAULTS).map(([k, v]) => `${k}=${v}`)));
   }
+  // The API's /readyz waits at start until the sorting workers hold every command partition (roles.ts).
+  expect(readFileSync(`/proc/${pids.api![0]}/environ`, 'utf8').split('\0')).toContain('READYZ_WAITS_FOR_PARTITIONS_MS=10000');
+  expect(readFileSync(`/proc/${pids.sorting![0]}/environ`, 'utf8').split('\0')).not.toContain('READYZ_WAITS_FOR_PARTITIONS_MS=10000');
   // The API's niceness (roles.ts) where the system allows it (as root here), the others' the default.
   const allowed = process.getuid?.() === 0;
   expect(niceness(pids.api![0]!)).toBe(allowed ? -5 : 0);

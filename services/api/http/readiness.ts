@@ -31,6 +31,19 @@ export interface ReadinessOptions {
 export const READINESS: ReadinessOptions = { timeoutMs: 800, cacheMs: 1000, maxAgeMs: 2000 };
 
 /**
+ * A condition /readyz also waits for when the process starts, and only then: once it held, or once
+ * `waitMs` passed (it may never hold: then the service is ready without it), it is no longer checked.
+ * Until then a check's answer is reused for `recheckMs` at most, so /readyz follows it closely.
+ */
+export interface StartGate {
+  /** Its name among the checks. */
+  name: string;
+  probe: () => Promise<boolean>;
+  waitMs: number;
+  recheckMs: number;
+}
+
+/**
  * `GET /readyz` (docs/operations.md, "Health"): whether PostgreSQL and Redis answer, checked at most
  * once per `cacheMs` whatever the number of probes (concurrent probes share the check in flight), each
  * check bounded by `timeoutMs`. Probes are answered from the last check while the next one runs, so
@@ -41,15 +54,22 @@ export const READINESS: ReadinessOptions = { timeoutMs: 800, cacheMs: 1000, maxA
 export class Readiness {
   private last: { at: number; checks: Record<string, boolean> } | undefined;
   private inFlight: Promise<Record<string, boolean>> | undefined;
+  /** The start gate while it is still checked, and when it stops being checked whatever it says. */
+  private gate: { gate: StartGate; until: number } | undefined;
 
   constructor(
     private readonly probes: Record<string, ReadinessProbe>,
     private readonly opts: ReadinessOptions = READINESS,
-  ) {}
+    gate?: StartGate,
+  ) {
+    if (gate && gate.waitMs > 0) this.gate = { gate, until: performance.now() + gate.waitMs };
+  }
 
   /** Each dependency's answer (true: it answered within the timeout). */
   check(): Promise<Record<string, boolean>> {
     const age = this.last ? performance.now() - this.last.at : Infinity;
+    // While the start gate is checked, not ready is the expected answer: checked again sooner.
+    if (this.gate && age >= this.gate.gate.recheckMs) return (this.inFlight ??= this.run().finally(() => (this.inFlight = undefined)));
     if (age < this.opts.cacheMs) return Promise.resolve(this.last!.checks);
     this.inFlight ??= this.run().finally(() => {
       this.inFlight = undefined;
@@ -59,8 +79,18 @@ export class Readiness {
 
   private async run(): Promise<Record<string, boolean>> {
     const names = Object.keys(this.probes);
-    const answers = await Promise.all(names.map((name) => this.bounded(this.probes[name]!)));
+    const gate = this.gate;
+    const [answers, opened] = await Promise.all([
+      Promise.all(names.map((name) => this.bounded(this.probes[name]!))),
+      gate ? this.bounded(async () => {
+        if (!(await gate.gate.probe())) throw new Error('not yet');
+      }) : Promise.resolve(true),
+    ]);
     const checks = Object.fromEntries(names.map((name, i) => [name, answers[i]!]));
+    if (gate && this.gate === gate) {
+      if (opened || performance.now() >= gate.until) this.gate = undefined;
+      else checks[gate.gate.name] = false;
+    }
     this.last = { at: performance.now(), checks };
     return checks;
   }
@@ -138,7 +168,7 @@ export function redisProbe(redis: Redis): ReadinessProbe {
   };
 }
 
-const DEPENDENCY_NAMES: Record<string, string> = { postgres: 'PostgreSQL', redis: 'Redis' };
+const DEPENDENCY_NAMES: Record<string, string> = { postgres: 'PostgreSQL', redis: 'Redis', partitions: 'the sorting workers (not every command partition is held yet)' };
 
 /** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */
 export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body: { status: 'ready'; checks: Record<string, boolean> } } | { ok: false; error: AppError } {
