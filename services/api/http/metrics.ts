@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import client from 'prom-client';
 import { redactUrl } from '../../../shared/logging/redact';
 import { COMMAND_METRICS } from '../../../shared/commands/command-metrics';
@@ -54,11 +54,6 @@ export function timeRequest(req: Request, res: Response): void {
     observerOf(req.method, route, res.statusCode).observe((performance.now() - start) / 1000);
   });
 }
-
-export const httpMetrics: RequestHandler = (req, res, next) => {
-  timeRequest(req, res);
-  next();
-};
 
 // Sources of the listener gauge: one per WallEventsHub in this process (tests build several).
 const wallListenerSources = new Set<() => number>();

@@ -83,14 +83,16 @@ function sendJson(req: Request, res: Response, status: number, value: unknown): 
 }
 
 /**
- * Mounts each route definition: its body (a small one: before anything else), admission of its command,
- * authenticate, authorize, its body (a large one: only now), validate, then call the handler.
- */
-/**
  * A route's handler, as the router runs it; app.ts's hot routes match their paths themselves and set
  * `req.params` as the router would before they run it.
  */
 export type RouteRunner = (req: Request, res: Response, next: NextFunction) => Promise<void>;
+
+/**
+ * Mounts each route definition: its body (a small one: before anything else), admission of its command,
+ * authenticate, authorize, its body (a large one: only now), validate, then call the handler. Returns
+ * each route's handler by its operationId.
+ */
 
 export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps): Map<string, RouteRunner> {
   const runners = new Map<string, RouteRunner>();

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
 import { parseSlotBarcode } from '../../../shared/domain/barcodes';
 import { AppError, type FieldError } from '../../../shared/errors/app-error';
@@ -131,12 +131,7 @@ export function unstorableInput(req: Request): AppError | undefined {
   return errors.length ? validationFailed(errors) : undefined;
 }
 
-/** unstorableInput as a middleware. */
-export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
-  next(unstorableInput(req));
-};
-
-/** NUL or lone surrogates anywhere in a JSON body just read: 400, as rejectUnstorableInput for the path and query. */
+/** NUL or lone surrogates anywhere in a JSON body just read: 400, as unstorableInput for the path and query. */
 export function rejectUnstorableBody(body: unknown): void {
   if (body === undefined) return;
   const errors = unstorableIn(body, 'body');

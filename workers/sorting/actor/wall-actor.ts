@@ -84,10 +84,12 @@ interface DecidedWrite {
   changes: WallChanges;
   /** The order each changed slot held before the command (whether it vacates or occupies is decided against it). */
   slotOrders: Map<number, number | null>;
-  /** Its applied_command record: as a JSON row of a group's (WriteParams.records), and field by field for a write of its own. */
-  record: string;
-  single: Pick<WriteParams, 'commandId' | 'command' | 'partition' | 'jobId' | 'result' | 'idempotency'>;
-  keyed: boolean;
+  /** Its applied_command record's fields: written field by field for a write of its own, as a JSON row of a group's (WriteParams.records). */
+  command: { commandId: string; name: CommandName; partition: number; jobId: number };
+  /** Its answer, as JSON. */
+  answer: string;
+  /** A keyed scan's key, or null. */
+  key: { key: string; requestHash: string } | null;
   expectedVersion: number;
   nextVersion: number;
   /** When it was decided (a new slot's creation, the wall's edit). */
@@ -150,7 +152,7 @@ function writeOf(state: WallState, entries: { write?: DecidedWrite; refusal?: { 
   const items = new Map<number, ItemRow>();
   const newItems = new Map<number, ItemRow>();
   const events: NewOutboxEvent[] = [];
-  const records: string[] = [];
+  const records: DecidedWrite[] = [];
   let wall: WallRow | null = null;
   let keyed = false;
   let first: DecidedWrite | undefined;
@@ -176,8 +178,8 @@ function writeOf(state: WallState, entries: { write?: DecidedWrite; refusal?: { 
     for (const row of c.newItems) newItems.set(row.id, row);
     for (const row of c.items.values()) (newItems.has(row.id) ? newItems : items).set(row.id, row);
     events.push(...c.events);
-    records.push(write.record);
-    keyed ||= write.keyed;
+    records.push(write);
+    keyed ||= write.key !== null;
   }
   if (!first || !last) throw new Error('a write without a decided command');
   const vacated: SlotRow[] = [];
@@ -211,7 +213,9 @@ function writeOf(state: WallState, entries: { write?: DecidedWrite; refusal?: { 
     itemsInserted: JSON.stringify([...newItems.values()]),
     events: JSON.stringify(events),
     // One record: its fields, as the statement of a command alone takes them; several: their JSON rows.
-    ...(records.length === 1 ? { ...first.single, records: '[]' } : { commandId: null, command: null, partition: null, jobId: null, result: null, idempotency: null, records: `[${records.join(',')}]` }),
+    ...(records.length === 1
+      ? { commandId: first.command.commandId, command: first.command.name, partition: first.command.partition, jobId: first.command.jobId, result: first.answer, idempotency: first.key && JSON.stringify(first.key), records: '[]' }
+      : { commandId: null, command: null, partition: null, jobId: null, result: null, idempotency: null, records: `[${records.map((w) => appliedRecord({ ...w.command, appliedAt: w.now, ...w.key }, w.answer)).join(',')}]` }),
     keyed,
     now: last.now,
     itemIdRefill: refill ? more(state.itemIds, refill.items) : 0,
@@ -566,14 +570,12 @@ export class WallActor {
   private decidedWrite(state: WallState, c: WallChanges, name: CommandName, job: CommandJobInfo, result: unknown, now: Date): DecidedWrite {
     const slotOrders = new Map<number, number | null>();
     for (const id of c.slots.keys()) slotOrders.set(id, state.slots.get(id)?.orderId ?? null);
-    const key = c.idempotency ? { key: c.idempotency.key, requestHash: c.idempotency.requestHash } : {};
-    const answer = JSON.stringify(result ?? null);
     return {
       changes: c,
       slotOrders,
-      record: appliedRecord({ commandId: job.commandId, name, partition: job.partition, jobId: job.jobId, appliedAt: now, ...key }, answer),
-      single: { commandId: job.commandId, command: name, partition: job.partition, jobId: job.jobId, result: answer, idempotency: c.idempotency ? JSON.stringify(key) : null },
-      keyed: c.idempotency !== null,
+      command: { commandId: job.commandId, name, partition: job.partition, jobId: job.jobId },
+      answer: JSON.stringify(result ?? null),
+      key: c.idempotency ? { key: c.idempotency.key, requestHash: c.idempotency.requestHash } : null,
       expectedVersion: state.wall.version,
       nextVersion: state.wall.version + 1,
       now,
