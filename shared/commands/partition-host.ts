@@ -1,7 +1,6 @@
 import type { Logger } from '../logging/logger';
 import { createRedisConnection } from '../redis/connection';
 import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
-import { foldedWarning } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
 import { startPartitionWorker, type Answered, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
