@@ -439,13 +439,28 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       const burst: { job: Job<Data>; token: string }[] = [];
       try {
         // The first waits for a job; the next ones are taken while any waits, until the hand is full.
-        for (let block = true; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false) {
+        for (let block = true, fetches = 0; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false, fetches++) {
           const token = `${worker.id}:${tokens++}`;
+          const clearMarker = () => connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
+          // The fetch after the one the blocking wait brought usually finds the queue empty (at idle,
+          // once per command): the marker's script (below) goes with it, right behind it in the same
+          // write, instead of one round trip after it. Sent after the fetch (the fetch's script is
+          // written within this turn's microtasks, the script at the next tick), it clears only a marker
+          // no job needs; if it runs first it keeps the marker of the job the fetch then takes, which
+          // costs a blocking wait that returns at once, never a job left waiting.
+          let cleared: Promise<unknown> | undefined;
+          if (fetches === 1 && !stopping) {
+            oneWriteThisTurn();
+            process.nextTick(() => {
+              cleared = clearMarker();
+              cleared.catch(() => undefined);
+            });
+          }
           const job = await worker.getNextJob(token, { block });
           if (!job) {
             // The queue was empty: the marker left by the last job taken is stale, and would make the
             // blocking wait below return at once for a fetch that finds nothing (at idle, once per command).
-            if (!block && !stopping) await connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
+            if (!block && !stopping) await (cleared ?? clearMarker());
             break;
           }
           if (!stopping && burst.length === 0 && !redelivered(job)) {
