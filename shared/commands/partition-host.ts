@@ -1,9 +1,8 @@
 import type { Logger } from '../logging/logger';
 import { createRedisConnection } from '../redis/connection';
 import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
-import { foldedWarning } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
-import { ReplyPublisher, startPartitionWorker, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
+import { startPartitionWorker, type Answered, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
 import { OutageGate, assertHandlers, dispatchCommand } from './command-dispatch';
 import { PartitionLeases } from './partition-leases';
@@ -38,15 +37,10 @@ export interface PartitionHost {
 export async function startPartitionHost(settings: QueueSettings, handlers: Partial<CommandHandlers>, opts: PartitionHostOptions): Promise<PartitionHost> {
   assertHandlers(handlers);
   const { log } = opts;
-  const publisher = new ReplyPublisher<CommandReply>(settings.redisUrl, log);
   const dispatchOpts = { ...opts, gate: new OutageGate(log) };
-  const publishFailures = foldedWarning(log, 'could not publish a command answer; the caller reads it from the job');
-
-  /** The answers sent and not yet acknowledged by Redis: the host's close waits for them. */
-  const publishing = new Set<Promise<void>>();
   /** When each partition last answered a command (performance.now()). */
   const answeredAt = new Map<number, number>();
-  const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<CommandOutcome> => {
+  const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<Answered<CommandOutcome, CommandReply>> => {
     const { commandId, replyTo } = job.data;
     const handedAt = performance.now();
     const outcome = await dispatchCommand(handlers, job.data, { commandId, partition, jobId: Number(job.id), redelivered: job.redelivered }, dispatchOpts);
@@ -56,16 +50,9 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     const now = performance.now();
     const since = Math.max(handedAt, answeredAt.get(partition) ?? 0);
     answeredAt.set(partition, now);
-    if (replyTo) {
-      const reply: CommandReply = { commandId, outcome, serviceMs: Math.round((now - since) * 100) / 100 };
-      // Sent, not waited for: the job's completion (which keeps the answer with the job) follows in the
-      // same turn instead of one Redis round trip later, so Redis takes both at once and the worker is
-      // ready for the partition's next command sooner. A reply that is lost is read from the job.
-      const sent = publisher.publish(replyTo, reply).catch((err: Error) => publishFailures(err));
-      publishing.add(sent);
-      void sent.finally(() => publishing.delete(sent));
-    }
-    return outcome;
+    // Published by the partition's worker with the job's completion, in one write (queue-module.ts).
+    const reply = replyTo ? { channel: replyTo, body: { commandId, outcome, serviceMs: Math.round((now - since) * 100) / 100 } } : null;
+    return { outcome, reply };
   };
 
   const workers = new Map<number, Promise<PartitionWorker>>();
@@ -89,7 +76,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     { prefix: settings.prefix, partitions: settings.partitions, ttlMs: opts.leaseTtlMs, log },
     {
       async acquired(partition) {
-        const starting = startPartitionWorker<CommandJobData, CommandOutcome>(settings, partition, (job) => processJob(partition, job), log, settings.commandTimeoutMs);
+        const starting = startPartitionWorker<CommandJobData, CommandOutcome, CommandReply>(settings, partition, (job) => processJob(partition, job), log, settings.commandTimeoutMs);
         workers.set(partition, starting);
         try {
           await starting;
@@ -114,10 +101,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
         await leases.stop();
         await Promise.all([...workers.keys()].map((p) => stopWorker(p, false)));
       } finally {
-        // The answers still on their way (bounded: a Redis that hangs fails each within its command timeout).
-        await Promise.all([...publishing]);
         // Whatever the hand-over met (Redis away or hanging), no connection of the host outlives it.
-        publisher.close();
         leaseSubscriber.disconnect();
         leaseConnection.disconnect();
       }

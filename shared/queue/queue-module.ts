@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Job, Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Writable } from 'node:stream';
 import type { RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
 import { PARTITION_JOB_OPTIONS, PARTITION_JOBS_IN_HAND, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
@@ -245,23 +246,6 @@ export class PartitionProducer<Data extends PartitionJobData, Reply, Outcome> {
   }
 }
 
-/** Publishes a job's answer on the reply channel of the process waiting for it. */
-export class ReplyPublisher<Reply> {
-  private readonly conn: Redis;
-
-  constructor(redisUrl: string, log: Logger) {
-    this.conn = queueConnection(redisUrl, false, log, 'command answers');
-  }
-
-  async publish(channel: string, reply: Reply): Promise<void> {
-    await this.conn.publish(channel, JSON.stringify(reply));
-  }
-
-  close(): void {
-    this.conn.disconnect();
-  }
-}
-
 /** How long a close waits for Redis (a QUIT, a queue's close) before it cuts the connection anyway. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -293,6 +277,15 @@ export interface PartitionWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/**
+ * What a job's handler gives back: its outcome, kept with the job, and the answer to publish on the
+ * caller's reply channel (or none).
+ */
+export interface Answered<Outcome, Reply> {
+  outcome: Outcome;
+  reply: { channel: string; body: Reply } | null;
+}
+
 /** Started before: a stalled job handed out again. */
 const redelivered = (job: Job) => job.attemptsStarted > 1 || job.stalledCounter > 0;
 
@@ -317,10 +310,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
  * locks run out): after `jobWaitMs` + the time for its locks to run out and two stalled checks, it
  * takes jobs anyway, and the wall's fence keeps what is written right.
  */
-export async function startPartitionWorker<Data extends PartitionJobData, Outcome>(
+export async function startPartitionWorker<Data extends PartitionJobData, Outcome, Reply>(
   settings: Pick<QueueSettings, 'redisUrl' | 'prefix'>,
   partition: number,
-  processJob: (job: PartitionJob<Data>) => Promise<Outcome>,
+  processJob: (job: PartitionJob<Data>) => Promise<Answered<Outcome, Reply>>,
   log: Logger,
   /** How long a close waits for the jobs in hand (the command timeout: their callers have been answered by then). */
   jobWaitMs = 10_000,
@@ -334,6 +327,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const workerError = foldedWarning(log, `queue worker ${name}`);
   worker.on('error', (err) => workerError(err));
   const finishFailed = foldedWarning(log, `queue worker ${name}: a job's answer could not be stored with it (its lock lost?)`);
+  const replyFailed = foldedWarning(log, `queue worker ${name}: could not publish a job's answer; the caller reads it from the job`);
 
   /** The jobs in hand, by their lock token (a job handed out again while still in hand is there twice). */
   const inHand = new Map<string, Job<Data>>();
@@ -355,10 +349,36 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   };
   const renewTimer = setInterval(() => void renewLocks(), Math.floor(lockDuration / 2));
 
-  const finish = async (job: Job<Data>, token: string, outcome: { ok: true; value: Outcome } | { ok: false; err: Error }) => {
+  /**
+   * What the worker sends on its connection from now to the end of this turn of the event loop (a
+   * group's answers and completions, a fetch) leaves in one socket write, in the order it was sent: on
+   * this machine a write (and the wake-up it causes) costs far more than its bytes. A cluster's
+   * connection writes as it goes.
+   */
+  let corked = false;
+  const oneWriteThisTurn = () => {
+    // A single server's connection has its socket; a cluster's has one per node and none here.
+    const stream = (connection as { stream?: Writable }).stream;
+    if (corked || !stream || connection.status !== 'ready') return;
+    corked = true;
+    stream.cork();
+    setImmediate(() => {
+      corked = false;
+      stream.uncork();
+    });
+  };
+
+  const finish = async (job: Job<Data>, token: string, result: { ok: true; value: Answered<Outcome, Reply> } | { ok: false; err: Error }) => {
     try {
-      if (outcome.ok) await job.moveToCompleted(outcome.value, token, false);
-      else await job.moveToFailed(outcome.err, token, false);
+      if (result.ok) {
+        // The answer is published, then the job completed (which keeps the answer with it), on the same
+        // connection in the same turn: one write for both, and for all of a group answered together. A
+        // reply that is lost is read from the job; the completion's answer follows the publish's.
+        const { outcome, reply } = result.value;
+        oneWriteThisTurn();
+        if (reply) connection.publish(reply.channel, JSON.stringify(reply.body)).catch((err: Error) => replyFailed(err));
+        await job.moveToCompleted(outcome, token, false);
+      } else await job.moveToFailed(result.err, token, false);
     } catch (err) {
       finishFailed(err as Error);
     } finally {
@@ -370,7 +390,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
 
   const handOver = (job: Job<Data>, token: string) => {
     inHand.set(token, job);
-    let running: Promise<Outcome>;
+    let running: Promise<Answered<Outcome, Reply>>;
     try {
       // A job BullMQ failed in advance (stalled more often than allowed) is not run: it fails.
       running = job.deferredFailure
@@ -419,13 +439,28 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       const burst: { job: Job<Data>; token: string }[] = [];
       try {
         // The first waits for a job; the next ones are taken while any waits, until the hand is full.
-        for (let block = true; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false) {
+        for (let block = true, fetches = 0; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false, fetches++) {
           const token = `${worker.id}:${tokens++}`;
+          const clearMarker = () => connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
+          // The fetch after the one the blocking wait brought usually finds the queue empty (at idle,
+          // once per command): the marker's script (below) goes with it, right behind it in the same
+          // write, instead of one round trip after it. Sent after the fetch (the fetch's script is
+          // written within this turn's microtasks, the script at the next tick), it clears only a marker
+          // no job needs; if it runs first it keeps the marker of the job the fetch then takes, which
+          // costs a blocking wait that returns at once, never a job left waiting.
+          let cleared: Promise<unknown> | undefined;
+          if (fetches === 1 && !stopping) {
+            oneWriteThisTurn();
+            process.nextTick(() => {
+              cleared = clearMarker();
+              cleared.catch(() => undefined);
+            });
+          }
           const job = await worker.getNextJob(token, { block });
           if (!job) {
             // The queue was empty: the marker left by the last job taken is stale, and would make the
             // blocking wait below return at once for a fetch that finds nothing (at idle, once per command).
-            if (!block && !stopping) await connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
+            if (!block && !stopping) await (cleared ?? clearMarker());
             break;
           }
           if (!stopping && burst.length === 0 && !redelivered(job)) {
