@@ -6,7 +6,7 @@ import { foldedWarning } from '../logging/logger';
 import { PartitionProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
 import type { Admission, Admitted } from './admission';
 import type { CommandJobData, CommandOutcome, CommandReply } from './command-job';
-import { commandDuration, commandService } from './command-metrics';
+import { commandService, observeCommandDuration } from './command-metrics';
 import type { CommandName, CommandPayloads, CommandResults } from './commands';
 import { partitionOf } from './partitioning';
 
@@ -147,13 +147,13 @@ class RedisCommandClient implements CommandClient {
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
     const partition = partitionOf(data.wallId, this.settings.partitions);
     const admitted = this.admission?.admit(name, partition);
-    const end = commandDuration.startTimer({ command: name });
+    const start = performance.now();
     try {
       const value = await this.run(name, data, partition, admitted);
-      end({ outcome: 'ok' });
+      observeCommandDuration(name, 'ok', (performance.now() - start) / 1000);
       return value;
     } catch (err) {
-      end({ outcome: err instanceof AppError ? err.code : 'internal-error' });
+      observeCommandDuration(name, err instanceof AppError ? err.code : 'internal-error', (performance.now() - start) / 1000);
       throw err;
     } finally {
       admitted?.done();

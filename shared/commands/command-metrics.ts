@@ -13,6 +13,23 @@ export const commandDuration = new client.Histogram({
   registers: [],
 });
 
+type DurationChild = ReturnType<typeof commandDuration.labels>;
+/** commandDuration's children by command and outcome, bound once (a command's observation is a map lookup, not a label check). */
+const durations = new Map<string, DurationChild>();
+
+/** Observes a command's latency (seconds) under its name and outcome (`ok` or the refusal code). */
+export function observeCommandDuration(command: string, outcome: string, seconds: number): void {
+  const key = `${command} ${outcome}`;
+  let child = durations.get(key);
+  if (!child) {
+    // Command names and problem codes are finite sets; the bound keeps a mistake from growing it without end.
+    if (durations.size >= 1_000) durations.clear();
+    child = commandDuration.labels(command, outcome);
+    durations.set(key, child);
+  }
+  child.observe(seconds);
+}
+
 export const commandService = new client.Histogram({
   name: 'command_service_seconds',
   help: 'Time a sorting worker spent on a workflow command, from taking it to its answer, as reported with the answer (what admission estimates a partition\'s wait from)',

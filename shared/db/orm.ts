@@ -4,6 +4,7 @@ import { Client as PgClient } from 'pg';
 import type { Logger } from '../logging/logger';
 import { ALL_ENTITIES } from './entities';
 import { migrationsList } from './migrations';
+import { releaseIdleStorages } from './async-storage';
 
 export type Orm = MikroORM;
 
@@ -67,6 +68,8 @@ function knexLog(log: Pick<Logger, 'warn' | 'debug'>) {
 }
 
 export async function initOrm(databaseUrl: string, poolMax = 10, poolOptions: PoolOptions = {}): Promise<Orm> {
+  // MikroORM's async storages turn the promise hooks off again after each flush or transaction (async-storage.ts).
+  releaseIdleStorages();
   return MikroORM.init(ormOptions(databaseUrl, poolMax, poolOptions));
 }
 
