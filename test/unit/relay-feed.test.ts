@@ -103,6 +103,17 @@ describe('the relay feed of a process', () => {
     expect(reader.covers('4')).toBe(true);
   });
 
+  it('a consumer that falls far behind: the oldest steps go (10,000 events held at most), and it reads the outbox for them', () => {
+    const feed = new RelayFeed();
+    const reader = feed.reader(() => undefined);
+    const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i + 1);
+    feed.push(step(0, 5000, range(0, 5000)));
+    feed.push(step(5000, 10_000, range(5000, 5000)));
+    feed.push(step(10_000, 10_001, [10_001]));
+    expect(reader.take('0', 100_000)).toBeNull();
+    expect(ids(reader.take('5000', 100_000))).toEqual(range(5000, 5001));
+  });
+
   it('a reader closed gets no more steps', () => {
     const feed = new RelayFeed();
     const reader = feed.reader(() => undefined);

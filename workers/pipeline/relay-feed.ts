@@ -14,8 +14,8 @@ export interface FedBatch {
   events: { outboxId: string; event: WallEvent }[];
 }
 
-/** Steps a reader keeps for its consumer at most (beyond: the oldest go, and the consumer reads PostgreSQL). */
-const MAX_STEPS = 1000;
+/** Events a reader keeps for its consumer at most (beyond: the oldest steps go, and the consumer reads PostgreSQL). */
+const MAX_EVENTS = 10_000;
 
 /**
  * The relay's steps handed to the consumers of the same process that read at every step (the light
@@ -90,6 +90,8 @@ export class RelayFeed {
 /** One consumer's view of the feed: the steps handed over and not taken yet, in order. */
 export class FeedReader {
   private steps: FedStep[] = [];
+  /** Events of the steps held. */
+  private held = 0;
 
   constructor(
     private readonly feed: RelayFeed,
@@ -99,13 +101,15 @@ export class FeedReader {
   /** @internal */
   add(step: FedStep): void {
     this.steps.push(step);
-    if (this.steps.length > MAX_STEPS) this.steps.shift();
+    this.held += step.events.length;
+    while (this.held > MAX_EVENTS && this.steps.length > 1) this.shift();
     this.wake();
   }
 
   /** @internal */
   clear(): void {
     this.steps = [];
+    this.held = 0;
   }
 
   /** Waits (at most `ms`) for a step under way, whose events may then be taken. */
@@ -130,7 +134,7 @@ export class FeedReader {
       if (events.length && events.length + add.length > max) break;
       for (const e of add) events.push(e);
       at = BigInt(step.through);
-      this.steps.shift();
+      this.shift();
     }
     return { after: position, through: String(at), events };
   }
@@ -153,11 +157,15 @@ export class FeedReader {
 
   /** Drops the steps at or below `at`. */
   private drop(at: bigint): void {
-    while (this.steps.length && BigInt(this.steps[0]!.through) <= at) this.steps.shift();
+    while (this.steps.length && BigInt(this.steps[0]!.through) <= at) this.shift();
+  }
+
+  private shift(): void {
+    this.held -= this.steps.shift()?.events.length ?? 0;
   }
 
   close(): void {
-    this.steps = [];
+    this.clear();
     this.feed.remove(this);
   }
 }
