@@ -15,9 +15,10 @@ import { summarize } from './stats';
 
 /*
  * `npm run bench:lights`: scan committed → MQTT publish of the slot's light, at BENCH_LIGHTS_RATE pairs
- * per second (default 100: a scan and its confirm), on a database (sorting_bench_lights) and a
- * Mosquitto of its own. The API, a sorting worker, the outbox relay and the light gateway run as their
- * own processes. A subscriber on the broker times, for every scan, the front light's message of that
+ * per second (default 100: a scan and its confirm), on a database (BENCH_DATABASE, sorting_bench_lights)
+ * and a Mosquitto of its own. The API and a sorting worker run as their own processes, the outbox relay
+ * and the light gateway in one (as `npm start`'s pipeline process runs them: the gateway takes the
+ * relay's steps in memory); BENCH_LIGHTS_PROCESSES=own runs the relay and the gateway apart. A subscriber on the broker times, for every scan, the front light's message of that
  * slot (lit) against the moment the scan's HTTP answer arrived and the moment it was sent: the commit
  * lies between the two, so light − answer is a lower bound of the commit-to-publish latency (below
  * zero when the light beats the answer) and light − send an upper bound. docs/lights.md says how to
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 30);
   const rate = Number(process.env.BENCH_LIGHTS_RATE ?? 100);
   const port = Number(process.env.BENCH_PORT ?? 3997);
-  const database = 'sorting_bench_lights';
+  const database = process.env.BENCH_DATABASE ?? 'sorting_bench_lights';
   const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/sorting';
   const dbUrl = withDatabase(base, database);
 
@@ -65,14 +66,15 @@ async function main(): Promise<void> {
 
   const broker = await startOwnMosquitto();
   const brokerUrl = broker.url;
-  say(`[setup] ${database}: ${WALLS} walls × ${SORTERS} sorters; Mosquitto on ${broker.port}; starting the API, sorting, outbox and lights processes`);
+  say(`[setup] ${database}: ${WALLS} walls × ${SORTERS} sorters; Mosquitto on ${broker.port}; starting the API, sorting and pipeline (outbox, lights) processes`);
 
   const resultsDir = path.join(root, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   const env = benchServiceEnv(port, dbUrl, 'sorting-bench-lights', { MQTT_URL: brokerUrl, COMMAND_MAX_WAIT_MS: '10000' });
   const tsx = path.join(root, 'node_modules/.bin/tsx');
   const start = (name: string, args: string[]) => new ServiceProcess(name, root, { command: tsx, args, wrapped: true }, env, path.join(resultsDir, `lights-${name}.log`));
-  const services = [start('api', ['services/api/main.ts']), start('sorting', ['workers/main.ts', 'sorting']), start('outbox', ['workers/main.ts', 'outbox']), start('lights', ['workers/main.ts', 'lights'])];
+  const pipeline = process.env.BENCH_LIGHTS_PROCESSES === 'own' ? [start('outbox', ['workers/main.ts', 'outbox']), start('lights', ['workers/main.ts', 'lights'])] : [start('pipeline', ['workers/main.ts', 'outbox,lights'])];
+  const services = [start('api', ['services/api/main.ts']), start('sorting', ['workers/main.ts', 'sorting']), ...pipeline];
   const http = new BenchHttp('127.0.0.1', port);
   const sub = mqtt.connect(brokerUrl, { clientId: `bench-lights-${process.pid}` });
   try {

@@ -38,7 +38,9 @@ export const lightsKind: WorkerKindCode<LightsContext> = {
      * at the gateway's next full resync (LIGHTS_RESYNC_MS), and a stale light is worse than a late one.
      * Its position is saved at most every half second (positionSaveMs): an event taken again is applied
      * only after the state it follows (the wall's outbox id), so a restart that hands the last moments
-     * again changes nothing, and a batch per relay step costs one round trip and one write less.
+     * again changes nothing, and a batch per relay step costs one round trip and one write less. In
+     * the process of the active relay (npm start's pipeline process) it takes each step's events from
+     * the relay in memory, with no read of PostgreSQL (workers/pipeline/relay-feed.ts).
      */
     { ...eventConsumer<LightsContext>('lights', (events, _tx, ctx) => handleLightsEvents(ctx.lights, events), LIGHT_EVENT_TYPES, 5), settings: { intervalMs: 0, positionSaveMs: 500 } },
   ],

@@ -2,7 +2,8 @@ import type { Runtime } from '../../shared/runtime/runtime';
 import { isDependencyOutage } from '../../shared/errors/outage';
 import { foldedWarning } from '../../shared/logging/logger';
 import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
-import { HubPublisher, Relay, type RelayedEvent } from './relay.use-case';
+import { relayFeedOf } from '../pipeline/relay-feed';
+import { HubPublisher, Relay, stepAndFeed, type RelayedEvent } from './relay.use-case';
 
 /**
  * Worker kind `outbox`: the relay. Moves the horizon below which every outbox event is committed (the
@@ -35,6 +36,8 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
   let stopped = false;
   const relay = new Relay(workerSql, config.OUTBOX_BATCH_SIZE);
+  // The steps' events, to the consumers of this process that read at every step (the light gateway).
+  const feed = relayFeedOf(runtime);
   let active = false;
   let lastStamp = 0;
   let held = 0;
@@ -53,7 +56,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
       waiter.clear();
       let more = false;
       try {
-        const step = await relay.step();
+        const step = await stepAndFeed(relay, feed);
         more = step.more;
         if (step.locked && !active) log.info({ republished: step.republish.length }, 'outbox relay is the active one');
         active = step.locked;
@@ -85,6 +88,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
     stopped = true;
     waiter.wake();
     await loop;
+    feed.broken();
     await publisher.flush();
   });
 }

@@ -2,6 +2,7 @@ import type { SqlRunner } from '../../shared/db/named-sql';
 import { toWallEvent, wallEventMessage, wallEventsChannel, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/redis/redis';
+import type { RelayFeed } from '../pipeline/relay-feed';
 import { advanceHorizon, recentlyRelayed, relayedBetween } from './outbox.queries';
 
 /** A relayed event: its outbox id (its place in the relay order, and in its wall's order) and the event. */
@@ -23,6 +24,12 @@ export interface RelayStep {
   events: RelayedEvent[];
   /** Whether more events wait below the horizon (a full batch was read). */
   more: boolean;
+  /**
+   * The outbox ids `events` are every relayed event of, (after, through]: `after` where the relay's
+   * previous step read through, `through` where this one did. Null when the step did not follow one
+   * of this relay (on becoming the active one, or a stand-by).
+   */
+  range: { after: string; through: string } | null;
 }
 
 /**
@@ -55,7 +62,7 @@ export class Relay {
     const row = rows[0];
     if (!row?.locked || !row.through) {
       this.forget();
-      return { locked: false, republish: [], events: [], more: false };
+      return { locked: false, republish: [], events: [], more: false, range: null };
     }
     this.candidate = row.next_candidate;
     this.holders = row.next_holders;
@@ -64,12 +71,14 @@ export class Relay {
       // Just became the active one: its predecessor's last seconds again, then what this step passed.
       const republish = (await recentlyRelayed(this.db, { through: row.before ?? row.through })).map(toRelayed);
       this.read = row.before ?? row.through;
-      if (BigInt(row.through) <= BigInt(this.read)) return { locked: true, republish, events: [], more: false };
+      if (BigInt(row.through) <= BigInt(this.read)) return { locked: true, republish, events: [], more: false, range: null };
       const passed = await relayedBetween(this.db, { after: this.read, through: row.through, batchSize: this.batchSize });
-      return { locked: true, republish, ...this.passed(passed, row.through) };
+      return { locked: true, republish, ...this.passed(passed, row.through), range: null };
     }
     // The step read the events it passed after this.read in the same round trip.
-    return { locked: true, republish: [], ...this.passed(rows.filter((r): r is typeof r & RelayedRow => !!r.id), row.through) };
+    const after = this.read;
+    const passed = this.passed(rows.filter((r): r is typeof r & RelayedRow => !!r.id), row.through);
+    return { locked: true, republish: [], ...passed, range: { after, through: this.read } };
   }
 
   /** Events read after this.read up to `through` (at most a batch): this.read moves past them. */
@@ -90,6 +99,26 @@ export class Relay {
     this.gap = null;
     this.read = null;
   }
+}
+
+/**
+ * A step of the relay whose events also go to the consumers of its process that read at every step
+ * (workers/pipeline/relay-feed.ts): handed over when the step follows the relay's previous one; any
+ * other step (becoming the active one, a stand-by, a failure) breaks the chain, and those consumers
+ * read the outbox until a step follows their position again.
+ */
+export async function stepAndFeed(relay: Relay, feed: RelayFeed): Promise<RelayStep> {
+  feed.begin();
+  let step: RelayStep;
+  try {
+    step = await relay.step();
+  } catch (err) {
+    feed.broken();
+    throw err;
+  }
+  if (step.locked && step.range) feed.push({ ...step.range, events: step.events });
+  else feed.broken();
+  return step;
 }
 
 /**

@@ -5,6 +5,7 @@ import { MalformedEventError, safeDecodeEvent, type TypedWallEvent } from '../..
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
+import { relayFeedOf, type FedBatch, type FeedReader } from './relay-feed';
 import {
   consumerHasWork,
   lockConsumerPosition,
@@ -13,6 +14,7 @@ import {
   registerConsumer,
   relayedEvent,
   saveConsumerPosition,
+  saveHandledPosition,
 } from './consumer.queries';
 
 /**
@@ -146,6 +148,22 @@ export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<
   });
 }
 
+/**
+ * One batch of a consumer from the events the relay of its process handed over (relay-feed.ts), for a
+ * consumer that saves its position now and then: no read of PostgreSQL. `handle` runs outside any
+ * transaction (its effect is outside PostgreSQL, at least once). With `save` the position is saved
+ * after, in a statement of its own; a stand-by when another process holds the consumer's position.
+ */
+export async function consumeFed<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, fed: FedBatch, ctx: ConsumerContext<Ctx>, save: boolean): Promise<StepResult> {
+  const types = consumer.types ? new Set(consumer.types) : null;
+  const events: RelayedEvent[] = [];
+  for (const e of fed.events) if (!types || types.has(e.event.type)) events.push({ ...e.event, outboxId: e.outboxId });
+  const batch = { after: fed.after, through: fed.through, events };
+  await consumer.handle(batch, db, ctx);
+  if (save && !(await saveHandledPosition(db, { name: consumer.name, position: fed.through })).length) return { status: 'standby' };
+  return { status: 'done', batch, full: false, saved: save };
+}
+
 export interface ConsumerSettings {
   batchSize: number;
   pollMs: number;
@@ -157,7 +175,9 @@ export interface ConsumerSettings {
    * Otherwise, for a consumer whose effect is outside PostgreSQL (at least once) and whose handler takes
    * an event again without harm: the position is saved at most this often (and when nothing new
    * follows, and at close); a batch in between reads after the position it handled itself. A crash
-   * hands at most that long of events again. One round trip and one write less per batch.
+   * hands at most that long of events again. One round trip and one write less per batch. Such a
+   * consumer that also reads at once (intervalMs 0: the light gateway) takes the steps of a relay
+   * running in its process from memory (relay-feed.ts), its position saved in a statement of its own.
    */
   positionSaveMs: number;
 }
@@ -201,9 +221,18 @@ export async function runConsumer<Ctx>(
   db: SqlDatabase,
   consumer: EventConsumer<Ctx>,
   settings: ConsumerSettings,
-  deps: { waiter: Waiter; ctx: ConsumerContext<Ctx>; stopped: () => boolean; afterCommit?: (batch: ConsumerBatch) => void; onStandby?: () => void },
+  deps: {
+    waiter: Waiter;
+    ctx: ConsumerContext<Ctx>;
+    stopped: () => boolean;
+    afterCommit?: (batch: ConsumerBatch) => void;
+    onStandby?: () => void;
+    /** The steps of the relay of this process (positionSaveMs > 0 only). */
+    feed?: FeedReader;
+  },
 ): Promise<void> {
   const { waiter, ctx } = deps;
+  const feed = settings.positionSaveMs > 0 ? deps.feed : undefined;
   const { log } = ctx;
   // While > position: one event per batch (after a failed batch), up to that batch's end.
   let singleUntil: bigint | null = null;
@@ -218,7 +247,46 @@ export async function runConsumer<Ctx>(
   let known: string | null = null;
   let unsaved = false;
   let savedAt = Date.now();
+  const saveDue = () => Date.now() - savedAt >= settings.positionSaveMs;
+  const untilDue = () => (unsaved ? Math.max(1, Math.min(settings.pollMs, savedAt + settings.positionSaveMs - Date.now())) : settings.pollMs);
   while (!deps.stopped()) {
+    // The relay of this process hands its steps over: while they follow the position, no read of
+    // PostgreSQL. A step under way (its notification may come before its answer) is waited for.
+    const fromFeed: boolean = feed !== undefined && known !== null && singleUntil === null && failures === 0 && outage === 0;
+    if (fromFeed && feed) {
+      await feed.settled(settings.pollMs);
+      if (deps.stopped()) break;
+      if (feed.covers(known!)) {
+        if (unsaved && saveDue()) {
+          // Nothing new since: the position is saved now, in a statement of its own.
+          const saved = await saveHandledPosition(db, { name: consumer.name, position: known! }).then(
+            (rows) => (rows.length ? 'saved' : 'standby'),
+            (err: unknown) => {
+              log.warn({ err, consumer: consumer.name }, 'could not save the position; trying again');
+              return 'failed';
+            },
+          );
+          if (saved === 'standby') {
+            // Another process holds the position: it goes on from the saved one.
+            known = null;
+            unsaved = false;
+            deps.onStandby?.();
+          } else if (saved === 'saved') {
+            unsaved = false;
+            savedAt = Date.now();
+          }
+          woken = await waiter.wait(saved === 'failed' ? settings.retryBaseMs : settings.pollMs);
+          continue;
+        }
+        // Woken by the notification of a step already handed over (or of one the relay's next step
+        // covers), or a save not due yet: nothing to read. A back-up poll looks below, as ever.
+        if (woken || unsaved) {
+          waiter.clear();
+          woken = await waiter.wait(untilDue());
+          continue;
+        }
+      }
+    }
     if (!woken && singleUntil === null && failures === 0 && outage === 0) {
       const work = await consumerHasWork(db, { name: consumer.name }).then(
         ([r]) => r?.work ?? true,
@@ -247,8 +315,9 @@ export async function runConsumer<Ctx>(
     let result: StepResult;
     try {
       const size = singleUntil !== null ? 1 : settings.batchSize;
-      const carried: Carried | undefined = settings.positionSaveMs > 0 ? { known, save: singleUntil !== null || Date.now() - savedAt >= settings.positionSaveMs } : undefined;
-      result = await consumeOnce(db, probe, size, ctx, carried);
+      const carried: Carried | undefined = settings.positionSaveMs > 0 ? { known, save: singleUntil !== null || saveDue() } : undefined;
+      const fed: FedBatch | null = fromFeed && feed && singleUntil === null ? feed.take(known!, size) : null;
+      result = fed ? await consumeFed(db, probe, fed, ctx, saveDue()) : await consumeOnce(db, probe, size, ctx, carried);
     } catch (err) {
       const answers = await databaseAnswers(db, {}).then(
         () => true,
@@ -312,23 +381,20 @@ export async function runConsumer<Ctx>(
       lastAfter = null;
       if (singleUntil !== null && BigInt(result.batch.through) >= singleUntil) singleUntil = null;
       deps.afterCommit?.(result.batch);
-      if (result.full || singleUntil !== null) {
+      if (result.full || singleUntil !== null || feed?.holds(result.batch.through)) {
         woken = true;
         continue;
       }
     }
     // A position not saved yet: look again by the time it is due (an idle batch saves it).
-    woken = await waiter.wait(unsaved ? Math.max(1, Math.min(settings.pollMs, savedAt + settings.positionSaveMs - Date.now())) : settings.pollMs);
+    woken = await waiter.wait(untilDue());
   }
   if (unsaved && known !== null) await saveHandled(db, consumer.name, known).catch((err) => log.warn({ err, consumer: consumer.name }, 'could not save the position at close; its last events are handled again at start'));
 }
 
 /** Saves a position handled but not saved yet, unless another process holds the consumer or has gone further. */
 async function saveHandled(db: SqlDatabase, name: string, position: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [row] = await lockConsumerPosition(tx, { name });
-    if (row && BigInt(row.position) < BigInt(position)) await saveConsumerPosition(tx, { name, position });
-  });
+  await saveHandledPosition(db, { name, position });
 }
 
 /** The consumer settings of the process (OUTBOX_* settings). */
@@ -370,6 +436,8 @@ export async function startEventConsumer<Ctx>(
   const listening = settings.intervalMs === 0;
   const waiter = listening ? notificationsOf(runtime).waiter(RELAYED_CHANNEL) : localWaiter();
   if (!listening) settings.pollMs = Math.min(settings.pollMs, settings.intervalMs);
+  // One that reads at once and saves its position now and then takes the steps of a relay of this process from memory.
+  const feed = listening && settings.positionSaveMs > 0 ? relayFeedOf(runtime).reader(() => waiter.wake()) : undefined;
   let stopped = false;
   const loop = runConsumer(workerSql, consumer, settings, {
     waiter,
@@ -377,11 +445,13 @@ export async function startEventConsumer<Ctx>(
     stopped: () => stopped,
     afterCommit: opts.afterCommit,
     onStandby: opts.onStandby,
+    feed,
   }).catch((err) => log.fatal({ err, consumer: consumer.name }, 'consumer loop ended'));
   log.info({ consumer: consumer.name }, `${opts.name} started`);
   runtime.onClose(opts.name, async () => {
     stopped = true;
     waiter.wake();
     await loop;
+    feed?.close();
   });
 }

@@ -86,6 +86,25 @@ export const saveConsumerPosition = query<{ name: string; position: string }>(
   `update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text`,
 );
 
+/*
+ * For a consumer that saves its position now and then (positionSaveMs): the position it has handled
+ * itself, saved in one statement of its own, unless another process holds the consumer's row (no row
+ * returned: this process is a stand-by) or the saved one is already further. Its commit does not wait
+ * for the WAL flush: a crash that loses it hands the last events again, as a later save would.
+ */
+export const saveHandledPosition = query<{ name: string; position: string }, { saved: string }>(
+  'outbox-consumer-save-handled',
+  `
+with c as materialized (
+  select name, position, set_config('synchronous_commit', 'off', true) as commit_mode
+    from outbox_consumer where name = :name::text for update skip locked
+), moved as (
+  update outbox_consumer o set position = :position::bigint, updated_at = now()
+    from c where o.name = c.name and c.position < :position::bigint
+  returning o.position
+)
+select coalesce((select position from moved), c.position)::text as saved from c`,
+);
 
 /*
  * Whether relayed events may wait after the consumer's position: the cheap look of a poll, before any
