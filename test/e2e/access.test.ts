@@ -96,6 +96,42 @@ describe('existing tokens follow the employee', () => {
   });
 });
 
+describe("one API process's cache of the employees' standing", () => {
+  const api = useTestApi();
+
+  it('a miss reads again the entries past half their lifetime with it (they line up), never one younger, and an unknown id is none', async () => {
+    const tenant = await newTenant(api);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await request(api.app).post('/api/v1/admin/employees').set('Authorization', tenant.auth)
+        .send({ email: `c-${uniqueSuffix()}@example.com`, firstName: 'C', lastName: 'Ache', password: `pw-${uniqueSuffix()}-long`, roles: ['Sorter'] });
+      expect(res.status).toBe(200);
+      ids.push(res.body.id);
+    }
+    const [a, b, c] = ids as [number, number, number];
+    let now = 0;
+    // A lifetime no test outlasts: what the entries do here is the line-up's, on this clock.
+    const access = new EmployeeAccess(api.runtime.orm, 600_000, () => now);
+    const deactivate = (id: number) => api.runtime.orm.em.fork().getConnection().execute('update employee set is_active = false where id = ?', [id]);
+
+    expect((await access.current(a))?.isActive).toBe(true);
+    now = 100_000; // a's entry at a sixth of its lifetime
+    await deactivate(a);
+    expect((await access.current(b))?.isActive).toBe(true);
+    expect((await access.current(a))?.isActive).toBe(true); // not read again: still what it was
+
+    now = 350_000; // a's entry past half its lifetime, b's not
+    await deactivate(b);
+    expect((await access.current(c))?.isActive).toBe(true);
+    expect((await access.current(a))?.isActive).toBe(false); // read again with c's miss
+    expect((await access.current(b))?.isActive).toBe(true);
+
+    expect(await access.current(2_000_000_000)).toBeNull();
+    access.forget(b);
+    expect((await access.current(b))?.isActive).toBe(false);
+  });
+});
+
 describe('the sign-in throttle', () => {
   const apis: TestApi[] = [];
   afterAll(() => Promise.all(apis.map((a) => a.close())));
