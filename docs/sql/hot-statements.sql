@@ -444,6 +444,17 @@ on conflict (name) do nothing;
 -- name: outbox-consumer-save
 update outbox_consumer set position = :position::bigint, updated_at = now() where name = :name::text;
 
+-- name: outbox-consumer-save-handled
+with c as materialized (
+  select name, position, set_config('synchronous_commit', 'off', true) as commit_mode
+    from outbox_consumer where name = :name::text for update skip locked
+), moved as (
+  update outbox_consumer o set position = :position::bigint, updated_at = now()
+    from c where o.name = c.name and c.position < :position::bigint
+  returning o.position
+)
+select coalesce((select position from moved), c.position)::text as saved from c;
+
 -- name: outbox-next-events
 with c as materialized (
   select position as saved, greatest(position, coalesce(:known::bigint, position)) as position,
