@@ -126,6 +126,13 @@ describe("one API process's cache of the employees' standing", () => {
     expect((await access.current(a))?.isActive).toBe(false); // read again with c's miss
     expect((await access.current(b))?.isActive).toBe(true);
 
+    // Long after (every entry past its lifetime, a's gone): a's miss reads c's again with it.
+    now = 1_000_000;
+    await deactivate(c);
+    access.forget(a); // as when its entry ran out
+    expect((await access.current(a))?.isActive).toBe(false);
+    expect((await access.current(c))?.isActive).toBe(false); // read again with a's miss, though its entry was still there
+
     expect(await access.current(2_000_000_000)).toBeNull();
     access.forget(b);
     expect((await access.current(b))?.isActive).toBe(false);

@@ -21,13 +21,13 @@ const REFRESH_WITH_MISS_MAX = 500;
 /**
  * The employee's current standing for every authenticated request (docs/api.md §2, "Token lifetime"): deactivation, role and password changes reach existing tokens within ACCESS_CACHE_MS
  * (at most 5 s). One indexed read per employee per interval, shared by concurrent requests; a miss also
- * reads again every entry that would run out within the next half interval, so the entries of a
- * floor's employees line up and a floor of 60 sorters costs one read per interval or two, not one per
+ * reads again every entry past half its lifetime (or run out within the last one), so the entries of
+ * a floor's employees line up and a floor of 60 sorters costs one read per interval or two, not one per
  * sorter (each entry only gets younger: nothing is trusted longer than ACCESS_CACHE_MS).
  */
 export class EmployeeAccess {
   private readonly cache: TtlCache<number, Promise<CurrentAccess | null>>;
-  /** When each entry in the cache was read (`clock`). */
+  /** When each employee was last read (`clock`), for two lifetimes. */
   private readonly readAt = new Map<number, number>();
   private readonly db: OrmSql;
 
@@ -46,9 +46,11 @@ export class EmployeeAccess {
     if (hit) return hit;
     const now = this.clock();
     const ids = [employeeId];
+    // Those read within the last two lifetimes, run out or not: entries that ran out together (read in
+    // one statement) are read again together at the first miss after, so they stay lined up.
     for (const [id, at] of this.readAt) {
-      if (now - at >= this.ttlMs) this.readAt.delete(id); // run out (or pushed out): no longer cached
-      else if (now - at >= this.ttlMs / 2 && ids.length <= REFRESH_WITH_MISS_MAX && this.cache.get(id)) ids.push(id);
+      if (now - at >= 2 * this.ttlMs) this.readAt.delete(id);
+      else if (id !== employeeId && now - at >= this.ttlMs / 2 && ids.length <= REFRESH_WITH_MISS_MAX) ids.push(id);
     }
     const rows = this.read(ids);
     let missed: Promise<CurrentAccess | null> | undefined;
