@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { boundObservers } from '../logging/bound-observers';
 
 /**
  * The command client's metrics: latency from the caller's point of view (admission, queue wait, the
@@ -13,21 +14,12 @@ export const commandDuration = new client.Histogram({
   registers: [],
 });
 
-type DurationChild = ReturnType<typeof commandDuration.labels>;
-/** commandDuration's children by command and outcome, bound once (a command's observation is a map lookup, not a label check). */
-const durations = new Map<string, DurationChild>();
+/** commandDuration's children by command and outcome (command names and problem codes are finite sets). */
+const durationOf = boundObservers(commandDuration, 1_000);
 
 /** Observes a command's latency (seconds) under its name and outcome (`ok` or the refusal code). */
 export function observeCommandDuration(command: string, outcome: string, seconds: number): void {
-  const key = `${command} ${outcome}`;
-  let child = durations.get(key);
-  if (!child) {
-    // Command names and problem codes are finite sets; the bound keeps a mistake from growing it without end.
-    if (durations.size >= 1_000) durations.clear();
-    child = commandDuration.labels(command, outcome);
-    durations.set(key, child);
-  }
-  child.observe(seconds);
+  durationOf(`${command} ${outcome}`, () => [command, outcome]).observe(seconds);
 }
 
 export const commandService = new client.Histogram({

@@ -389,12 +389,8 @@ export async function runConsumer<Ctx>(
     // A position not saved yet: look again by the time it is due (an idle batch saves it).
     woken = await waiter.wait(untilDue());
   }
-  if (unsaved && known !== null) await saveHandled(db, consumer.name, known).catch((err) => log.warn({ err, consumer: consumer.name }, 'could not save the position at close; its last events are handled again at start'));
-}
-
-/** Saves a position handled but not saved yet, unless another process holds the consumer or has gone further. */
-async function saveHandled(db: SqlDatabase, name: string, position: string): Promise<void> {
-  await saveHandledPosition(db, { name, position });
+  // Unless another process holds the consumer or has gone further.
+  if (unsaved && known !== null) await saveHandledPosition(db, { name: consumer.name, position: known }).catch((err) => log.warn({ err, consumer: consumer.name }, 'could not save the position at close; its last events are handled again at start'));
 }
 
 /** The consumer settings of the process (OUTBOX_* settings). */

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import client from 'prom-client';
 import { redactUrl } from '../../../shared/logging/redact';
 import { COMMAND_METRICS } from '../../../shared/commands/command-metrics';
+import { boundObservers } from '../../../shared/logging/bound-observers';
 
 /** One registry per process; /metrics serves it. */
 export const metricsRegistry = new client.Registry();
@@ -23,28 +24,15 @@ export function setMetricsRoute(req: Request, route: string): void {
   (req as Request & { [ROUTE_LABEL]?: string })[ROUTE_LABEL] = route;
 }
 
-type Observer = ReturnType<typeof httpDuration.labels>;
 /**
- * The histogram's children by method, route and status, each bound once: a request's observation is
- * then a map lookup, not a label object, its redaction and its validation. As many as the histogram's
- * own series (route templates, not paths); cleared should a router mounted under a parameter ever make
- * them many.
+ * The histogram's children by method, route and status, each bound once (as many as its own series:
+ * route templates, not paths; cleared should a router mounted under a parameter ever make them many).
+ * The route template, never the raw path: ids in label values would explode the series. A router
+ * mounted under a parameter puts the value into baseUrl, so it passes the redaction too.
  */
-const observers = new Map<string, Observer>();
-const MAX_OBSERVERS = 5_000;
-
-function observerOf(method: string, path: string, status: number): Observer {
-  const key = `${method} ${status} ${path}`;
-  let observer = observers.get(key);
-  if (!observer) {
-    if (observers.size >= MAX_OBSERVERS) observers.clear();
-    // The route template, never the raw path: ids in label values would explode the series. A router
-    // mounted under a parameter puts the value into baseUrl, so it passes the redaction too.
-    observer = httpDuration.labels(method, path === 'unmatched' ? path : redactUrl(path), String(status));
-    observers.set(key, observer);
-  }
-  return observer;
-}
+const observerFor = boundObservers(httpDuration, 5_000);
+const observerOf = (method: string, path: string, status: number) =>
+  observerFor(`${method} ${status} ${path}`, () => [method, path === 'unmatched' ? path : redactUrl(path), String(status)]);
 
 /** Times the request from now to its answer's `finish`, labelled with its method, route template and status. */
 export function timeRequest(req: Request, res: Response): void {
