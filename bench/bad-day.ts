@@ -153,6 +153,12 @@ export interface BadDayRun {
   processes: Record<string, number>;
   statementStats: string;
   explain: { afterUpload: ExplainFigure[]; atEnd: ExplainFigure[] } | null;
+  /**
+   * The service's first seconds after its start and the upload, before the steps (BENCH_WARMUP_SECONDS,
+   * as the skeleton's warm-up): one sorter on each wall but idle-1's, the deep and the cold wall, closed
+   * loop. Not in any step; null when the warm-up is 0 s.
+   */
+  startUp: { seconds: number; sorters: number; pairsPerSecond: number; scan: LatencySummary; confirm: LatencySummary; fiveXx: number; reads: LatencySummary } | null;
   steps: BadDayStep[];
   wsEvents: number;
   /** The service's processes by role (pids), for the CPU profiles. */
@@ -513,6 +519,23 @@ export async function runBadDayOnce(
     const afterUpload = stats.loaded ? null : await explainScanRead(s.databaseUrl, explainFixture);
     if (afterUpload) for (const e of afterUpload) say(`[bad-day ${statistics}] EXPLAIN ${e.statement} after the upload: ${e.executionMs} ms, ${e.buffers} buffers, ${e.topNode} (estimated ${e.estimatedRows} rows, got ${e.actualRows})`);
 
+    // The service's first seconds, as the skeleton's (BENCH_WARMUP_SECONDS, not measured): a process just
+    // started runs its code unoptimized and its connections plan their statements afresh, and PostgreSQL
+    // has just checkpointed (the databases dropped and made), so every page's first change after it
+    // writes the whole page to the WAL. Without it, idle-1 measured those seconds, the skeleton its warm
+    // loop. One sorter on each wall that no idle or cold step uses, one pair after another; their own
+    // figures are reported as the start-up.
+    let startUp: BadDayRun['startUp'] = null;
+    if (s.warmupSeconds > 0) {
+      const walls = new Set<number>();
+      const warmers = floor.sorters.filter((a) => a.wallIndex !== 0 && a.wallIndex !== seed.deep.wallIndex && a.wallIndex !== seed.cold.wallIndex && !walls.has(a.wallIndex) && walls.add(a.wallIndex));
+      const from = performance.now();
+      const warm = await realisticClosed(keepAlive, floor, s.warmupSeconds * 1000, `${statistics} warm-up`, { sorters: warmers });
+      const reads = Probes.window(probes.reads, from, performance.now()).filter((p) => p.status === 200).map((p) => p.ms);
+      startUp = { seconds: s.warmupSeconds, sorters: warmers.length, pairsPerSecond: warm.pairsPerSecond, scan: warm.scan, confirm: warm.confirm, fiveXx: warm.fiveXx, reads: summarize(reads) };
+      say(`[bad-day ${statistics}] warm-up (the service's first ${s.warmupSeconds} s, not measured): ${warmers.length} sorters, ${warm.pairsPerSecond} pairs/s · scan p50 ${warm.scan.p50} p99 ${warm.scan.p99} ms · confirm p50 ${warm.confirm.p50} ms · ${warm.fiveXx} × 5xx · hubs' reads p50 ${startUp.reads.p50} ms`);
+    }
+
     const mosquitto = mosquittoPid();
     const commands = new RedisCommandMeter(s.redisUrl);
     const meter = new CpuMeter(s.databaseUrl, database, () => ({ ...roles(), redis: opts.redisPid, ...(mosquitto ? { mosquitto } : {}), bench: process.pid }), serviceRoleOfBackend);
@@ -656,6 +679,7 @@ export async function runBadDayOnce(
       statementStats: stats.loaded ? 'loaded' : stats.why!,
       explain: afterUpload && atEnd ? { afterUpload, atEnd } : null,
       steps,
+      startUp,
       wsEvents: listeners.events,
       pids,
     };

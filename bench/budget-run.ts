@@ -14,6 +14,7 @@ import { measureQueueRoundTrip } from './queue-probe';
 import { buildServices } from './service-processes';
 import { runSkeleton, type SkeletonRun } from './skeleton/skeleton-run';
 import { summarize } from './stats';
+import { hopCost, type HopCost } from './lib/hop-cost';
 import { createRedis } from '../shared/redis/redis';
 
 /*
@@ -76,6 +77,8 @@ interface Floor {
   reference: FloorReference;
   pgP50: number;
   queueP50: number;
+  /** One hop between two processes under this condition (bench/lib/hop-cost.ts), or null if the probe failed. */
+  hop: HopCost | null;
 }
 
 /** The floor of this run, or null with why (it calls the sorting worker's write directly, which may have changed shape). */
@@ -98,14 +101,25 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined): Pro
     const queueP50 = summarize(queue.samples).p50;
     // A pair is a scan and a confirm: two of each, client side included.
     const cpuPerPairMs = Math.round(2 * (pg.cpuPerTxMs.postgres + pg.cpuPerTxMs.client + redisMs + clientMs) * 100) / 100;
-    const floor = { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50 };
+    const hop = await hopCost().catch((err: Error) => {
+      say(`[floor] hop between two processes not measured: ${err.message}`);
+      return null;
+    });
+    const floor = { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50, hop };
     say(`[floor] PG p50 ${pgP50} ms · queue p50 ${queueP50} ms · floor p50 ${floor.reference.p50Ms} ms · ${cpuPerPairMs} ms CPU per pair`);
+    if (hop) say(`[floor] a hop between two processes: ${hopLine(hop)}`);
     return floor;
   } catch (err) {
     const error = (err as Error).message.split('\n')[0]!;
     say(`[floor] not measured: ${error}`);
     return { error };
   }
+}
+
+/** A hop's figures in words (bench/lib/hop-cost.ts). */
+function hopLine(h: HopCost): string {
+  const one = h.oneCore ? `; both on one core ${h.oneCore.cpuUs} µs and ${h.oneCore.wallUs} µs` : '';
+  return `${h.cpuUs} µs of CPU a side and ${h.wallUs} µs a round trip as the scheduler placed them${one}`;
 }
 
 const f = (v: number | null | undefined, digits = 2) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(digits));
@@ -149,6 +163,13 @@ function sideBySide(runs: ConditionRun[]): string[] {
   }
   lines.push('');
   for (const r of runs) {
+    const up = r.service.startUp;
+    if (up) {
+      lines.push(
+        `- ${r.condition}, the service's first ${up.seconds} s after its start and the upload (its warm-up, as the skeleton's; in no step): ${up.sorters} sorters, one a wall, ` +
+          `${f(up.pairsPerSecond, 1)} pairs/s, scan p50 ${f(up.scan.p50)} / p99 ${f(up.scan.p99)} ms, confirm p50 ${f(up.confirm.p50)} ms, ${up.fiveXx} × 5xx; the hubs' reads p50 ${f(up.reads.p50)} ms`,
+      );
+    }
     const cold = r.service.steps.find((x) => x.cold)?.cold;
     if (cold) {
       lines.push(
@@ -183,6 +204,8 @@ function goalTable(runs: ConditionRun[]): string[] {
 export function budgetMarkdown(at: string, runs: ConditionRun[]): string {
   const lines: string[] = [];
   lines.push(`Run of ${at} on ${os.cpus().length} CPUs. ${runs.map((r) => `${r.condition}${r.hog ? ` (a spinning child ${r.hog.core === null ? 'unpinned' : `on core ${r.hog.core}`}, ${f(100 * r.hog.cpuShare, 0)} % of a core)` : ''}: load average ${loads(r.loadAvgStart)} at its start, ${loads(r.loadAvgEnd)} at its end (1/5/15 min), ${r.seconds} s`).join('; ')}.`);
+  const hops = runs.filter((r) => r.floor?.hop);
+  if (hops.length) lines.push('', `A hop between two processes (a byte there and back over a Unix socket, bench/lib/hop-cost.ts): ${hops.map((r) => `${r.condition} ${hopLine(r.floor!.hop!)}`).join('; ')}.`);
   lines.push('');
   lines.push(...sideBySide(runs));
   lines.push('');
