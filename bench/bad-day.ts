@@ -446,7 +446,17 @@ export async function runBadDayOnce(
   base: BenchSettings,
   config: AppConfig,
   statistics: 'fresh' | 'analyzed',
-  opts: { redisPid: number | undefined; say: (line: string) => void; floor: FloorReference; nodeArgs: string[] },
+  opts: {
+    redisPid: number | undefined;
+    say: (line: string) => void;
+    floor: FloorReference;
+    nodeArgs: string[];
+    /**
+     * Seconds of unmeasured warm-up before the steps (`npm run bench`: BENCH_WARMUP_SECONDS, as its
+     * skeleton's). None for the scenarios' bad day, whose steps start with the shift.
+     */
+    warmUpSeconds?: number;
+  },
 ): Promise<BadDayRun> {
   const { say } = opts;
   const database = `${new URL(base.databaseUrl).pathname.slice(1)}_badday`;
@@ -519,21 +529,22 @@ export async function runBadDayOnce(
     const afterUpload = stats.loaded ? null : await explainScanRead(s.databaseUrl, explainFixture);
     if (afterUpload) for (const e of afterUpload) say(`[bad-day ${statistics}] EXPLAIN ${e.statement} after the upload: ${e.executionMs} ms, ${e.buffers} buffers, ${e.topNode} (estimated ${e.estimatedRows} rows, got ${e.actualRows})`);
 
-    // The service's first seconds, as the skeleton's (BENCH_WARMUP_SECONDS, not measured): a process just
+    // The service's first seconds, as the skeleton's (opts.warmUpSeconds, not measured): a process just
     // started runs its code unoptimized and its connections plan their statements afresh, and PostgreSQL
     // has just checkpointed (the databases dropped and made), so every page's first change after it
     // writes the whole page to the WAL. Without it, idle-1 measured those seconds, the skeleton its warm
     // loop. One sorter on each wall that no idle or cold step uses, one pair after another; their own
     // figures are reported as the start-up.
     let startUp: BadDayRun['startUp'] = null;
-    if (s.warmupSeconds > 0) {
+    const warmUpSeconds = opts.warmUpSeconds ?? 0;
+    if (warmUpSeconds > 0) {
       const walls = new Set<number>();
       const warmers = floor.sorters.filter((a) => a.wallIndex !== 0 && a.wallIndex !== seed.deep.wallIndex && a.wallIndex !== seed.cold.wallIndex && !walls.has(a.wallIndex) && walls.add(a.wallIndex));
       const from = performance.now();
-      const warm = await realisticClosed(keepAlive, floor, s.warmupSeconds * 1000, `${statistics} warm-up`, { sorters: warmers });
+      const warm = await realisticClosed(keepAlive, floor, warmUpSeconds * 1000, `${statistics} warm-up`, { sorters: warmers });
       const reads = Probes.window(probes.reads, from, performance.now()).filter((p) => p.status === 200).map((p) => p.ms);
-      startUp = { seconds: s.warmupSeconds, sorters: warmers.length, pairsPerSecond: warm.pairsPerSecond, scan: warm.scan, confirm: warm.confirm, fiveXx: warm.fiveXx, reads: summarize(reads) };
-      say(`[bad-day ${statistics}] warm-up (the service's first ${s.warmupSeconds} s, not measured): ${warmers.length} sorters, ${warm.pairsPerSecond} pairs/s · scan p50 ${warm.scan.p50} p99 ${warm.scan.p99} ms · confirm p50 ${warm.confirm.p50} ms · ${warm.fiveXx} × 5xx · hubs' reads p50 ${startUp.reads.p50} ms`);
+      startUp = { seconds: warmUpSeconds, sorters: warmers.length, pairsPerSecond: warm.pairsPerSecond, scan: warm.scan, confirm: warm.confirm, fiveXx: warm.fiveXx, reads: summarize(reads) };
+      say(`[bad-day ${statistics}] warm-up (the service's first ${warmUpSeconds} s, not measured): ${warmers.length} sorters, ${warm.pairsPerSecond} pairs/s · scan p50 ${warm.scan.p50} p99 ${warm.scan.p99} ms · confirm p50 ${warm.confirm.p50} ms · ${warm.fiveXx} × 5xx · hubs' reads p50 ${startUp.reads.p50} ms`);
     }
 
     const mosquitto = mosquittoPid();

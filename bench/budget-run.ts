@@ -325,7 +325,7 @@ async function main(): Promise<void> {
 
         say(`\n[${condition} service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
         const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
-        const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs });
+        const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs, warmUpSeconds: s.warmupSeconds });
         const closed = service.steps.find((x) => x.step === 'closed-60');
         const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
         const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
