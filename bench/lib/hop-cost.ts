@@ -21,6 +21,8 @@ export interface HopCost {
 }
 
 const HOP_ROUND_TRIPS = 5000;
+/** A probe that has not finished by then is killed and reported as not measured. */
+const HOP_TIMEOUT_MS = 30_000;
 
 // One script for both sides: `echo` answers every byte; `time` spawns its echo (argv[2] the taskset
 // prefix, if any), sends one byte at a time and prints its figures as JSON.
@@ -69,8 +71,10 @@ async function measure(pin: string | null): Promise<{ cpuUs: number; wallUs: num
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0 || !out) throw new Error(`the hop probe failed (${code}): ${err.trim().slice(0, 300)}`);
+  // A side that never starts (its echo gone) would keep the other waiting: bounded.
+  const timer = setTimeout(() => child.kill('SIGKILL'), HOP_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(timer));
+  if (code !== 0 || !out) throw new Error(`the hop probe failed (${code ?? `killed after ${HOP_TIMEOUT_MS} ms`}): ${err.trim().slice(0, 300)}`);
   const r = JSON.parse(out) as { cpuUs: number; wallUs: number };
   return { cpuUs: Math.round(r.cpuUs * 10) / 10, wallUs: Math.round(r.wallUs * 10) / 10 };
 }
