@@ -55,10 +55,15 @@ function conditionsOf(env: NodeJS.ProcessEnv, argv: string[]): Condition[] {
 export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): { s: BenchSettings; b: BudgetSettings } {
   const quick = argv.includes('--quick') || ['1', 'true', 'yes', 'on'].includes((env.BENCH_QUICK ?? '').toLowerCase());
   const base = loadBenchSettings();
+  const seconds = env.BENCH_SECONDS ? base.seconds : quick ? 5 : 15;
   const s: BenchSettings = {
     ...base,
     cpuProf: base.cpuProf || argv.includes('--cpu-prof'),
-    seconds: env.BENCH_SECONDS ? base.seconds : quick ? 5 : 15,
+    seconds,
+    // Wall 0's tote carries idle-1 and idle-1-fresh one after the other, up to about 150 pairs/s each
+    // on a fast machine, at 10 units an order: a tote used up ends its step early (a 15 s idle-1 took
+    // all of 150 orders). 150 orders a wall for 5 s steps, more for longer ones.
+    badDayOrdersPerWall: env.BENCH_BADDAY_ORDERS ? base.badDayOrdersPerWall : Math.max(150, Math.ceil((2 * seconds * 150) / 10)),
     warmupSeconds: env.BENCH_WARMUP_SECONDS ? base.warmupSeconds : quick ? 1 : 3,
     floorN: env.BENCH_FLOOR_N ? base.floorN : quick ? 300 : 1000,
     queueN: env.BENCH_QUEUE_N ? base.queueN : quick ? 300 : 1000,
