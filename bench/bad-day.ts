@@ -538,8 +538,11 @@ export async function runBadDayOnce(
     let startUp: BadDayRun['startUp'] = null;
     const warmUpSeconds = opts.warmUpSeconds ?? 0;
     if (warmUpSeconds > 0) {
-      const walls = new Set<number>();
-      const warmers = floor.sorters.filter((a) => a.wallIndex !== 0 && a.wallIndex !== seed.deep.wallIndex && a.wallIndex !== seed.cold.wallIndex && !walls.has(a.wallIndex) && walls.add(a.wallIndex));
+      // The first sorter of each wall, but idle-1's, the deep and the cold wall.
+      const firstOfWall = new Map<number, Actor>();
+      for (const a of floor.sorters) if (!firstOfWall.has(a.wallIndex)) firstOfWall.set(a.wallIndex, a);
+      for (const w of [0, seed.deep.wallIndex, seed.cold.wallIndex]) firstOfWall.delete(w);
+      const warmers = [...firstOfWall.values()];
       const from = performance.now();
       const warm = await realisticClosed(keepAlive, floor, warmUpSeconds * 1000, `${statistics} warm-up`, { sorters: warmers });
       const reads = Probes.window(probes.reads, from, performance.now()).filter((p) => p.status === 200).map((p) => p.ms);

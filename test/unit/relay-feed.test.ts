@@ -11,7 +11,7 @@ const ev = (outboxId: number): { outboxId: string; event: WallEvent } => ({
   event: { id: `e${outboxId}`, type: 'sort-box-item.created', occurredAt: '2026-12-02T00:00:00.000Z', clientId: 1, wallId: 1, data: {} },
 });
 const step = (after: number, through: number, ids: number[]): FedStep => ({ after: String(after), through: String(through), events: ids.map(ev) });
-const ids = (b: { events: { outboxId: string }[] } | null) => b?.events.map((e) => Number(e.outboxId));
+const ids = (b: { events: readonly { outboxId: string }[] } | null) => b?.events.map((e) => Number(e.outboxId));
 
 describe('the relay feed of a process', () => {
   it('hands the steps that follow the position over, in order, as one batch; a batch through the last step', () => {

@@ -5,7 +5,7 @@ import { MalformedEventError, safeDecodeEvent, type TypedWallEvent } from '../..
 import { recordFailedJob } from '../../shared/queue/failed-job.queries';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { RELAYED_CHANNEL, localWaiter, notificationsOf, type Waiter } from './notifications';
-import { relayFeedOf, type FedBatch, type FeedReader } from './relay-feed';
+import { relayFeedOf, type FedStep, type FeedReader } from './relay-feed';
 import {
   consumerHasWork,
   lockConsumerPosition,
@@ -154,7 +154,7 @@ export async function consumeOnce<Ctx>(db: SqlDatabase, consumer: EventConsumer<
  * transaction (its effect is outside PostgreSQL, at least once). With `save` the position is saved
  * after, in a statement of its own; a stand-by when another process holds the consumer's position.
  */
-export async function consumeFed<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, fed: FedBatch, ctx: ConsumerContext<Ctx>, save: boolean): Promise<StepResult> {
+export async function consumeFed<Ctx>(db: SqlDatabase, consumer: EventConsumer<Ctx>, fed: FedStep, ctx: ConsumerContext<Ctx>, save: boolean): Promise<StepResult> {
   const types = consumer.types ? new Set(consumer.types) : null;
   const events: RelayedEvent[] = [];
   for (const e of fed.events) if (!types || types.has(e.event.type)) events.push({ ...e.event, outboxId: e.outboxId });
@@ -316,7 +316,7 @@ export async function runConsumer<Ctx>(
     try {
       const size = singleUntil !== null ? 1 : settings.batchSize;
       const carried: Carried | undefined = settings.positionSaveMs > 0 ? { known, save: singleUntil !== null || saveDue() } : undefined;
-      const fed: FedBatch | null = fromFeed && feed && singleUntil === null ? feed.take(known!, size) : null;
+      const fed: FedStep | null = fromFeed && feed ? feed.take(known!, size) : null;
       result = fed ? await consumeFed(db, probe, fed, ctx, saveDue()) : await consumeOnce(db, probe, size, ctx, carried);
     } catch (err) {
       const answers = await databaseAnswers(db, {}).then(

@@ -1,17 +1,13 @@
 import type { WallEvent } from '../../shared/events/channels';
 
-/** A step of the relay of this process: every relayed event with an outbox id in (after, through], in id order. */
+/**
+ * Every relayed event with an outbox id in (after, through], in id order: a step of the relay of this
+ * process, or what a reader takes after its consumer's position.
+ */
 export interface FedStep {
   after: string;
   through: string;
   events: readonly { outboxId: string; event: WallEvent }[];
-}
-
-/** Events fed after a consumer's position: every relayed event in (after, through], in id order. */
-export interface FedBatch {
-  after: string;
-  through: string;
-  events: { outboxId: string; event: WallEvent }[];
 }
 
 /** Events a reader keeps for its consumer at most (beyond: the oldest steps go, and the consumer reads PostgreSQL). */
@@ -122,11 +118,11 @@ export class FeedReader {
    * `max` events, unless the first step alone holds more); null when the steps held do not start at or
    * before it (a gap: the consumer reads PostgreSQL). Steps at or below the position are dropped.
    */
-  take(position: string, max: number): FedBatch | null {
+  take(position: string, max: number): FedStep | null {
     let at = BigInt(position);
     this.drop(at);
     if (!this.steps.length || BigInt(this.steps[0]!.after) > at) return null;
-    const events: FedBatch['events'] = [];
+    const events: FedStep['events'][number][] = [];
     while (this.steps.length && BigInt(this.steps[0]!.after) <= at) {
       const step = this.steps[0]!;
       const from = at;
