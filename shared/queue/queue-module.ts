@@ -292,6 +292,31 @@ const redelivered = (job: Job) => job.attemptsStarted > 1 || job.stalledCounter 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/** A fetch: the job it moved to active for `token`, or none when the queue had none waiting. */
+type Fetch<Data> = (token: string) => Promise<Job<Data> | undefined>;
+
+/**
+ * BullMQ's worker with one hook on its fetch (`moveToActive`, the protected method its `getNextJob`
+ * calls, after the blocking wait when it blocks): `alongside`, set for the next fetch only, sends that
+ * fetch itself and may send more right behind it, in the same turn of the event loop (so in the same
+ * socket write when the connection is corked). The partition worker never runs BullMQ's own loop, nor
+ * a completion that fetches the next job, so every fetch passes here.
+ */
+class PartitionQueueWorker<Data> extends Worker<Data> {
+  alongside: ((fetch: () => Promise<Job<Data> | undefined>, more: Fetch<Data>) => Promise<Job<Data> | undefined>) | null = null;
+
+  protected override moveToActive(token: string, name?: string): Promise<Job<Data>> {
+    const alongside = this.alongside;
+    this.alongside = null;
+    if (!alongside) return super.moveToActive(token, name);
+    // BullMQ types the fetch as always bringing a job; it brings none from an empty queue.
+    return alongside(
+      () => super.moveToActive(token, name),
+      (next) => super.moveToActive(next, name),
+    ) as Promise<Job<Data>>;
+  }
+}
+
 /**
  * The worker of one partition queue, run only by the process holding the partition
  * (shared/commands/partition-host.ts). It fetches the jobs itself (BullMQ's manual processing), one
@@ -322,7 +347,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const { lockDuration, stalledInterval } = PARTITION_WORKER_TUNING;
   const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
   // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced (and a dead process's jobs found).
-  const worker = new Worker<Data>(name, null, { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, autorun: false, ...PARTITION_WORKER_TUNING });
+  const worker = new PartitionQueueWorker<Data>(name, null, { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, autorun: false, ...PARTITION_WORKER_TUNING });
   // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
   const workerError = foldedWarning(log, `queue worker ${name}`);
   worker.on('error', (err) => workerError(err));
@@ -429,6 +454,42 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const waitKey = `${settings.prefix}:${name}:wait`;
   const prioritizedKey = `${settings.prefix}:${name}:prioritized`;
   const delayedKey = `${settings.prefix}:${name}:delayed`;
+  const clearMarker = () => connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
+  /**
+   * The fetch sent right behind the one a blocking wait ends with, and the marker's script behind both
+   * (`alongside`): the round's second fetch, ready when the loop comes to it.
+   */
+  let behind: { token: string; job: Promise<Job<Data> | undefined>; cleared: Promise<unknown> } | undefined;
+  /**
+   * The blocking fetch's own write carries the next fetch and the marker's script: at idle (once per
+   * command) that fetch finds the queue empty and the script clears the marker the first fetch left,
+   * and both went out with the first instead of one more round trip once the first job was handed over.
+   * In Redis they run in this order, one after the other: a job added after the first was taken is the
+   * second's, and one added later keeps a marker of its own (the script removes it only while no job
+   * waits). Only with room in hand for both.
+   */
+  const sendBehind = (fetch: () => Promise<Job<Data> | undefined>, more: Fetch<Data>) => {
+    oneWriteThisTurn();
+    const first = fetch();
+    const token = `${worker.id}:${tokens++}`;
+    const job = more(token);
+    job.catch(() => undefined);
+    // Behind the fetches: they are written within this turn's microtasks, the script at the next tick.
+    const cleared = new Promise<unknown>((resolve) => process.nextTick(() => resolve(clearMarker().catch(() => undefined))));
+    behind = { token, job, cleared };
+    return first;
+  };
+  /** The fetch sent behind the last blocking one, if the loop did not come to it: taken now (none: null). */
+  const takeBehind = async (): Promise<{ job: Job<Data>; token: string } | null> => {
+    const sent = behind;
+    behind = undefined;
+    const job = await sent?.job.catch((err: Error) => {
+      workerError(err);
+      return undefined;
+    });
+    return job && sent ? { job, token: sent.token } : null;
+  };
+
   const fetchLoop = async () => {
     await previousHolderDone();
     while (!stopping) {
@@ -440,23 +501,28 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       try {
         // The first waits for a job; the next ones are taken while any waits, until the hand is full.
         for (let block = true, fetches = 0; inHand.size + burst.length < PARTITION_JOBS_IN_HAND; block = false, fetches++) {
-          const token = `${worker.id}:${tokens++}`;
-          const clearMarker = () => connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
-          // The fetch after the one the blocking wait brought usually finds the queue empty (at idle,
-          // once per command): the marker's script (below) goes with it, right behind it in the same
-          // write, instead of one round trip after it. Sent after the fetch (the fetch's script is
-          // written within this turn's microtasks, the script at the next tick), it clears only a marker
-          // no job needs; if it runs first it keeps the marker of the job the fetch then takes, which
-          // costs a blocking wait that returns at once, never a job left waiting.
-          let cleared: Promise<unknown> | undefined;
-          if (fetches === 1 && !stopping) {
+          const sent = fetches === 1 ? behind : undefined;
+          behind = undefined;
+          const token = sent?.token ?? `${worker.id}:${tokens++}`;
+          let cleared = sent?.cleared;
+          // Without a fetch sent behind the blocking one (no room for it, or the wait ended without a
+          // fetch): the marker's script goes with this fetch, right behind it in the same write, instead
+          // of one round trip after it. If it runs first it keeps the marker of the job the fetch then
+          // takes, which costs a blocking wait that returns at once, never a job left waiting.
+          if (fetches === 1 && !sent && !stopping) {
             oneWriteThisTurn();
             process.nextTick(() => {
               cleared = clearMarker();
               cleared.catch(() => undefined);
             });
           }
-          const job = await worker.getNextJob(token, { block });
+          if (block && inHand.size + 2 <= PARTITION_JOBS_IN_HAND) worker.alongside = sendBehind;
+          let job: Job<Data> | undefined;
+          try {
+            job = sent ? await sent.job : await worker.getNextJob(token, { block });
+          } finally {
+            worker.alongside = null;
+          }
           if (!job) {
             // The queue was empty: the marker left by the last job taken is stale, and would make the
             // blocking wait below return at once for a fetch that finds nothing (at idle, once per command).
@@ -481,6 +547,10 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
         workerError(err as Error);
         if (burst.length === 0 && !stopping) await sleep(250);
       }
+      // A fetch sent behind a blocking one the loop did not come to (the worker is stopping, or the
+      // blocking fetch failed): its job, if it took one, is in hand with the others.
+      const left = await takeBehind();
+      if (left) burst.push(left);
       // A job handed out again after a stall (at the head of the queue, in no order) starts a burst: it
       // and the jobs fetched after it go over together, by job id.
       burst.sort((a, b) => Number(a.job.id) - Number(b.job.id));
