@@ -313,6 +313,9 @@ select 'employee' as kind, e.id, trim(e.first_name || ' ' || e.last_name) as nam
 union all
 select 'wall' as kind, w.id, w.name, w.client_id, w.warehouse_id from wall w where w.id = any(:wallIds::int[]);
 
+-- name: backend-pid
+select pg_backend_pid() as pid;
+
 -- name: earlier-answer
 select exists (select 1 from applied_command ac where ac.command_id = :commandId::uuid) as applied,
        (select ac.result from applied_command ac where ac.command_id = :commandId::uuid) as result,
@@ -422,7 +425,8 @@ select w.id from wall w where exists (select 1 from sort_box b where b.wall_id =
 select id from order_item where id = any(:lineIds::int[]) order by id for update;
 
 -- name: outbox-advance
-with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
+with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked,
+                          set_config('sorting.relay_notify', :notify::text, true) as notify)
 select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
        (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
   from relay_lock l
@@ -475,6 +479,12 @@ with h as (select through from outbox_horizon),
      batch as (select id from outbox_events_after(:after::bigint, (select through from h), :batchSize::int, null))
 select (case when (select count(*) from batch) >= :batchSize::int then (select max(id) from batch) else (select through from h) end)::text as through,
        (select count(*) from batch)::int as n;
+
+-- name: outbox-other-listeners
+select exists (
+  select 1 from pg_stat_activity a
+   where a.datname = current_database() and a.application_name = :listener::text and a.pid is distinct from :own::int
+) as others;
 
 -- name: outbox-recently-relayed
 with last as (

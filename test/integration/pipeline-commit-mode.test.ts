@@ -45,20 +45,20 @@ describe("the pipeline's commits do not wait for the WAL flush", () => {
   it('a relay step that moves the horizon commits without waiting; one with nothing new reads no lock table and changes nothing', async () => {
     expect((await pg.query('show synchronous_commit')).rows[0].synchronous_commit).toBe('on');
     // An id handed out above the horizon, by a transaction that has ended (this one's own lock is not counted).
-    const moved = await inTransaction(advanceHorizon, { candidate: null, holders: null, gap: null, after: null, batchSize: 500 }, `select nextval('outbox_event_id_seq')`);
+    const moved = await inTransaction(advanceHorizon, { candidate: null, holders: null, gap: null, after: null, batchSize: 500, notify: 'on' }, `select nextval('outbox_event_id_seq')`);
     expect(moved.rows).toHaveLength(1);
     expect(BigInt(moved.rows[0]!.through!)).toBeGreaterThan(BigInt(moved.rows[0]!.before!));
     expect(moved.mode).toBe('off');
 
     // Move it for real, then a step with nothing handed out above it, while a writer is at work: the
     // step ends before the lock table (it would keep the writer as a candidate's holder otherwise).
-    await pg.query({ text: advanceHorizon.statement.text, values: advanceHorizon.statement.values({ candidate: null, holders: null, gap: null, after: null, batchSize: 500 }) });
+    await pg.query({ text: advanceHorizon.statement.text, values: advanceHorizon.statement.values({ candidate: null, holders: null, gap: null, after: null, batchSize: 500, notify: 'on' }) });
     const writer = new PgClient({ connectionString: `${TEST_PG_BASE}/${database}` });
     await writer.connect();
     try {
       await writer.query('begin');
       await writer.query('lock table outbox_event in row exclusive mode');
-      const still = await inTransaction(advanceHorizon, { candidate: null, holders: null, gap: null, after: null, batchSize: 500 });
+      const still = await inTransaction(advanceHorizon, { candidate: null, holders: null, gap: null, after: null, batchSize: 500, notify: 'on' });
       expect(still.rows[0]).toMatchObject({ locked: true, next_candidate: null, next_holders: null });
       expect(still.rows[0]!.through).toBe(still.rows[0]!.before);
       expect(still.mode).toBe('on');

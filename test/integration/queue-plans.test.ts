@@ -124,7 +124,7 @@ describe('the outbox queue statements cost what they return, however many events
     /** Each statement once more, on its own connection, after one more command's events (three to relay, then read). */
     const measure = async () => {
       await command(-1);
-      const advance = await buffers(relayClient, advanceHorizon.statement.name, advanceHorizon.statement.values({ candidate: null, holders: null, gap: null, after: null, batchSize: 500 }));
+      const advance = await buffers(relayClient, advanceHorizon.statement.name, advanceHorizon.statement.values({ candidate: null, holders: null, gap: null, after: null, batchSize: 500, notify: 'on' }));
       await relayOnce(relay, 500);
       const through = (await admin.query<{ t: string }>('select through::text as t from outbox_horizon')).rows[0]!.t;
       const relayRead = await buffers(relayClient, relayedBetween.statement.name, relayedBetween.statement.values({ after: String(BigInt(through) - 3n), through, batchSize: 500 }));

@@ -39,7 +39,7 @@ describe('the relay horizon over the committed ids in a row', () => {
   async function step(memory: Memory): Promise<{ before: bigint; through: bigint; memory: Memory }> {
     const { rows } = await pg.query<{ before: string; through: string; next_candidate: string | null; next_holders: string[] | null; next_gap: string | null }>({
       text: advanceHorizon.statement.text,
-      values: advanceHorizon.statement.values({ ...memory, after: null, batchSize: 500 }),
+      values: advanceHorizon.statement.values({ ...memory, after: null, batchSize: 500, notify: 'on' }),
     });
     const r = rows[0]!;
     return { before: BigInt(r.before), through: BigInt(r.through), memory: { candidate: r.next_candidate, holders: r.next_holders, gap: r.next_gap } };

@@ -11,7 +11,9 @@ import type { RelayedRow } from '../../shared/events/channels';
  * when the first missing one is the one the relay's previous step found missing (:gap; null for a relay
  * without memory) does it read which transactions hold the outbox's write lock: the horizon moves to the
  * last id handed out when none does, or to the candidate the relay kept (:candidate, read with its
- * writers :holders at an earlier look) once none of those still does; NOTIFY outbox_relayed at commit.
+ * writers :holders at an earlier look) once none of those still does; NOTIFY outbox_relayed at commit
+ * unless :notify is 'off' (for this transaction: no process but the relay's own listens; the migration
+ * Migration20261202232000_relay_notify_when_heard).
  * Then, in the same round trip (outbox_relay_step), the events after :after up to the new horizon, in id
  * order, at most :batchSize, read in a query of its own whose snapshot holds them all (none when :after
  * is null). One row per event, each with the step's columns (the horizon before and after, the
@@ -20,10 +22,11 @@ import type { RelayedRow } from '../../shared/events/channels';
  * moves forward; no outbox row is written.
  */
 export const advanceHorizon = query<
-  { candidate: string | null; holders: string[] | null; gap: string | null; after: string | null; batchSize: number },
+  { candidate: string | null; holders: string[] | null; gap: string | null; after: string | null; batchSize: number; notify: 'on' | 'off' },
   { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null; next_gap: string | null } & Partial<RelayedRow>
 >('outbox-advance', `
-with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked)
+with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked,
+                          set_config('sorting.relay_notify', :notify::text, true) as notify)
 select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
        (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
   from relay_lock l
@@ -52,3 +55,14 @@ with last as (
 select id::text, event_id, type, occurred_at, client_id, wall_id, data from last
  where occurred_at >= (select max(occurred_at) from last) - interval '5 seconds'
  order by id`);
+
+/*
+ * Whether a listening connection of another process is on this database (application_name :listener,
+ * the listener of workers/pipeline/notifications.ts, other than the one of backend :own): a light
+ * gateway there waits for the relay's NOTIFY. Every role reads every backend's application_name.
+ */
+export const otherListeners = query<{ listener: string; own: number | null }, { others: boolean }>('outbox-other-listeners', `
+select exists (
+  select 1 from pg_stat_activity a
+   where a.datname = current_database() and a.application_name = :listener::text and a.pid is distinct from :own::int
+) as others`);

@@ -1,9 +1,10 @@
 import type { Runtime } from '../../shared/runtime/runtime';
 import { isDependencyOutage } from '../../shared/errors/outage';
 import { foldedWarning } from '../../shared/logging/logger';
-import { notificationsOf, OUTBOX_CHANNEL } from '../pipeline/notifications';
+import { LISTENER_APPLICATION_NAME, notificationsOf, OUTBOX_CHANNEL, RELAYED_CHANNEL } from '../pipeline/notifications';
 import { relayFeedOf } from '../pipeline/relay-feed';
 import { HubPublisher, Relay, stepAndFeed, type RelayedEvent } from './relay.use-case';
+import { otherListeners } from './outbox.queries';
 
 /**
  * Worker kind `outbox`: the relay. Moves the horizon below which every outbox event is committed (the
@@ -30,12 +31,30 @@ export function wallsOf(events: readonly RelayedEvent[], enough = BUSY_WALLS): n
   return walls.size;
 }
 
+/** How often the relay looks whether another process listens for its steps' notification. */
+export const LISTENERS_LOOK_MS = 1000;
+
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { workerSql, redis, log, config } = runtime;
   const publisher = new HubPublisher(redis, config.QUEUE_PREFIX, log);
-  const waiter = notificationsOf(runtime).waiter(OUTBOX_CHANNEL);
+  const notifications = notificationsOf(runtime);
+  const waiter = notifications.waiter(OUTBOX_CHANNEL);
   let stopped = false;
   const relay = new Relay(workerSql, config.OUTBOX_BATCH_SIZE);
+  // A step's NOTIFY outbox_relayed wakes the light gateways of other processes; this process's own takes
+  // the steps in memory, and the notification only woke its listener and the listener's backend once
+  // more per step. Notified while another process's listener is connected (or the look fails); a
+  // process that starts listening is heard within a look (its gateway polls until then).
+  const lookForListeners = async () => {
+    try {
+      const [row] = await otherListeners(workerSql, { listener: LISTENER_APPLICATION_NAME, own: notifications.backendPid() });
+      relay.notifyOthers = row?.others ?? true;
+    } catch {
+      relay.notifyOthers = true;
+    }
+  };
+  await lookForListeners();
+  const listenersTimer = setInterval(() => void lookForListeners(), LISTENERS_LOOK_MS).unref();
   // The steps' events, to the consumers of this process that read at every step (the light gateway).
   const feed = relayFeedOf(runtime);
   let active = false;
@@ -62,6 +81,9 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         active = step.locked;
         publisher.add(step.republish);
         publisher.add(step.events);
+        // Not notified: this process's own waiters on the channel (a consumer set to read at once that
+        // does not take the steps in memory) are woken as the notification would have.
+        if (!relay.notifyOthers && step.events.length > 0) notifications.wake(RELAYED_CHANNEL);
         interval = wallsOf(step.events) >= BUSY_WALLS ? Math.max(config.OUTBOX_RELAY_BUSY_INTERVAL_MS, config.OUTBOX_RELAY_INTERVAL_MS) : config.OUTBOX_RELAY_INTERVAL_MS;
       } catch (err) {
         if (isDependencyOutage(err)) outage(err as Error);
@@ -86,6 +108,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   log.info({ pollMs: config.OUTBOX_POLL_MS }, 'outbox relay started');
   runtime.onClose('outbox relay', async () => {
     stopped = true;
+    clearInterval(listenersTimer);
     waiter.wake();
     await loop;
     feed.broken();

@@ -48,6 +48,12 @@ export class Relay {
   private gap: string | null = null;
   /** The last outbox id read for the hubs; null while this relay is not the active one. */
   private read: string | null = null;
+  /**
+   * Whether a step that moves the horizon notifies `outbox_relayed`, which wakes the light gateways of
+   * other processes (this one's takes the steps in memory): the outbox worker clears it while no other
+   * process listens.
+   */
+  notifyOthers = true;
 
   constructor(
     private readonly db: SqlRunner,
@@ -58,7 +64,7 @@ export class Relay {
     // A failed step keeps what was read: the horizon may have moved past events not yet handed to the
     // hubs, and the next step must start from them (a relay that lost its lock meanwhile publishes some
     // twice, which hubs drop by outbox id). Only a step that finds another relay active forgets.
-    const rows = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders, gap: this.gap, after: this.read, batchSize: this.batchSize });
+    const rows = await advanceHorizon(this.db, { candidate: this.candidate, holders: this.holders, gap: this.gap, after: this.read, batchSize: this.batchSize, notify: this.notifyOthers ? 'on' : 'off' });
     const row = rows[0];
     if (!row?.locked || !row.through) {
       this.forget();

@@ -1,11 +1,18 @@
 import { Client } from 'pg';
 import { foldedWarning, type Logger } from '../../shared/logging/logger';
 import type { Runtime } from '../../shared/runtime/runtime';
+import { SqlClient } from '../../shared/db/sql-pool';
+import { backendPid } from './consumer.queries';
 
 /** Sent by the outbox_event trigger when a transaction that wrote events commits: wakes the relay. */
 export const OUTBOX_CHANNEL = 'outbox_event';
-/** Sent by the relay when it has stamped events: wakes the consumers that read at once (the light gateway). */
+/**
+ * Sent by the relay when it has stamped events: wakes the consumers that read at once (the light
+ * gateway) in other processes; the relay's own process hands them its steps in memory.
+ */
 export const RELAYED_CHANNEL = 'outbox_relayed';
+/** The application_name of each process's listening connection (the relay looks for those of other processes). */
+export const LISTENER_APPLICATION_NAME = 'sorting:listen';
 
 export interface Waiter {
   /**
@@ -25,6 +32,10 @@ export interface Waiter {
 export interface Notifications {
   /** A waiter on `channel`, LISTENed from now on. Each waiter has its own pending flag. */
   waiter(channel: string): Waiter;
+  /** The backend pid of the listening connection while it is connected (null otherwise). */
+  backendPid(): number | null;
+  /** Wakes this process's waiters on `channel` as a notification on it would (one this process sends itself). */
+  wake(channel: string): void;
   close(): Promise<void>;
 }
 
@@ -76,6 +87,7 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   let connecting: Promise<void> | null = null;
+  let pid: number | null = null;
   // While PostgreSQL is away it fails every second: one line per interval.
   const cannotConnect = foldedWarning(log, 'notification listener could not connect; retrying every second');
 
@@ -84,7 +96,7 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
   };
   const connect = async () => {
     if (closed) return;
-    const c = new Client({ connectionString: databaseUrl, application_name: 'sorting:listen' });
+    const c = new Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME });
     c.on('notification', (n) => wakeAll(n.channel));
     c.on('error', (err) => {
       log.warn({ err: err.message }, 'notification listener lost its connection; polling until it is back');
@@ -94,6 +106,7 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
     try {
       await c.connect();
       for (const channel of waiters.keys()) await c.query(`listen ${channel}`);
+      pid = (await backendPid(new SqlClient(c, false), {}))[0]!.pid;
       client = c;
       // Whatever was notified while the listener was down: look once.
       wakeAll();
@@ -104,7 +117,10 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
   };
   const reconnect = (c: Client) => {
     if (closed || retry) return;
-    if (client === c) client = null;
+    if (client === c) {
+      client = null;
+      pid = null;
+    }
     c.removeAllListeners('end');
     c.end().catch(() => undefined);
     retry = setTimeout(() => {
@@ -127,6 +143,8 @@ export function listenForNotifications(databaseUrl: string, log: Logger): Notifi
       connecting ??= connect();
       return w;
     },
+    backendPid: () => pid,
+    wake: (channel) => wakeAll(channel),
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);

@@ -36,6 +36,7 @@ import { Migration20261202070739_wall_version_bump_when } from './Migration20261
 import { Migration20261202071800_relay_step_reads } from './Migration20261202071800_relay_step_reads';
 import { Migration20261202072042_check_values_as_domains } from './Migration20261202072042_check_values_as_domains';
 import { Migration20261202111442_relay_step_committed_run } from './Migration20261202111442_relay_step_committed_run';
+import { Migration20261202232000_relay_notify_when_heard } from './Migration20261202232000_relay_notify_when_heard';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -76,4 +77,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202071800_relay_step_reads', class: Migration20261202071800_relay_step_reads },
   { name: 'Migration20261202072042_check_values_as_domains', class: Migration20261202072042_check_values_as_domains },
   { name: 'Migration20261202111442_relay_step_committed_run', class: Migration20261202111442_relay_step_committed_run },
+  { name: 'Migration20261202232000_relay_notify_when_heard', class: Migration20261202232000_relay_notify_when_heard },
 ];
