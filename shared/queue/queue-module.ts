@@ -456,6 +456,15 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const delayedKey = `${settings.prefix}:${name}:delayed`;
   const clearMarker = () => connection.eval(CLEAR_STALE_MARKER, 4, waitKey, prioritizedKey, markerKey, delayedKey);
   /**
+   * The marker's script, sent at the next tick: behind a fetch sent now (the fetch's script is written
+   * within this turn's microtasks). Its failure reaches whoever awaits it.
+   */
+  const clearMarkerNextTick = () => {
+    const cleared = new Promise<unknown>((resolve, reject) => process.nextTick(() => clearMarker().then(resolve, reject)));
+    cleared.catch(() => undefined);
+    return cleared;
+  };
+  /**
    * The fetch sent right behind the one a blocking wait ends with, and the marker's script behind both
    * (`alongside`): the round's second fetch, ready when the loop comes to it.
    */
@@ -474,9 +483,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
     const token = `${worker.id}:${tokens++}`;
     const job = more(token);
     job.catch(() => undefined);
-    // Behind the fetches: they are written within this turn's microtasks, the script at the next tick.
-    const cleared = new Promise<unknown>((resolve) => process.nextTick(() => resolve(clearMarker().catch(() => undefined))));
-    behind = { token, job, cleared };
+    behind = { token, job, cleared: clearMarkerNextTick() };
     return first;
   };
   /** The fetch sent behind the last blocking one, if the loop did not come to it: taken now (none: null). */
@@ -511,10 +518,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
           // takes, which costs a blocking wait that returns at once, never a job left waiting.
           if (fetches === 1 && !sent && !stopping) {
             oneWriteThisTurn();
-            process.nextTick(() => {
-              cleared = clearMarker();
-              cleared.catch(() => undefined);
-            });
+            cleared = clearMarkerNextTick();
           }
           if (block && inHand.size + 2 <= PARTITION_JOBS_IN_HAND) worker.alongside = sendBehind;
           let job: Job<Data> | undefined;

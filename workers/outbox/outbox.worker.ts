@@ -32,7 +32,7 @@ export function wallsOf(events: readonly RelayedEvent[], enough = BUSY_WALLS): n
 }
 
 /** How often the relay looks whether another process listens for its steps' notification. */
-export const LISTENERS_LOOK_MS = 1000;
+const LISTENERS_LOOK_MS = 1000;
 
 export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   const { workerSql, redis, log, config } = runtime;

@@ -117,6 +117,3 @@ export const consumerHasWork = query<{ name: string }, { work: boolean }>(
   `select c.position < coalesce((select h.through from outbox_horizon h), 0) as work
      from outbox_consumer c where c.name = :name::text`,
 );
-
-/** The backend pid of the connection it runs on: the notification listener's own (the relay leaves it out of the listeners it counts). */
-export const backendPid = query<Record<string, never>, { pid: number }>('backend-pid', 'select pg_backend_pid() as pid');

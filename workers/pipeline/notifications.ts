@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { foldedWarning, type Logger } from '../../shared/logging/logger';
 import type { Runtime } from '../../shared/runtime/runtime';
 import { SqlClient } from '../../shared/db/sql-pool';
-import { backendPid } from './consumer.queries';
+import { backendPid } from './notifications.queries';
 
 /** Sent by the outbox_event trigger when a transaction that wrote events commits: wakes the relay. */
 export const OUTBOX_CHANNEL = 'outbox_event';
