@@ -425,13 +425,9 @@ select w.id from wall w where exists (select 1 from sort_box b where b.wall_id =
 select id from order_item where id = any(:lineIds::int[]) order by id for update;
 
 -- name: outbox-advance
-with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked,
-                          set_config('sorting.relay_notify', :notify::text, true) as notify)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
-       (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
-  from relay_lock l
-  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int) s on true
- order by (s.ev).id;
+select locked, before::text, through::text, next_candidate::text, next_holders, next_gap::text,
+       id::text, event_id, type, occurred_at, client_id, wall_id, data
+  from outbox_relay_locked_step(:candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int, :notify::text);
 
 -- name: outbox-consumer-has-work
 select c.position < coalesce((select h.through from outbox_horizon h), 0) as work

@@ -4,18 +4,18 @@ import type { RelayedRow } from '../../shared/events/channels';
 /* The relay's statements (relay.use-case.ts); the consumers' are workers/pipeline/consumer.queries.ts. */
 
 /*
- * One statement, its own transaction: take the relay lock and move the horizon (outbox_horizon.through:
- * every event at or below it is committed or never will be), the function outbox_advance_horizon
- * (Migration20261202111442). It reads the last outbox id handed out, then the committed ids right above
- * the horizon, in a row: the horizon moves to the last of them (to that id when none is missing). Only
- * when the first missing one is the one the relay's previous step found missing (:gap; null for a relay
- * without memory) does it read which transactions hold the outbox's write lock: the horizon moves to the
- * last id handed out when none does, or to the candidate the relay kept (:candidate, read with its
- * writers :holders at an earlier look) once none of those still does; NOTIFY outbox_relayed at commit
- * unless :notify is 'off' (for this transaction: no process but the relay's own listens; the migration
- * Migration20261202232000_relay_notify_when_heard).
- * Then, in the same round trip (outbox_relay_step), the events after :after up to the new horizon, in id
- * order, at most :batchSize, read in a query of its own whose snapshot holds them all (none when :after
+ * One statement, its own transaction, one call (outbox_relay_locked_step, Migration20261203060000): take
+ * the relay lock and move the horizon (outbox_horizon.through: every event at or below it is committed or
+ * never will be), the function outbox_advance_horizon (Migration20261202111442). It reads the last outbox
+ * id handed out, then the committed ids right above the horizon, in a row: the horizon moves to the last
+ * of them (to that id when none is missing). Only when the first missing one is the one the relay's
+ * previous step found missing (:gap; null for a relay without memory) does it read which transactions
+ * hold the outbox's write lock: the horizon moves to the last id handed out when none does, or to the
+ * candidate the relay kept (:candidate, read with its writers :holders at an earlier look) once none of
+ * those still does; NOTIFY outbox_relayed at commit unless :notify is 'off' (for this transaction: no
+ * process but the relay's own listens; the migration Migration20261202232000_relay_notify_when_heard).
+ * Then the events after :after up to the new horizon, in id order (the order the function returns
+ * them), at most :batchSize, read in a query of its own whose snapshot holds them all (none when :after
  * is null). One row per event, each with the step's columns (the horizon before and after, the
  * candidate and the missing id to keep); one row with a null id when there is none; `locked` false and
  * nothing else on a stand-by relay (the lock is another's). One relay at a time, so the horizon only
@@ -25,13 +25,9 @@ export const advanceHorizon = query<
   { candidate: string | null; holders: string[] | null; gap: string | null; after: string | null; batchSize: number; notify: 'on' | 'off' },
   { locked: boolean; before: string | null; through: string | null; next_candidate: string | null; next_holders: string[] | null; next_gap: string | null } & Partial<RelayedRow>
 >('outbox-advance', `
-with relay_lock as (select pg_try_advisory_xact_lock(hashtext('outbox-relay')) as locked,
-                          set_config('sorting.relay_notify', :notify::text, true) as notify)
-select l.locked, s.before::text, s.through::text, s.next_candidate::text, s.next_holders, s.next_gap::text,
-       (s.ev).id::text as id, (s.ev).event_id, (s.ev).type, (s.ev).occurred_at, (s.ev).client_id, (s.ev).wall_id, (s.ev).data
-  from relay_lock l
-  left join lateral outbox_relay_step(l.locked, :candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int) s on true
- order by (s.ev).id`);
+select locked, before::text, through::text, next_candidate::text, next_holders, next_gap::text,
+       id::text, event_id, type, occurred_at, client_id, wall_id, data
+  from outbox_relay_locked_step(:candidate::bigint, :holders::text[], :gap::bigint, :after::bigint, :batchSize::int, :notify::text)`);
 
 /*
  * The relayed events after outbox id :after up to :through, in id order, at most :batchSize (a walk of

@@ -37,6 +37,7 @@ import { Migration20261202071800_relay_step_reads } from './Migration20261202071
 import { Migration20261202072042_check_values_as_domains } from './Migration20261202072042_check_values_as_domains';
 import { Migration20261202111442_relay_step_committed_run } from './Migration20261202111442_relay_step_committed_run';
 import { Migration20261202232000_relay_notify_when_heard } from './Migration20261202232000_relay_notify_when_heard';
+import { Migration20261203060000_relay_step_one_call } from './Migration20261203060000_relay_step_one_call';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -78,4 +79,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202072042_check_values_as_domains', class: Migration20261202072042_check_values_as_domains },
   { name: 'Migration20261202111442_relay_step_committed_run', class: Migration20261202111442_relay_step_committed_run },
   { name: 'Migration20261202232000_relay_notify_when_heard', class: Migration20261202232000_relay_notify_when_heard },
+  { name: 'Migration20261203060000_relay_step_one_call', class: Migration20261203060000_relay_step_one_call },
 ];
