@@ -45,7 +45,7 @@ describe('wall-version triggers: every table the actor holds has one', () => {
     const { rows } = await pg.query<{ table: string; def: string }>(
       `select c.relname as table, pg_get_triggerdef(t.oid) as def
          from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_proc p on p.oid = t.tgfoid
-        where not t.tgisinternal and p.proname in ('wall_rows_written', 'wall_order_rows_written', 'wall_codes_written', 'wall_product_skus_written', 'wall_table_truncated')`,
+        where not t.tgisinternal and p.proname in ('wall_rows_written', 'wall_row_written', 'wall_order_rows_written', 'wall_codes_written', 'wall_product_skus_written', 'wall_table_truncated')`,
     );
     return rows;
   }
@@ -54,6 +54,29 @@ describe('wall-version triggers: every table the actor holds has one', () => {
     const found = await triggers();
     expect([...new Set(found.map((t) => t.table))].sort()).toEqual([...WALL_VERSIONED_TABLES].sort());
     for (const t of found) expect([t.table, t.def.includes(`<> '${WALL_ACTOR_APPLICATION_NAME}'::text`)]).toEqual([t.table, true]);
+  });
+
+  it("the actor's writes copy no rows into transition tables, but for order lines, which uploads update by the thousand", async () => {
+    // PostgreSQL fills a statement's transition tables whatever the trigger's WHEN clause says: on the
+    // rows only the actor writes, its triggers are row-level, their clause read before anything is copied.
+    const { rows } = await pg.query<{ table: string; event: string; statement: boolean; copies: boolean }>(`
+      select c.relname as table, e.event, (t.tgtype & 1) = 0 as statement, t.tgoldtable is not null or t.tgnewtable is not null as copies
+        from pg_trigger t join pg_class c on c.oid = t.tgrelid
+        cross join lateral (values ('insert', 4), ('update', 16), ('delete', 8)) e(event, bit)
+       where not t.tgisinternal and t.tgname like '%_moves_walls' and (t.tgtype & e.bit) <> 0
+         and (c.relname, e.event) in (('sort_box', 'insert'), ('sort_box', 'update'), ('sort_box', 'delete'), ('sorter_session', 'insert'),
+                                     ('sorter_session', 'update'), ('sort_box_item', 'insert'), ('sort_box_item', 'update'), ('order_item', 'update'))
+       order by 1, 2`);
+    expect(rows.map((r) => `${r.table} ${r.event}: ${r.statement ? 'statement' : 'row'}${r.copies ? ', copies' : ''}`)).toEqual([
+      'order_item update: statement, copies',
+      'sort_box delete: row',
+      'sort_box insert: row',
+      'sort_box update: row',
+      'sort_box_item insert: row',
+      'sort_box_item update: row',
+      'sorter_session insert: row',
+      'sorter_session update: row',
+    ]);
   });
 
   it('every table the actor loads or caches is triggered (the wall row moves its own version)', async () => {

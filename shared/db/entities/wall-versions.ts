@@ -3,8 +3,9 @@
  * wall's `version` (Wall entity): every write to a row it holds must move that version, or the actor
  * decides from rows that are no longer there (docs/architecture.md "Changes from outside"). The
  * database does it, whoever writes (an upload, a ship, the ORM, a statement typed by hand): these
- * tables carry statement-level triggers that move the version of the walls holding the rows written
- * (migration 20261127200500), and a wall row's own update moves it (wall_version_bump).
+ * tables carry triggers that move the version of the walls holding the rows written (migration
+ * 20261127200500; row-level on the rows only the actor writes, 20261203070000), and a wall row's own
+ * update moves it (wall_version_bump).
  *
  * A table the actor starts to load (workers/sorting/queries/wall-load.queries.ts, the barcode cache's
  * statements) needs its trigger, in a migration, and its line here;

@@ -38,6 +38,7 @@ import { Migration20261202072042_check_values_as_domains } from './Migration2026
 import { Migration20261202111442_relay_step_committed_run } from './Migration20261202111442_relay_step_committed_run';
 import { Migration20261202232000_relay_notify_when_heard } from './Migration20261202232000_relay_notify_when_heard';
 import { Migration20261203060000_relay_step_one_call } from './Migration20261203060000_relay_step_one_call';
+import { Migration20261203070000_actor_tables_row_triggers } from './Migration20261203070000_actor_tables_row_triggers';
 
 /** Every migration, in order. Listed explicitly so the same list runs under tsx, jest and compiled JS. */
 export const migrationsList: MigrationObject[] = [
@@ -80,4 +81,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202111442_relay_step_committed_run', class: Migration20261202111442_relay_step_committed_run },
   { name: 'Migration20261202232000_relay_notify_when_heard', class: Migration20261202232000_relay_notify_when_heard },
   { name: 'Migration20261203060000_relay_step_one_call', class: Migration20261203060000_relay_step_one_call },
+  { name: 'Migration20261203070000_actor_tables_row_triggers', class: Migration20261203070000_actor_tables_row_triggers },
 ];
