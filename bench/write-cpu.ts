@@ -16,9 +16,10 @@ import { appliedRecord, applyConfirm, applyGroupScan, applyScan, lockGroupLines 
  * command its own statement, as above), `group` (the pair as a group written one statement per
  * command: begin, `lock-group-lines`, the scan's and the confirm's statements, commit) or `merged` (the
  * pair as a group written as the actor does: one `:liek` statement, the item inserted confirmed, both
- * events and both records).
+ * events and both records). WRITE_SETUP: SQL run on the copy before the writes (a schema change to
+ * try, or a migration's down to compare with: the same source, the same machine, rounds alternated).
  *
- *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), WRITE_MODE (alone), DATABASE_URL (the server, any database)
+ *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), WRITE_MODE (alone), WRITE_SETUP, DATABASE_URL (the server, any database)
  */
 
 const SOURCE = process.env.WRITE_SOURCE ?? 'sorting_bench_badday';
@@ -43,6 +44,11 @@ async function main(): Promise<void> {
   // The actor's own connection name: the triggers that move walls' versions leave it out.
   const c = new PgClient({ connectionString: at(copy), application_name: 'sorting:wall-actor' });
   try {
+    if (process.env.WRITE_SETUP) {
+      const setup = new PgClient({ connectionString: at(copy) });
+      await setup.connect();
+      await setup.query(process.env.WRITE_SETUP).finally(() => setup.end());
+    }
     await c.connect();
     const [{ pid }] = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
     // Open lines, each written into the first slot of its client (the write checks the slot exists, not what it holds).
