@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../shared/db/sql-pool';
 import { advanceHorizon } from '../workers/outbox/outbox.queries';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${r + 1}, ${v}: ${ms.toFixed(3)} ms of the relay backend's CPU per step\n`);
     }
   }
-  const load = (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   process.stdout.write(`${SOURCE}, ${STEPS} steps a round, ${PREPARED ? 'prepared' : 'unnamed'} statements, load ${load}:\n`);
   for (const [v, ms] of results) process.stdout.write(`  ${v.padEnd(15)} ${ms.map((m) => m.toFixed(3)).join(', ')} ms per step\n`);
 }
