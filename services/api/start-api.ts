@@ -13,7 +13,8 @@ import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
-import { READINESS, Readiness, createHealthServer, postgresProbe, redisProbe } from './http/readiness';
+import { READINESS, Readiness, postgresProbe, redisProbe } from './http/readiness';
+import { startHealthListener } from './http/health-listener';
 import { partitionsHeld } from '../../shared/commands/partition-leases';
 import { createLabelRenderPool } from '../../shared/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
@@ -123,14 +124,9 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   });
   log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
   if (config.HEALTH_PORT !== undefined && config.HEALTH_PORT !== config.PORT) {
-    const health = createHealthServer(deps.readiness);
-    // A probe sends one small request: it has seconds, not a client's minute.
-    health.keepAliveTimeout = 5_000;
-    health.headersTimeout = 5_000;
-    health.requestTimeout = 5_000;
-    const healthPort = await listen(health, config.HEALTH_PORT, config.HOST);
-    runtime.onClose('health listener', () => new Promise<void>((r) => health.close(() => r())));
-    log.info({ healthPort }, `health probes on http://localhost:${healthPort}/healthz and /readyz`);
+    const health = await startHealthListener({ port: config.HEALTH_PORT, host: config.HOST, readiness: deps.readiness, log });
+    runtime.onClose('health listener', () => health.close());
+    log.info({ healthPort: health.port, thread: health.thread }, `health probes on http://localhost:${health.port}/healthz and /readyz${health.thread ? ' (a thread of their own)' : ''}`);
   }
   if (separateCatalog) {
     const catalogServer = createServer(createCatalogApp(deps));

@@ -40,7 +40,7 @@ export const configSchema = z.object({
   CATALOG_PORT: z.coerce.number().int().min(0).max(65535).optional()
     .describe('when set (and different from `PORT`), the catalog price lookup listens on its own port; otherwise it is served under `/catalog` on `PORT`'),
   HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional()
-    .describe('when set (and different from `PORT`), `GET /healthz` and `GET /readyz` are also answered on a listener of their own, which no flood of client connections on `PORT` can hold up; point load balancer and orchestrator probes at it ([docs/operations.md](docs/operations.md#health))'),
+    .describe('when set (and different from `PORT`), `GET /healthz` and `GET /readyz` are also answered on a listener of their own, on a thread of its own, which neither a flood of client connections on `PORT` nor an overloaded event loop can hold up; point load balancer and orchestrator probes at it ([docs/operations.md](docs/operations.md#health))'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/sorting')
     .describe('PostgreSQL; the database is created if missing by `npm start`, `npm run migrate` and the CLI'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10)

@@ -31,6 +31,7 @@ interface LogLine {
   pid?: number;
   kind?: string;
   healthPort?: number;
+  thread?: boolean;
 }
 
 /** A process's scheduling niceness (/proc/<pid>/stat, field 19). */
@@ -181,7 +182,10 @@ test('npm start runs its roles, grouped, each in its own process; the API serves
   // A flood of new connections, each with a request: every one is answered, and a new connection's
   // /readyz meanwhile is answered within seconds, on PORT and on the health listener; every connection
   // is held by the API process itself.
-  const healthPort = (await waitFor(() => run.lines.find((l) => l.role === 'api' && typeof l.healthPort === 'number'), { timeoutMs: 30_000, what: 'the health listener' })).healthPort!;
+  const healthLine = await waitFor(() => run.lines.find((l) => l.role === 'api' && typeof l.healthPort === 'number'), { timeoutMs: 30_000, what: 'the health listener' });
+  const healthPort = healthLine.healthPort!;
+  // A lone API process answers its probes on a thread of its own (services/api/http/health-listener.ts).
+  expect(healthLine.thread).toBe(true);
   const flood = connectionFlood(port, FLOOD);
   const [ready, probe] = await Promise.all([readyz(port), readyz(healthPort)]);
   const { statuses, close } = await flood;
@@ -233,12 +237,20 @@ test('npm start runs its roles, grouped, each in its own process; the API serves
 });
 
 test('with several API processes the kernel hands each connection to one of them: the supervisor only holds the listening socket', async () => {
-  const run = npmStart({ API_PROCESSES: '2', SEED_DEMO: 'false' });
+  const run = npmStart({ API_PROCESSES: '2', SEED_DEMO: 'false', HEALTH_PORT: String(await closedPort()) });
   const pids = await rolesStarted(run);
   expect(pids.api).toHaveLength(2);
   const [supervisorPid] = childrenOf(run.npm.pid!);
   const port = await apiPort(run);
   await waitFor(async () => (await readyz(port)).status === 200, { timeoutMs: 60_000, what: 'the API to be ready' });
+  // Processes sharing a port listen through the supervisor, which a thread cannot: each answers its
+  // probes on its main thread, on the one health port they share.
+  const healthLines = await waitFor(() => {
+    const lines = run.lines.filter((l) => l.role === 'api' && typeof l.healthPort === 'number');
+    return lines.length === 2 ? lines : undefined;
+  }, { timeoutMs: 30_000, what: 'both health listeners' });
+  expect(healthLines.map((l) => l.thread)).toEqual([false, false]);
+  expect((await readyz(healthLines[0]!.healthPort!)).status).toBe(200);
   const holders = [supervisorPid!, ...pids.api!];
 
   const flood = connectionFlood(port, FLOOD);

@@ -1,9 +1,6 @@
-import { createServer, type Server } from 'node:http';
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../../../shared/db/sql-pool';
 import { databaseAnswers } from '../../../shared/db/ping.queries';
-import { AppError } from '../../../shared/errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../../../shared/errors/outage';
 import type { Redis } from '../../../shared/redis/redis';
 
 /** One dependency's check: resolves when it answers, rejects (or never settles) when it does not. */
@@ -168,51 +165,5 @@ export function redisProbe(redis: Redis): ReadinessProbe {
   };
 }
 
-const DEPENDENCY_NAMES: Record<string, string> = { postgres: 'PostgreSQL', redis: 'Redis', partitions: 'the sorting workers (not every command partition is held yet)' };
-
-/** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */
-export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body: { status: 'ready'; checks: Record<string, boolean> } } | { ok: false; error: AppError } {
-  if (Object.values(checks).every(Boolean)) return { ok: true, body: { status: 'ready', checks } };
-  const down = Object.keys(checks).filter((name) => !checks[name]);
-  return {
-    ok: false,
-    error: new AppError('service-unavailable', `Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, {
-      extensions: { checks },
-      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-    }),
-  };
-}
-
-/**
- * The health listener (HEALTH_PORT, docs/operations.md "Health"): `/healthz` and `/readyz` on a socket
- * of their own, without the API's middleware. Node accepts one connection per turn of the event loop
- * and listening socket, so a probe on this port waits behind no queue of client connections, however
- * many devices connect to PORT at once.
- */
-export function createHealthServer(readiness: () => Promise<Record<string, boolean>>): Server {
-  const send = (res: import('node:http').ServerResponse, status: number, type: string, body: unknown, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
-    res.end(text);
-  };
-  return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      const err = new AppError('method-not-allowed', 'The health listener answers GET /healthz and GET /readyz only.');
-      return send(res, err.status, 'application/problem+json', err.toProblem(path), { allow: 'GET, HEAD' });
-    }
-    if (path === '/healthz') return send(res, 200, 'application/json; charset=utf-8', { status: 'ok' });
-    if (path !== '/readyz') {
-      const err = new AppError('not-found', `No operation at ${req.method} ${path} on the health listener: it answers GET /healthz and GET /readyz.`);
-      return send(res, err.status, 'application/problem+json', err.toProblem(path));
-    }
-    readiness().then(
-      (checks) => {
-        const answer = readyzAnswer(checks);
-        if (answer.ok) send(res, 200, 'application/json; charset=utf-8', answer.body);
-        else send(res, answer.error.status, 'application/problem+json', answer.error.toProblem(path), answer.error.headers);
-      },
-      () => send(res, 503, 'application/problem+json', new AppError('service-unavailable', 'The readiness check failed.').toProblem(path), { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) }),
-    );
-  });
-}
+// What /readyz answers and the health listener live in health-server.ts, which a thread loads without this module's clients.
+export { createHealthServer, readyzAnswer } from './health-server';

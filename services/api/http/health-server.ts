@@ -1,0 +1,71 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { AppError } from '../../../shared/errors/app-error';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../../../shared/errors/outage';
+
+/*
+ * What `/healthz` and `/readyz` answer (docs/operations.md, "Health"), and the health listener that
+ * answers them on a port of their own. Only `node:http` and the error types: the health listener's
+ * thread (health.thread.ts) loads this module and nothing of the API's clients.
+ */
+
+const DEPENDENCY_NAMES: Record<string, string> = {
+  postgres: 'PostgreSQL',
+  redis: 'Redis',
+  partitions: 'the sorting workers (not every command partition is held yet)',
+  eventLoop: "the API's event loop (it has not run for over two seconds)",
+};
+
+/** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */
+export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body: { status: 'ready'; checks: Record<string, boolean> } } | { ok: false; error: AppError } {
+  if (Object.values(checks).every(Boolean)) return { ok: true, body: { status: 'ready', checks } };
+  const down = Object.keys(checks).filter((name) => !checks[name]);
+  return {
+    ok: false,
+    error: new AppError('service-unavailable', `Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, {
+      extensions: { checks },
+      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    }),
+  };
+}
+
+/** Whether the process is alive: `/healthz`. On the API's own thread it is, if it answers at all. */
+export type Liveness = () => { alive: true } | { alive: false; detail: string };
+
+const ALIVE: Liveness = () => ({ alive: true });
+
+/**
+ * The health listener (HEALTH_PORT, docs/operations.md "Health"): `/healthz` and `/readyz` on a socket
+ * of their own, without the API's middleware, so a probe waits behind no queue of client connections,
+ * however many devices connect to PORT at once. It runs on a thread of its own where it can
+ * (health-listener.ts): there `liveness` says whether the API's event loop still runs.
+ */
+export function createHealthServer(readiness: () => Promise<Record<string, boolean>>, liveness: Liveness = ALIVE): Server {
+  const send = (res: ServerResponse, status: number, type: string, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+    res.end(text);
+  };
+  const problem = (res: ServerResponse, path: string, err: AppError) => send(res, err.status, 'application/problem+json', err.toProblem(path), err.headers ?? {});
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return problem(res, path, new AppError('method-not-allowed', 'The health listener answers GET /healthz and GET /readyz only.', { headers: { Allow: 'GET, HEAD' } }));
+    }
+    if (path === '/healthz') {
+      const life = liveness();
+      if (life.alive) return send(res, 200, 'application/json; charset=utf-8', { status: 'ok' });
+      return problem(res, path, new AppError('service-unavailable', life.detail, { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } }));
+    }
+    if (path !== '/readyz') {
+      return problem(res, path, new AppError('not-found', `No operation at ${req.method} ${path} on the health listener: it answers GET /healthz and GET /readyz.`));
+    }
+    readiness().then(
+      (checks) => {
+        const answer = readyzAnswer(checks);
+        if (answer.ok) send(res, 200, 'application/json; charset=utf-8', answer.body);
+        else problem(res, path, answer.error);
+      },
+      () => problem(res, path, new AppError('service-unavailable', 'The readiness check failed.', { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } })),
+    );
+  });
+}

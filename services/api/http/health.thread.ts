@@ -1,0 +1,51 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AddressInfo } from 'node:net';
+import { createHealthServer } from './health-server';
+import type { HealthThreadData, HealthThreadMessage, HealthThreadReply } from './health-listener';
+
+/*
+ * The health listener's thread (health-listener.ts): `/healthz` and `/readyz` answered from what the
+ * API's main thread last posted, on an event loop of their own. A main thread that runs late (an
+ * overload: thousands of requests waiting for their turn) no longer holds a probe up; one that stops
+ * running altogether (a synchronous hang) stops posting, and the probes say so.
+ */
+const data = workerData as HealthThreadData;
+const port = parentPort!;
+let checks: Record<string, boolean> | undefined;
+/** When the main thread last posted: its heartbeat, on this thread's clock. */
+let heardAt = performance.now();
+
+const silentMs = () => performance.now() - heardAt;
+
+const server = createHealthServer(
+  async () => {
+    // Nothing posted yet: the process is starting (the checks run as soon as the main thread can).
+    const last = checks ?? { postgres: false, redis: false };
+    return { ...last, ...(silentMs() > data.readyStallMs ? { eventLoop: false } : {}) };
+  },
+  () => {
+    const ms = silentMs();
+    return ms <= data.liveStallMs
+      ? { alive: true }
+      : { alive: false, detail: `The API's event loop has not run for ${Math.round(ms)} ms: the process is hung and should be restarted.` };
+  },
+);
+// A probe sends one small request: it has seconds, not a client's minute.
+server.keepAliveTimeout = 5_000;
+server.headersTimeout = 5_000;
+server.requestTimeout = 5_000;
+
+port.on('message', (msg: HealthThreadMessage) => {
+  if (msg.type === 'checks') {
+    heardAt = performance.now();
+    if (msg.checks) checks = msg.checks;
+  } else if (msg.type === 'close') {
+    server.close(() => port.close());
+    server.closeAllConnections();
+  }
+});
+
+server.once('error', (err) => port.postMessage({ type: 'error', message: err.message } satisfies HealthThreadReply));
+server.listen({ port: data.port, host: data.host }, () => {
+  port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies HealthThreadReply);
+});

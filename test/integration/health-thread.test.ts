@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { startHealthListener, type HealthListener } from '../../services/api/http/health-listener';
+import { createLogger } from '../../shared/logging/logger';
+import { waitFor } from '../support/wait-for';
+
+/*
+ * The health listener on a thread of its own (HEALTH_PORT): it answers while the API's main thread is
+ * busy, and says when that thread has stopped running. The main thread is made busy the way an
+ * overload or a hang makes it: a synchronous loop; the probes come from another process meanwhile.
+ */
+
+const log = createLogger('silent', 'test');
+
+interface ProbeAnswer {
+  path: string;
+  status: number;
+  body: Record<string, unknown>;
+  /** Date.now() when the answer came. */
+  answeredAt: number;
+}
+
+/**
+ * Starts a process that sends each probe at its time (Date.now() values) and prints the answers; the
+ * caller then blocks its own thread. Resolves with the answers once the process has ended.
+ */
+function probesAt(port: number, probes: { path: string; at: number }[]): Promise<ProbeAnswer[]> {
+  const script = `
+    const probes = ${JSON.stringify(probes)};
+    const out = [];
+    Promise.all(probes.map(async (p) => {
+      await new Promise((r) => setTimeout(r, Math.max(0, p.at - Date.now())));
+      const res = await fetch('http://127.0.0.1:${port}' + p.path);
+      out.push({ path: p.path, status: res.status, body: await res.json(), answeredAt: Date.now() });
+    })).then(() => { process.stdout.write(JSON.stringify(out)); }, (err) => { console.error(err); process.exit(1); });
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(text) as ProbeAnswer[]) : reject(new Error(`the probing process exited ${code}`))));
+  });
+}
+
+/** Keeps this thread busy until `until` (Date.now()), as a long synchronous task would. */
+function blockUntil(until: number): number {
+  let spins = 0;
+  while (Date.now() < until) spins++;
+  return spins;
+}
+
+const get = (port: number, path: string) => fetch(`http://127.0.0.1:${port}${path}`).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
+
+describe('the health listener on its own thread (HEALTH_PORT)', () => {
+  let listener: HealthListener | undefined;
+  afterEach(async () => {
+    await listener?.close();
+    listener = undefined;
+  });
+
+  it("answers /readyz and /healthz while the API's main thread is busy", async () => {
+    listener = await startHealthListener({ port: 0, host: '127.0.0.1', readiness: async () => ({ postgres: true, redis: true }), log });
+    expect(listener.thread).toBe(true);
+    const port = listener.port;
+    await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'the first checks to reach the thread' });
+
+    // The probing process starts (Node's start-up, well under its first probe's time), then this thread
+    // is busy from before the probes until after them: any answer that came before the end of the busy
+    // spell came from the thread.
+    const start = Date.now();
+    const pending = probesAt(port, [
+      { path: '/readyz', at: start + 1_000 },
+      { path: '/healthz', at: start + 1_100 },
+    ]);
+    const busyUntil = start + 1_700;
+    blockUntil(busyUntil);
+    const answers = await pending;
+
+    expect(answers.map((a) => [a.path, a.status]).sort()).toEqual([
+      ['/healthz', 200],
+      ['/readyz', 200],
+    ]);
+    expect(answers.find((a) => a.path === '/readyz')!.body).toEqual({ status: 'ready', checks: { postgres: true, redis: true } });
+    for (const a of answers) expect(a.answeredAt).toBeLessThan(busyUntil);
+  });
+
+  it('says not ready, then hung, while the main thread does not run, and ready again once it does', async () => {
+    listener = await startHealthListener({
+      port: 0,
+      host: '127.0.0.1',
+      readiness: async () => ({ postgres: true, redis: true }),
+      log,
+      timing: { heartbeatMs: 20, readyStallMs: 300, liveStallMs: 900 },
+    });
+    const port = listener.port;
+    await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'the first checks to reach the thread' });
+
+    const start = Date.now();
+    const pending = probesAt(port, [
+      // 1 s into the spell: silent past both bounds (300 ms for ready, 900 ms for alive).
+      { path: '/readyz', at: start + 1_000 },
+      { path: '/healthz', at: start + 1_050 },
+    ]);
+    // The main thread stops running at `start` (its last heartbeat just before), for 2.5 s.
+    const busyUntil = start + 2_500;
+    blockUntil(busyUntil);
+    const answers = await pending;
+
+    const ready = answers.find((a) => a.path === '/readyz')!;
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ code: 'service-unavailable', checks: { postgres: true, redis: true, eventLoop: false } });
+    const live = answers.find((a) => a.path === '/healthz')!;
+    expect(live.status).toBe(503);
+    expect(String(live.body.detail)).toMatch(/event loop has not run for \d+ ms/);
+    for (const a of answers) expect(a.answeredAt).toBeLessThan(busyUntil);
+
+    // Running again, the main thread's next heartbeat makes the process ready and alive.
+    await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'ready again' });
+    expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it('reports the checks it was last given: a dependency that does not answer is not ready', async () => {
+    let redis = true;
+    listener = await startHealthListener({ port: 0, host: '127.0.0.1', readiness: async () => ({ postgres: true, redis }), log, timing: { heartbeatMs: 20 } });
+    const port = listener.port;
+    await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'ready' });
+    redis = false;
+    await waitFor(async () => (await get(port, '/readyz')).status === 503, { what: 'not ready' });
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await res.json()).toMatchObject({ code: 'service-unavailable', checks: { postgres: true, redis: false } });
+    // Alive all the while: a dependency down is not a reason to restart the process.
+    expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it('fails to start, saying why, when its port is taken', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((r) => taken.listen(0, '127.0.0.1', () => r((taken.address() as AddressInfo).port)));
+    try {
+      await expect(startHealthListener({ port, host: '127.0.0.1', readiness: async () => ({}), log })).rejects.toThrow(/cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
+});
