@@ -12,6 +12,7 @@ import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type Record
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
 import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
+import { ProbeProcess } from './lib/probe-process';
 import { WallListeners, connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { entry } from './realistic';
@@ -57,17 +58,6 @@ interface ReadProbe extends Probe {
   apiOnCpuMs: number | null;
   /** Runnable, waiting for a core. */
   apiWaitMs: number | null;
-}
-
-/** The main thread's time on a core and waiting for one (ns), from /proc/<pid>/schedstat; null when unreadable. */
-function schedstat(pid: number | undefined): [number, number] | null {
-  if (pid === undefined) return null;
-  try {
-    const [onCpu, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-    return [onCpu!, wait!];
-  } catch {
-    return null;
-  }
 }
 
 interface PipelineBacklog {
@@ -178,7 +168,11 @@ function mosquittoPid(): number | undefined {
   return undefined;
 }
 
-/** The hubs' reads and the load balancer's /readyz probes, running beside every step. */
+/**
+ * The hubs' reads and the load balancer's /readyz probes, running beside every step, sent from a
+ * process of their own (bench/lib/probe-process.ts): a hub or a balancer does not wait for the event
+ * loop that makes the floor's load.
+ */
 class Probes {
   readonly reads: ReadProbe[] = [];
   /** The API process whose main thread each read's schedstat figures follow (set when there is exactly one). */
@@ -187,47 +181,25 @@ class Probes {
   readonly healthz: Probe[] = [];
   /** /readyz on the health listener (HEALTH_PORT). */
   readonly healthPort: Probe[] = [];
-  private running = true;
-  private readonly loops: Promise<void>[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private process: ProbeProcess | undefined;
 
-  constructor(
-    private readonly hub: BenchHttp,
-    private readonly fresh: BenchHttp,
-    private readonly freshHealth: BenchHttp,
-  ) {}
+  constructor(private readonly target: { host: string; port: number; healthPort: number }) {}
 
   start(auth: string, wallIds: number[]): void {
-    wallIds.forEach((id, i) => {
-      this.loops.push(
-        (async () => {
-          await new Promise((r) => setTimeout(r, (i * HUB_POLL_MS) / wallIds.length));
-          while (this.running) {
-            const s0 = schedstat(this.apiPid);
-            const t0 = performance.now();
-            const res = await this.hub.request('GET', `/api/v1/walls/${id}`, { auth, timeoutMs: 15_000 });
-            const ms = performance.now() - t0;
-            const s1 = s0 && schedstat(this.apiPid);
-            const [apiOnCpuMs, apiWaitMs] = s0 && s1 ? [(s1[0] - s0[0]) / 1e6, (s1[1] - s0[1]) / 1e6] : [null, null];
-            this.reads.push({ at: t0, ms, status: res.status, apiOnCpuMs, apiWaitMs });
-            await new Promise((r) => setTimeout(r, Math.max(0, HUB_POLL_MS - (performance.now() - t0))));
-          }
-        })(),
-      );
-    });
-    // Each probe on its own schedule, answered or not: a probe that hangs shows as latency, not as fewer probes.
-    this.timer = setInterval(() => {
-      for (const [http, path, list] of [[this.fresh, '/readyz', this.readyz], [this.fresh, '/healthz', this.healthz], [this.freshHealth, '/readyz', this.healthPort]] as const) {
-        const t0 = performance.now();
-        void http.request('GET', path, { timeoutMs: 15_000 }).then((res) => list.push({ at: t0, ms: performance.now() - t0, status: res.status }));
-      }
-    }, READYZ_EVERY_MS);
+    this.process = new ProbeProcess(
+      { ...this.target, auth, wallIds, readEveryMs: HUB_POLL_MS, probeEveryMs: READYZ_EVERY_MS, apiPid: this.apiPid },
+      (sample) => {
+        const probe = { at: sample.at, ms: sample.ms, status: sample.status };
+        if (sample.kind === 'read') this.reads.push({ ...probe, apiOnCpuMs: sample.apiOnCpuMs ?? null, apiWaitMs: sample.apiWaitMs ?? null });
+        else if (sample.kind === 'readyz') this.readyz.push(probe);
+        else if (sample.kind === 'healthz') this.healthz.push(probe);
+        else this.healthPort.push(probe);
+      },
+    );
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    await Promise.all(this.loops);
+    await this.process?.stop();
   }
 
   static window<P extends Probe>(probes: P[], from: number, to: number): P[] {
@@ -480,9 +452,7 @@ export async function runBadDayOnce(
   const keepAlive = new BenchHttp('127.0.0.1', s.port);
   const fresh = new BenchHttp('127.0.0.1', s.port, 0, true);
   const healthPort = s.port + 2;
-  const freshHealth = new BenchHttp('127.0.0.1', healthPort, 0, true);
-  const hub = new BenchHttp('127.0.0.1', s.port, 32);
-  const probes = new Probes(hub, fresh, freshHealth);
+  const probes = new Probes({ host: '127.0.0.1', port: s.port, healthPort });
   const benchLag = monitorEventLoopDelay({ resolution: 10 });
   benchLag.enable();
   const listeners = new WallListeners();
@@ -703,7 +673,6 @@ export async function runBadDayOnce(
     listeners.close();
     await pg.end().catch(() => undefined);
     keepAlive.close();
-    hub.close();
     await supervisor.stop(30_000);
   }
 }
