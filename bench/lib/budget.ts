@@ -160,7 +160,7 @@ export interface GoalStep {
   reads: { p50: number; p99: number };
   readyz: { p99: number };
   /** /readyz on the health listener (HEALTH_PORT), where docs/operations.md points balancers' and orchestrators' probes. */
-  readyzHealthPort: { p99: number };
+  readyzHealthPort: { p99: number; notReady: number };
   every: { n: number; within1s: number; maxMs: number; noAnswer: number };
 }
 
@@ -203,8 +203,9 @@ export function goals(
       // The probe a balancer or an orchestrator sends goes to the health listener (docs/operations.md,
       // "Health"); /readyz on PORT, behind the devices' connections, is reported beside it.
       goal: '300 pairs/s offered: every answer within 1 s, none unanswered, /readyz p99 ≤ 50 ms (the health listener)',
-      measured: `${e.n - e.within1s} of ${e.n} over 1 s or none, slowest ${e.maxMs} ms, ${e.noAnswer} unanswered, /readyz p99 ${at300.readyzHealthPort.p99} ms on HEALTH_PORT (${at300.readyz.p99} ms on PORT) (${at300.pairsPerSecond} pairs/s done)`,
-      met: e.n > 0 && e.within1s === e.n && e.noAnswer === 0 && at300.readyzHealthPort.p99 <= 50,
+      measured: `${e.n - e.within1s} of ${e.n} over 1 s or none, slowest ${e.maxMs} ms, ${e.noAnswer} unanswered, /readyz p99 ${at300.readyzHealthPort.p99} ms on HEALTH_PORT, ${at300.readyzHealthPort.notReady} not 200 (${at300.readyz.p99} ms on PORT) (${at300.pairsPerSecond} pairs/s done)`,
+      // A probe refused or answered 503 is fast too: only a ready answer counts.
+      met: e.n > 0 && e.within1s === e.n && e.noAnswer === 0 && at300.readyzHealthPort.p99 <= 50 && at300.readyzHealthPort.notReady === 0,
     });
   }
   return out;

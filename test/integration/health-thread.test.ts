@@ -22,26 +22,57 @@ interface ProbeAnswer {
 }
 
 /**
- * Starts a process that sends each probe at its time (Date.now() values) and prints the answers; the
- * caller then blocks its own thread. Resolves with the answers once the process has ended.
+ * A process that sends probes at given times (Date.now() values), ready once Node has started in it
+ * and a first request went through: the caller then sends it the times and blocks its own thread.
  */
-function probesAt(port: number, probes: { path: string; at: number }[]): Promise<ProbeAnswer[]> {
+async function prober(port: number): Promise<{ send(probes: { path: string; at: number }[]): void; answers: Promise<ProbeAnswer[]> }> {
   const script = `
-    const probes = ${JSON.stringify(probes)};
-    const out = [];
-    Promise.all(probes.map(async (p) => {
-      await new Promise((r) => setTimeout(r, Math.max(0, p.at - Date.now())));
-      const res = await fetch('http://127.0.0.1:${port}' + p.path);
-      out.push({ path: p.path, status: res.status, body: await res.json(), answeredAt: Date.now() });
-    })).then(() => { process.stdout.write(JSON.stringify(out)); }, (err) => { console.error(err); process.exit(1); });
+    const get = (path) => fetch('http://127.0.0.1:${port}' + path).then(async (res) => ({ path, status: res.status, body: await res.json(), answeredAt: Date.now() }));
+    get('/healthz').then(() => process.stdout.write('ready\\n'));
+    let input = '';
+    process.stdin.on('data', (chunk) => {
+      input += chunk;
+      if (!input.endsWith('\\n')) return;
+      const probes = JSON.parse(input);
+      Promise.all(probes.map(async (p) => {
+        await new Promise((r) => setTimeout(r, Math.max(0, p.at - Date.now())));
+        return get(p.path);
+      })).then((out) => { process.stdout.write(JSON.stringify(out) + '\\n'); process.exit(0); }, (err) => { console.error(err); process.exit(1); });
+    });
   `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
   let text = '';
-  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(text) as ProbeAnswer[]) : reject(new Error(`the probing process exited ${code}`))));
+  child.stdout.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    let nl: number;
+    while ((nl = text.indexOf('\n')) >= 0) {
+      lines.push(text.slice(0, nl));
+      text = text.slice(nl + 1);
+    }
   });
+  let ended = false;
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      ended = true;
+      resolve(code);
+    });
+  });
+  await waitFor(
+    () => {
+      if (lines[0] !== 'ready' && ended) throw new Error('the probing process ended before it was ready');
+      return lines[0] === 'ready';
+    },
+    { what: 'the probing process to be ready', intervalMs: 10 },
+  );
+  return {
+    send: (probes) => child.stdin.write(JSON.stringify(probes) + '\n'),
+    answers: exited.then((code) => {
+      if (code !== 0) throw new Error(`the probing process exited ${code}`);
+      return JSON.parse(lines[1]!) as ProbeAnswer[];
+    }),
+  };
 }
 
 /** Keeps this thread busy until `until` (Date.now()), as a long synchronous task would. */
@@ -66,17 +97,17 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     const port = listener.port;
     await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'the first checks to reach the thread' });
 
-    // The probing process starts (Node's start-up, well under its first probe's time), then this thread
-    // is busy from before the probes until after them: any answer that came before the end of the busy
-    // spell came from the thread.
+    // This thread is busy from before the probes until well after them: any answer that came before the
+    // end of the busy spell came from the listener's thread.
+    const probe = await prober(port);
     const start = Date.now();
-    const pending = probesAt(port, [
-      { path: '/readyz', at: start + 1_000 },
-      { path: '/healthz', at: start + 1_100 },
+    probe.send([
+      { path: '/readyz', at: start + 200 },
+      { path: '/healthz', at: start + 300 },
     ]);
-    const busyUntil = start + 1_700;
+    const busyUntil = start + 1_500;
     blockUntil(busyUntil);
-    const answers = await pending;
+    const answers = await probe.answers;
 
     expect(answers.map((a) => [a.path, a.status]).sort()).toEqual([
       ['/healthz', 200],
@@ -97,8 +128,9 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     const port = listener.port;
     await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'the first checks to reach the thread' });
 
+    const probe = await prober(port);
     const start = Date.now();
-    const pending = probesAt(port, [
+    probe.send([
       // 1 s into the spell: silent past both bounds (300 ms for ready, 900 ms for alive).
       { path: '/readyz', at: start + 1_000 },
       { path: '/healthz', at: start + 1_050 },
@@ -106,7 +138,7 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     // The main thread stops running at `start` (its last heartbeat just before), for 2.5 s.
     const busyUntil = start + 2_500;
     blockUntil(busyUntil);
-    const answers = await pending;
+    const answers = await probe.answers;
 
     const ready = answers.find((a) => a.path === '/readyz')!;
     expect(ready.status).toBe(503);
@@ -134,6 +166,16 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     expect(await res.json()).toMatchObject({ code: 'service-unavailable', checks: { postgres: true, redis: false } });
     // Alive all the while: a dependency down is not a reason to restart the process.
     expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it('is not ready, but alive, until the first checks have answered', async () => {
+    // Checks that never answer: the main thread runs (its heartbeats come) but has nothing to post yet.
+    listener = await startHealthListener({ port: 0, host: '127.0.0.1', readiness: () => new Promise<never>(() => undefined), log, timing: { heartbeatMs: 20 } });
+    const ready = await get(listener.port, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ code: 'service-unavailable', checks: { started: false } });
+    expect(String(ready.body.detail)).toMatch(/still starting/);
+    expect((await get(listener.port, '/healthz')).status).toBe(200);
   });
 
   it('fails to start, saying why, when its port is taken', async () => {

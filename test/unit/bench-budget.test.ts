@@ -55,7 +55,7 @@ describe('the per-pair budget', () => {
 
 describe('the goals beside the skeleton', () => {
   // Only the fields goals() reads; the rest of a step does not matter here.
-  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, readyzHealthPort: { p99: 8 }, every: { n: 1000, within1s: 1000, maxMs: 900, noAnswer: 0 }, ...over });
+  const step = (over: Record<string, unknown>) => ({ scan: { p50: 5 }, reads: { p50: 1.5, p99: 3 }, scanP99All: 20, fiveXx: 0, pairsPerSecond: 100, readyz: { p99: 10 }, readyzHealthPort: { p99: 8, notReady: 0 }, every: { n: 1000, within1s: 1000, maxMs: 900, noAnswer: 0 }, ...over });
   const skeleton = { pairsPerSecond: 180 };
   const roles = (service: RoleCpu, sk: RoleCpu) => compareRoles(service, sk);
 
@@ -98,9 +98,12 @@ describe('the goals beside the skeleton', () => {
 
   it('holds /readyz to 50 ms on the health listener, where probes go, and reports PORT beside it', () => {
     const service = rolesPerPair({ api: 1000 }, 1000);
-    const at = (health: number, port: number) => goals('quiet', skeleton, [step({ step: 'open-300/s', readyz: { p99: port }, readyzHealthPort: { p99: health } })] as never, null, roles(service, service)).at(-1)!;
+    const at = (health: number, port: number, notReady = 0) =>
+      goals('quiet', skeleton, [step({ step: 'open-300/s', readyz: { p99: port }, readyzHealthPort: { p99: health, notReady } })] as never, null, roles(service, service)).at(-1)!;
     expect(at(40, 400).met).toBe(true);
     expect(at(60, 20).met).toBe(false);
-    expect(at(40, 400).measured).toContain('/readyz p99 40 ms on HEALTH_PORT (400 ms on PORT)');
+    // Refused or not ready is no answer to count as fast.
+    expect(at(5, 5, 1).met).toBe(false);
+    expect(at(40, 400).measured).toContain('/readyz p99 40 ms on HEALTH_PORT, 0 not 200 (400 ms on PORT)');
   });
 });

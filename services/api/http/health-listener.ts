@@ -9,6 +9,8 @@ import { createHealthServer } from './health-server';
 export interface HealthThreadData {
   port: number;
   host: string;
+  /** The listening socket's backlog: connections the kernel holds until the listener accepts them. */
+  backlog: number;
   /** The main thread silent longer than this: `/readyz` says not ready (`checks.eventLoop: false`). */
   readyStallMs: number;
   /** Silent longer than this: `/healthz` says the process is hung (503), for the orchestrator to restart it. */
@@ -36,6 +38,12 @@ export interface HealthListener {
   close(): Promise<void>;
 }
 
+/**
+ * As the API's own listener (start-api.ts): a burst of probes and reconnections is held by the kernel
+ * rather than dropped (a dropped connection costs its client a SYN retransmit, 1 s).
+ */
+const HEALTH_BACKLOG = 4096;
+
 const listenHere = (readiness: () => Promise<Record<string, boolean>>, port: number, host: string): Promise<HealthListener> => {
   const server = createHealthServer(readiness);
   server.keepAliveTimeout = 5_000;
@@ -43,7 +51,7 @@ const listenHere = (readiness: () => Promise<Record<string, boolean>>, port: num
   server.requestTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, host }, () =>
+    server.listen({ port, host, backlog: HEALTH_BACKLOG }, () =>
       resolve({ port: (server.address() as AddressInfo).port, thread: false, close: () => new Promise<void>((r) => server.close(() => r())) }),
     );
   });
@@ -68,7 +76,7 @@ export async function startHealthListener(opts: {
 }): Promise<HealthListener> {
   if (cluster.isWorker) return listenHere(opts.readiness, opts.port, opts.host);
   const timing = { ...HEALTH_THREAD, ...opts.timing };
-  const data: HealthThreadData = { port: opts.port, host: opts.host, readyStallMs: timing.readyStallMs, liveStallMs: timing.liveStallMs };
+  const data: HealthThreadData = { port: opts.port, host: opts.host, backlog: HEALTH_BACKLOG, readyStallMs: timing.readyStallMs, liveStallMs: timing.liveStallMs };
   const entry = join(__dirname, `health.thread${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   // Under tsx or jest the thread's TypeScript entry needs tsx's loader; compiled builds load the .js.
   // It holds a socket and a few objects: small heap limits keep its share of the API's memory small.
@@ -77,6 +85,13 @@ export async function startHealthListener(opts: {
     ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: data, resourceLimits })
     : new Worker(entry, { workerData: data, resourceLimits });
   let closing = false;
+  let exited = false;
+  const gone = new Promise<void>((r) =>
+    worker.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the health listener's thread exited (${code}) before listening`));
     worker.once('exit', onExit);
@@ -116,10 +131,11 @@ export async function startHealthListener(opts: {
     async close() {
       closing = true;
       clearInterval(beat);
-      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+      // A thread that died before (its exit logged) has nothing left to close.
+      if (exited) return;
       worker.postMessage({ type: 'close' } satisfies HealthThreadMessage);
       const timer = setTimeout(() => void worker.terminate(), 2_000);
-      await exited;
+      await gone;
       clearTimeout(timer);
     },
   };

@@ -13,6 +13,7 @@ const DEPENDENCY_NAMES: Record<string, string> = {
   redis: 'Redis',
   partitions: 'the sorting workers (not every command partition is held yet)',
   eventLoop: "the API's event loop (it has not run for over two seconds)",
+  started: 'the API (still starting: its first checks have not run)',
 };
 
 /** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */

@@ -19,8 +19,8 @@ const silentMs = () => performance.now() - heardAt;
 
 const server = createHealthServer(
   async () => {
-    // Nothing posted yet: the process is starting (the checks run as soon as the main thread can).
-    const last = checks ?? { postgres: false, redis: false };
+    // No checks posted yet: the process is starting (they run as soon as its main thread can).
+    const last = checks ?? { started: false };
     return { ...last, ...(silentMs() > data.readyStallMs ? { eventLoop: false } : {}) };
   },
   () => {
@@ -46,6 +46,6 @@ port.on('message', (msg: HealthThreadMessage) => {
 });
 
 server.once('error', (err) => port.postMessage({ type: 'error', message: err.message } satisfies HealthThreadReply));
-server.listen({ port: data.port, host: data.host }, () => {
+server.listen({ port: data.port, host: data.host, backlog: data.backlog }, () => {
   port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies HealthThreadReply);
 });
