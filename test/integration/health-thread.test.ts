@@ -82,6 +82,16 @@ function blockUntil(until: number): number {
   return spins;
 }
 
+/** Probes sent `afterMs` after this thread starts a busy spell of `busyMs`; the answers once it ended. */
+async function probedWhileBusy(port: number, afterMs: Record<string, number>, busyMs: number): Promise<{ answers: ProbeAnswer[]; busyUntil: number }> {
+  const probe = await prober(port);
+  const start = Date.now();
+  probe.send(Object.entries(afterMs).map(([path, ms]) => ({ path, at: start + ms })));
+  const busyUntil = start + busyMs;
+  blockUntil(busyUntil);
+  return { answers: await probe.answers, busyUntil };
+}
+
 const get = (port: number, path: string) => fetch(`http://127.0.0.1:${port}${path}`).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
 
 describe('the health listener on its own thread (HEALTH_PORT)', () => {
@@ -99,15 +109,7 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
 
     // This thread is busy from before the probes until well after them: any answer that came before the
     // end of the busy spell came from the listener's thread.
-    const probe = await prober(port);
-    const start = Date.now();
-    probe.send([
-      { path: '/readyz', at: start + 200 },
-      { path: '/healthz', at: start + 300 },
-    ]);
-    const busyUntil = start + 1_500;
-    blockUntil(busyUntil);
-    const answers = await probe.answers;
+    const { answers, busyUntil } = await probedWhileBusy(port, { '/readyz': 200, '/healthz': 300 }, 1_500);
 
     expect(answers.map((a) => [a.path, a.status]).sort()).toEqual([
       ['/healthz', 200],
@@ -128,17 +130,9 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     const port = listener.port;
     await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'the first checks to reach the thread' });
 
-    const probe = await prober(port);
-    const start = Date.now();
-    probe.send([
-      // 1 s into the spell: silent past both bounds (300 ms for ready, 900 ms for alive).
-      { path: '/readyz', at: start + 1_000 },
-      { path: '/healthz', at: start + 1_050 },
-    ]);
-    // The main thread stops running at `start` (its last heartbeat just before), for 2.5 s.
-    const busyUntil = start + 2_500;
-    blockUntil(busyUntil);
-    const answers = await probe.answers;
+    // The main thread stops running (its last heartbeat just before) for 2.5 s; the probes come 1 s into
+    // the spell, silent past both bounds (300 ms for ready, 900 ms for alive).
+    const { answers, busyUntil } = await probedWhileBusy(port, { '/readyz': 1_000, '/healthz': 1_050 }, 2_500);
 
     const ready = answers.find((a) => a.path === '/readyz')!;
     expect(ready.status).toBe(503);
