@@ -3,14 +3,12 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../shared/logging/logger';
-import { createHealthServer } from './health-server';
+import { HEALTH_BACKLOG, createHealthServer } from './health-server';
 
 /** What the health listener's thread is started with. */
 export interface HealthThreadData {
   port: number;
   host: string;
-  /** The listening socket's backlog: connections the kernel holds until the listener accepts them. */
-  backlog: number;
   /** The main thread silent longer than this: `/readyz` says not ready (`checks.eventLoop: false`). */
   readyStallMs: number;
   /** Silent longer than this: `/healthz` says the process is hung (503), for the orchestrator to restart it. */
@@ -38,17 +36,8 @@ export interface HealthListener {
   close(): Promise<void>;
 }
 
-/**
- * As the API's own listener (start-api.ts): a burst of probes and reconnections is held by the kernel
- * rather than dropped (a dropped connection costs its client a SYN retransmit, 1 s).
- */
-const HEALTH_BACKLOG = 4096;
-
 const listenHere = (readiness: () => Promise<Record<string, boolean>>, port: number, host: string): Promise<HealthListener> => {
   const server = createHealthServer(readiness);
-  server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host, backlog: HEALTH_BACKLOG }, () =>
@@ -76,7 +65,7 @@ export async function startHealthListener(opts: {
 }): Promise<HealthListener> {
   if (cluster.isWorker) return listenHere(opts.readiness, opts.port, opts.host);
   const timing = { ...HEALTH_THREAD, ...opts.timing };
-  const data: HealthThreadData = { port: opts.port, host: opts.host, backlog: HEALTH_BACKLOG, readyStallMs: timing.readyStallMs, liveStallMs: timing.liveStallMs };
+  const data: HealthThreadData = { port: opts.port, host: opts.host, readyStallMs: timing.readyStallMs, liveStallMs: timing.liveStallMs };
   const entry = join(__dirname, `health.thread${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
   // Under tsx or jest the thread's TypeScript entry needs tsx's loader; compiled builds load the .js.
   // It holds a socket and a few objects: small heap limits keep its share of the API's memory small.

@@ -35,6 +35,13 @@ export type Liveness = () => { alive: true } | { alive: false; detail: string };
 const ALIVE: Liveness = () => ({ alive: true });
 
 /**
+ * The health listener's listen backlog, as the API's own listener (start-api.ts): a burst of probes and
+ * reconnections is held by the kernel rather than dropped (a dropped connection costs its client a SYN
+ * retransmit, 1 s).
+ */
+export const HEALTH_BACKLOG = 4096;
+
+/**
  * The health listener (HEALTH_PORT, docs/operations.md "Health"): `/healthz` and `/readyz` on a socket
  * of their own, without the API's middleware, so a probe waits behind no queue of client connections,
  * however many devices connect to PORT at once. It runs on a thread of its own where it can
@@ -47,7 +54,7 @@ export function createHealthServer(readiness: () => Promise<Record<string, boole
     res.end(text);
   };
   const problem = (res: ServerResponse, path: string, err: AppError) => send(res, err.status, 'application/problem+json', err.toProblem(path), err.headers ?? {});
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return problem(res, path, new AppError('method-not-allowed', 'The health listener answers GET /healthz and GET /readyz only.', { headers: { Allow: 'GET, HEAD' } }));
@@ -69,4 +76,9 @@ export function createHealthServer(readiness: () => Promise<Record<string, boole
       () => problem(res, path, new AppError('service-unavailable', 'The readiness check failed.', { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } })),
     );
   });
+  // A probe sends one small request: it has seconds, not a client's minute.
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 5_000;
+  server.requestTimeout = 5_000;
+  return server;
 }

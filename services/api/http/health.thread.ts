@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AddressInfo } from 'node:net';
-import { createHealthServer } from './health-server';
+import { HEALTH_BACKLOG, createHealthServer } from './health-server';
 import type { HealthThreadData, HealthThreadMessage, HealthThreadReply } from './health-listener';
 
 /*
@@ -30,10 +30,6 @@ const server = createHealthServer(
       : { alive: false, detail: `The API's event loop has not run for ${Math.round(ms)} ms: the process is hung and should be restarted.` };
   },
 );
-// A probe sends one small request: it has seconds, not a client's minute.
-server.keepAliveTimeout = 5_000;
-server.headersTimeout = 5_000;
-server.requestTimeout = 5_000;
 
 port.on('message', (msg: HealthThreadMessage) => {
   if (msg.type === 'checks') {
@@ -46,6 +42,6 @@ port.on('message', (msg: HealthThreadMessage) => {
 });
 
 server.once('error', (err) => port.postMessage({ type: 'error', message: err.message } satisfies HealthThreadReply));
-server.listen({ port: data.port, host: data.host, backlog: data.backlog }, () => {
+server.listen({ port: data.port, host: data.host, backlog: HEALTH_BACKLOG }, () => {
   port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies HealthThreadReply);
 });
