@@ -92,9 +92,16 @@ export class Readiness {
     return checks;
   }
 
+  /**
+   * The probe's answer, false if it has none by `timeoutMs`. An answer already waiting when the timer
+   * fires still counts: the timer runs before the loop reads its sockets, so after a turn that held the
+   * event loop past the timeout (a flood of connections being accepted) the check would otherwise say
+   * "PostgreSQL is down" about a reply that arrived in time. The decision waits for that read
+   * (setImmediate runs after it).
+   */
   private bounded(probe: ReadinessProbe): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), this.opts.timeoutMs);
+      const timer = setTimeout(() => setImmediate(() => resolve(false)), this.opts.timeoutMs);
       let started: Promise<unknown>;
       try {
         started = probe();
@@ -115,10 +122,14 @@ export class Readiness {
   }
 }
 
+/** How many check timeouts the PostgreSQL client's own connect and query timeouts are. */
+const PG_BACKSTOP_FACTOR = 4;
+
 /**
  * `select 1` on one PostgreSQL connection kept for the purpose (application_name `<role>:readiness`),
- * opened on first use and again after any failure; connecting and the query are bounded by `timeoutMs`,
- * so a server that stopped answering fails the check instead of holding it.
+ * opened on first use and again after any failure. The check fails after the readiness timeout; a
+ * connect or query still unanswered at four times `timeoutMs` drops the connection, so a server that
+ * stopped answering never holds the probe for good.
  */
 export function postgresProbe(databaseUrl: string, applicationName: string, timeoutMs: number): { probe: ReadinessProbe; close(): Promise<void> } {
   let client: PgClient | undefined;
@@ -128,7 +139,10 @@ export function postgresProbe(databaseUrl: string, applicationName: string, time
     c.end().catch(() => undefined);
   };
   const connect = async (): Promise<PgClient> => {
-    const c = new PgClient({ connectionString: databaseUrl, application_name: applicationName, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    // The check's own bound is Readiness's timer; these only free a connection a dead server holds,
+    // and are later than it so that they never fail a reply that arrived in time (see `bounded`).
+    const backstopMs = timeoutMs * PG_BACKSTOP_FACTOR;
+    const c = new PgClient({ connectionString: databaseUrl, application_name: applicationName, connectionTimeoutMillis: backstopMs, query_timeout: backstopMs });
     // A connection lost while idle is dropped here; without a listener its error would end the process.
     c.on('error', () => drop(c));
     try {
