@@ -19,10 +19,11 @@ import { admissionRefusals } from './command-metrics';
  *   load it is the offered rate, however fast each command runs, and with several API processes each
  *   sees only its share of a partition's answers. Until a partition's first answer the average of the
  *   others (or `initialServiceMs`) stands in; an idle spell keeps the last estimate.
- * - The expected wait of a command is the commands this process already waits for on its partition
- *   times that service time times the slowdown (below), plus how late this process's own event loop
- *   runs (the CPU the API cannot get or keeps busy: a command's answer waits for the loop as well). A
- *   command is admitted while that stays within its budget.
+ * - The expected wait of a command, with others waiting on its partition in this process, is what the
+ *   slowdown (below) is fitted to: a command alone's time to its answer, plus each waiting command but
+ *   the one in service at that service time times the slowdown (Lane.expectedWaitMs); plus how late
+ *   this process's own event loop runs (the CPU the API cannot get or keeps busy: a command's answer
+ *   waits for the loop as well). A command is admitted while that stays within its budget.
  * - The slowdown: a command ahead does not cost its service time. On a saturated host it costs more
  *   (the worker shares its CPU between partitions, Redis and the API their cores with it). On a
  *   partition that writes in groups it costs less: the worker holds several of the partition's
@@ -143,6 +144,18 @@ class Lane {
     return this.aheadServiceMs() * this.slowdown.ratio();
   }
 
+  /**
+   * How long a command admitted now is expected to wait for its answer: what the slowdown is fitted to
+   * (a command alone's time, and the cost of each command ahead but the one in service, whose rest
+   * overlaps it), so that the prediction and the answers that correct it measure the same thing. Until
+   * a command alone has answered: every command ahead at its cost.
+   */
+  expectedWaitMs(): number {
+    if (this.inFlight === 0) return 0;
+    if (Number.isNaN(this.aloneMs)) return this.inFlight * this.costMs();
+    return this.aloneMs + (this.inFlight - 1) * this.costMs();
+  }
+
   oldestAt(): number | undefined {
     for (const at of this.admittedAt.values()) return at;
     return undefined;
@@ -228,7 +241,7 @@ export class Admission {
   /** What a command of `share` on `lane` (none: nothing waits there) would meet: a reason to refuse and the wait it expects. */
   private judge(lane: Lane | undefined, share: number, loopMs: number, now: number): { reason: RefusalReason | null; waitMs: number } {
     const budget = this.opts.maxWaitMs * share;
-    const waitMs = loopMs + (lane ? lane.inFlight * lane.costMs() : 0);
+    const waitMs = loopMs + (lane ? lane.expectedWaitMs() : 0);
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
     // Below the floor a command is admitted whatever the estimate or the oldest's age: one slow command

@@ -254,14 +254,15 @@ describe('the command admission policy', () => {
       }
     };
     for (let i = 0; i < 30; i++) round(true);
-    // The ratio is about 0.21 (400 ms over 1800 ms a round, the command first in line not counted; the
-    // mean of the eight ratios would say 0.34): a scan expects about 10 ms per command ahead, so 48 may
-    // wait within its 500 ms where waiting × 50 ms allowed 10.
-    for (let i = 0; i < 47; i++) f.admit('item.scan');
+    // The ratio is about 0.22 (400 ms over 1800 ms a round, the command first in line not counted; the
+    // mean of the eight ratios would say 0.34): a scan expects a command alone's 50 ms and about 11 ms
+    // for each command ahead but the first, so 44 may wait within its 500 ms where waiting × 50 ms
+    // allowed 10.
+    for (let i = 0; i < 43; i++) f.admit('item.scan');
     expect(a.refusal('item.scan', 0)).toBeNull();
     f.admit('item.scan');
     expect(shed(() => f.admit('item.scan'))?.code).toBe('service-unavailable');
-    f.finish(48);
+    f.finish(44);
     // The partition turns to one command at a time (each answered 50 ms after the one before): the
     // ratio climbs back over 1 (about 1.2) and a scan is refused before 10 wait again.
     for (let i = 0; i < 40; i++) round(false);
@@ -294,7 +295,7 @@ describe('the command admission policy', () => {
     expect(a.refusal('item.scan', 0)).toBeNull();
   });
 
-  it('compares the expected wait (waiting × the service time the worker reports) with the budget: work in hand has all of it, new work half', () => {
+  it('compares the expected wait (a command alone, then each waiting command but the first at the service time the worker reports) with the budget: work in hand has all of it, new work half', () => {
     const a = new Admission(options());
     const f = floor(a);
     f.admit('item.scan');
@@ -307,17 +308,18 @@ describe('the command admission policy', () => {
       f.finish(1, 50);
     }
     expect(a.serviceTime(0)).toBeCloseTo(50, 0);
-    // 10 waiting × 50 ms = the new-work budget (500 ms): one more scan, then none.
-    for (let i = 0; i < 11; i++) f.admit('item.scan');
+    // A command alone is answered at once on this clock (0 ms), so with 11 waiting a scan expects
+    // 0 + 10 × 50 ms = the new-work budget (500 ms): one more scan, then none.
+    for (let i = 0; i < 12; i++) f.admit('item.scan');
     const refused = shed(() => f.admit('item.scan'));
     expect(refused).toBeInstanceOf(AppError);
     expect(refused?.code).toBe('service-unavailable');
-    expect(refused?.message).toMatch(/11 commands waiting.*nothing was changed/);
+    expect(refused?.message).toMatch(/12 commands waiting.*nothing was changed/);
     // Work in hand: up to 1000 ms of expected wait.
     for (let i = 0; i < 10; i++) f.admit('slot.release');
     expect(shed(() => f.admit('item.confirm'))?.code).toBe('service-unavailable');
-    expect(f.waiting).toBe(21);
-    f.finish(21);
+    expect(f.waiting).toBe(22);
+    f.finish(22);
     expect(a.waiting()).toBe(0);
   });
 
