@@ -43,6 +43,9 @@ export interface BudgetSettings {
 
 const CONDITIONS: readonly Condition[] = ['quiet', 'busy'];
 
+/** BENCH_SERVICE_NODE_ARGS: node's own flags for npm start's supervisor, which its processes inherit (V8 flags NODE_OPTIONS refuses). */
+const serviceNodeArgs = (): string[] => (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 function conditionsOf(env: NodeJS.ProcessEnv, argv: string[]): Condition[] {
   if (argv.includes('--quiet-only')) return ['quiet'];
   if (argv.includes('--busy-only')) return ['busy'];
@@ -330,7 +333,7 @@ async function main(): Promise<void> {
 
         say(`\n[${condition} service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
         const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
-        const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs, warmUpSeconds: s.warmupSeconds });
+        const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs: [...nodeArgs, ...serviceNodeArgs()], warmUpSeconds: s.warmupSeconds });
         const closed = service.steps.find((x) => x.step === 'closed-60');
         const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
         const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};
