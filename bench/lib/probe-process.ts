@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 /*
  * The hubs' reads and the load balancer's probes, sent from a process of their own. On a floor a hub is
@@ -88,17 +89,10 @@ export class ProbeProcess {
 
   constructor(opts: ProbeProcessOptions, onSample: (s: ProbeSample) => void) {
     this.child = spawn(process.execPath, ['-e', CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffered = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        const s = JSON.parse(line) as ProbeSample;
-        // The child's epoch milliseconds on this process's performance.now() clock.
-        onSample({ ...s, at: s.at - performance.timeOrigin });
-      }
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      const s = JSON.parse(line) as ProbeSample;
+      // The child's epoch milliseconds on this process's performance.now() clock.
+      onSample({ ...s, at: s.at - performance.timeOrigin });
     });
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
   }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { startHealthListener, type HealthListener } from '../../services/api/http/health-listener';
 import { createLogger } from '../../shared/logging/logger';
@@ -42,15 +43,7 @@ async function prober(port: number): Promise<{ send(probes: { path: string; at: 
   `;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
-  let text = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-    let nl: number;
-    while ((nl = text.indexOf('\n')) >= 0) {
-      lines.push(text.slice(0, nl));
-      text = text.slice(nl + 1);
-    }
-  });
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
   let ended = false;
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);

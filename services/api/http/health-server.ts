@@ -16,16 +16,17 @@ const DEPENDENCY_NAMES: Record<string, string> = {
   started: 'the API (still starting: its first checks have not run)',
 };
 
+/** A 503 of the health endpoints: the process or a dependency is not there yet, retried after the outage interval. */
+const unavailable = (detail: string, extensions?: Record<string, unknown>) =>
+  new AppError('service-unavailable', detail, { extensions, headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+
 /** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */
 export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body: { status: 'ready'; checks: Record<string, boolean> } } | { ok: false; error: AppError } {
   if (Object.values(checks).every(Boolean)) return { ok: true, body: { status: 'ready', checks } };
   const down = Object.keys(checks).filter((name) => !checks[name]);
   return {
     ok: false,
-    error: new AppError('service-unavailable', `Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, {
-      extensions: { checks },
-      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-    }),
+    error: unavailable(`Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, { checks }),
   };
 }
 
@@ -62,7 +63,7 @@ export function createHealthServer(readiness: () => Promise<Record<string, boole
     if (path === '/healthz') {
       const life = liveness();
       if (life.alive) return send(res, 200, 'application/json; charset=utf-8', { status: 'ok' });
-      return problem(res, path, new AppError('service-unavailable', life.detail, { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } }));
+      return problem(res, path, unavailable(life.detail));
     }
     if (path !== '/readyz') {
       return problem(res, path, new AppError('not-found', `No operation at ${req.method} ${path} on the health listener: it answers GET /healthz and GET /readyz.`));
@@ -73,7 +74,7 @@ export function createHealthServer(readiness: () => Promise<Record<string, boole
         if (answer.ok) send(res, 200, 'application/json; charset=utf-8', answer.body);
         else problem(res, path, answer.error);
       },
-      () => problem(res, path, new AppError('service-unavailable', 'The readiness check failed.', { headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } })),
+      () => problem(res, path, unavailable('The readiness check failed.')),
     );
   });
   // A probe sends one small request: it has seconds, not a client's minute.
