@@ -37,6 +37,15 @@ export interface SqlPoolOptions {
    * False for the worker kinds' pool, whose batches may render or send between statements.
    */
   boundStalls?: boolean;
+  /**
+   * How long a connection keeps its prepared statements' plans before it plans them again (DISCARD
+   * PLANS when it is next taken, at most this often; unset: never). A generic plan is made once, with
+   * the table sizes of that moment, and kept until something invalidates it (ANALYZE, VACUUM, DDL): a
+   * plan made while a table was nearly empty (a new database, the first scans after an upload) scans
+   * the whole table on every call, and with autovacuum off or behind it goes on doing so while the
+   * table grows.
+   */
+  replanAfterMs?: number;
 }
 
 /** The longest a transaction of the pool may wait on its process between two statements. */
@@ -83,6 +92,20 @@ export class SqlPool implements SqlDatabase {
     // The message only: pg attaches the whole client to the error. One line per interval: an outage fails them all.
     const idleFailed = foldedWarning(log, `an idle PostgreSQL connection of the ${options.applicationName} pool failed; it is replaced on next use`);
     this.pool.on('error', (err) => idleFailed(err));
+    const replanAfterMs = options.replanAfterMs;
+    if (replanAfterMs) {
+      // When each connection last had its plans made afresh: a new one just has.
+      const plannedAt = new WeakMap<object, number>();
+      this.pool.on('connect', (client) => plannedAt.set(client, Date.now()));
+      // Emitted as a caller takes the connection, before its first statement is queued: the DISCARD runs first.
+      this.pool.on('acquire', (client) => {
+        const now = Date.now();
+        if (now - (plannedAt.get(client) ?? now) < replanAfterMs) return;
+        plannedAt.set(client, now);
+        // A failure here fails the caller's statement too (the connection broke): nothing to report twice.
+        client.query('discard plans').catch(() => undefined);
+      });
+    }
     this.autocommit = new SqlClient(this.pool, options.prepared);
   }
 

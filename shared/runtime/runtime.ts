@@ -95,6 +95,8 @@ export async function createRuntime(
           queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
           // Warm connections for the commands of a quiet spell (a wall's first scans after a pause).
           keepOpen: Math.min(COMMAND_CONNECTIONS_KEPT_OPEN, shares.sql),
+          // Kept open for hours: the plans of their key lookups follow the tables as they grow.
+          replanAfterMs: COMMAND_REPLAN_AFTER_MS,
         },
         log,
       );
@@ -136,6 +138,13 @@ export async function createRuntime(
  * quiet floor uses one or two; under load every connection is busy and none idles out anyway.
  */
 const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
+
+/**
+ * How often a command connection plans its statements afresh (SqlPoolOptions.replanAfterMs): a plan made
+ * on a nearly empty sort_box_item read the whole table at every confirm as it grew to thousands of rows,
+ * with autovacuum off. Five plans of each statement twice a minute, next to nothing.
+ */
+const COMMAND_REPLAN_AFTER_MS = 30_000;
 
 /** How long the ORM pool (knex's tarn pool) keeps an idle connection: the worker kinds' pool does alike. */
 const ORM_POOL_IDLE_MS = 30_000;
