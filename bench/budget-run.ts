@@ -67,7 +67,10 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
     // on a fast machine, at 10 units an order: a tote used up ends its step early (a 15 s idle-1 took
     // all of 150 orders). 150 orders a wall for 5 s steps, more for longer ones.
     badDayOrdersPerWall: env.BENCH_BADDAY_ORDERS ? base.badDayOrdersPerWall : Math.max(150, Math.ceil((2 * seconds * 150) / 10)),
-    warmupSeconds: env.BENCH_WARMUP_SECONDS ? base.warmupSeconds : quick ? 1 : 3,
+    // Long enough for the processes' code to be optimized (V8 tiers a function up after enough calls): a
+    // floor mid-shift runs warm code, and 1 s left idle-1 measuring half-cold code (docs/benchmarks.md,
+    // "The warm-up").
+    warmupSeconds: env.BENCH_WARMUP_SECONDS ? base.warmupSeconds : quick ? 20 : 30,
     floorN: env.BENCH_FLOOR_N ? base.floorN : quick ? 300 : 1000,
     queueN: env.BENCH_QUEUE_N ? base.queueN : quick ? 300 : 1000,
     badDayRates: env.BENCH_BADDAY_RATES ? base.badDayRates : [100, 300],
@@ -174,7 +177,7 @@ function sideBySide(runs: ConditionRun[]): string[] {
     const up = r.service.startUp;
     if (up) {
       lines.push(
-        `- ${r.condition}, the service's first ${up.seconds} s after its start and the upload (its warm-up, as the skeleton's; in no step): ${up.sorters} sorters, one a wall, ` +
+        `- ${r.condition}, the service's first ${up.seconds} s after its start and the upload (the start of its warm-up; in no step): ${up.sorters} sorters, one a wall, ` +
           `${f(up.pairsPerSecond, 1)} pairs/s, scan p50 ${f(up.scan.p50)} / p99 ${f(up.scan.p99)} ms, confirm p50 ${f(up.confirm.p50)} ms, ${up.fiveXx} × 5xx; the hubs' reads p50 ${f(up.reads.p50)} ms`,
       );
     }
