@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
-import pinoHttp from 'pino-http';
 import type { ApiDeps } from './api-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { metricsRegistry, setMetricsRoute, timeRequest } from './http/metrics';
@@ -10,9 +9,8 @@ import { pagesRouter } from './http/pages';
 import { readyzAnswer } from './http/readiness';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard';
 import { type RouteRunner, registerRoutes } from './http/register-routes';
+import { requestLogger } from './http/request-log';
 import { unstorableInput } from './http/validation';
-import { errSerializer } from '../../shared/logging/logger';
-import { redactUrl } from '../../shared/logging/redact';
 import type { RouteDef } from './http/route';
 import { apiRoutes, catalogRoutes, rootRoutes } from './routes';
 
@@ -51,23 +49,8 @@ function baseApp(deps: ApiDeps, hot?: HotRoutes): Express {
   // X-Forwarded-For is believed only when the connection comes from a configured proxy (TRUST_PROXY);
   // otherwise anyone could pick the address the sign-in throttle counts.
   app.set('trust proxy', deps.config.TRUST_PROXY.length ? deps.config.TRUST_PROXY : false);
-  // A logger per request costs CPU on every scan; it is only worth it when requests are logged.
-  const logRequest = deps.log.isLevelEnabled('info')
-    ? pinoHttp({
-        logger: deps.log,
-        genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
-        // A 503 or 504 is an expected refusal (an outage, shed load, a command timeout): the error handler
-        // logs the first of each code and then counts them (NotServedLog), not a line with a stack each.
-        customLogLevel: (_req, res, err) =>
-          res.statusCode === 503 || res.statusCode === 504 ? 'silent' : err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
-        // The URL without its secrets (a token in ?access_token=, a PIN in ?pin=, a session token in the path).
-        serializers: {
-          req: (req) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
-          res: (res) => ({ statusCode: res.statusCode }),
-          err: errSerializer,
-        },
-      })
-    : null;
+  // The access log (http/request-log.ts); null when no request line would be written.
+  const logRequest = requestLogger(deps.log);
   // What every request goes through, in one step rather than a router layer each: its id (the caller's
   // or a new UUID), its log line, its duration metric and the refusal of input no route can store.
   // No body parser here: each route reads its JSON body with its own limit (http/body.ts), a small

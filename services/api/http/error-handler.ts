@@ -93,10 +93,10 @@ export function errorHandler(log: Logger, notServed = new NotServedLog(log)): Er
     const url = redactUrl(req.originalUrl);
     const where = { requestId: (req as { id?: string }).id, method: req.method, url };
     if (appError.status === 500) {
-      (req.log ?? log).error({ err, ...where }, 'request failed');
+      log.error({ err, ...where }, 'request failed');
     } else if (appError.status > 500) {
       // Outages, shed load and command timeouts: expected under stress, not a defect; counted when many.
-      notServed.add(appError.code, () => (req.log ?? log).warn({ code: appError.code, detail: appError.message, ...where }, 'request not served'));
+      notServed.add(appError.code, () => log.warn({ code: appError.code, detail: appError.message, ...where }, 'request not served'));
     }
     if (res.headersSent) {
       res.end();
