@@ -37,9 +37,9 @@ export function openApiDocument(version = '1.0.0'): Record<string, unknown> {
 }
 
 /**
- * Answers a request before Express's router when it is one of the few a sorter sends all day (the
- * scan and the confirm): true when it took it. Anything else, and any other form of those paths (a
- * trailing slash, other letter case, an escaped id), goes through the router as before.
+ * Answers a request before Express's router when it is one of the few sent all day (a sorter's scan and
+ * confirm, a hub's read of its wall): true when it took it. Anything else, and any other form of those
+ * paths (a trailing slash, other letter case, an escaped id), goes through the router as before.
  */
 type HotRoutes = (req: Request, res: Response, next: NextFunction) => boolean;
 
@@ -71,15 +71,18 @@ function baseApp(deps: ApiDeps, hot?: HotRoutes): Express {
 
 const SCAN_PATH = `${API_PREFIX}/sort-box-items`;
 const CONFIRM_PATH = /^\/api\/v1\/sort-box-items\/([0-9]{1,10})\/confirm$/;
+const WALL_PATH = /^\/api\/v1\/walls\/([0-9]{1,10})$/;
 
 /**
- * The scan and the confirm, matched here on their exact paths (what a device sends) and run by their
- * route's own handler (http/register-routes.ts): no router layer, no path-to-regexp walk over the
- * /api/v1 routes before them. Their metric carries the same route template as through the router.
+ * The scan, the confirm and a hub's read of its wall (`GET /walls/{id}`, every few seconds from every
+ * hub), matched here on their exact paths and run by their route's own handler
+ * (http/register-routes.ts): no router layer, no path-to-regexp walk over the /api/v1 routes before
+ * them. Their metric carries the same route template as through the router.
  */
 function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
   const scan = runners.get('CreateSortBoxItem')!;
   const confirm = runners.get('ConfirmSortBoxItem')!;
+  const wall = runners.get('GetWall')!;
   return (req, res, next) => {
     const url = req.url;
     const q = url.indexOf('?');
@@ -88,6 +91,14 @@ function hotRoutes(runners: Map<string, RouteRunner>): HotRoutes {
       setMetricsRoute(req, SCAN_PATH);
       req.params = {};
       scan(req, res, next).catch(next);
+      return true;
+    }
+    if (req.method === 'GET') {
+      const m = WALL_PATH.exec(path);
+      if (!m) return false;
+      req.params = { id: m[1]! };
+      setMetricsRoute(req, `${API_PREFIX}/walls/:id`);
+      wall(req, res, next).catch(next);
       return true;
     }
     if (req.method === 'PATCH') {

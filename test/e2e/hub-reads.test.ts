@@ -71,4 +71,27 @@ describe("the hub's reads on open", () => {
     const other = await buildFloor(api);
     await request(api.app).get(`/api/v1/walls/${floor.wallId}/progress`).set('Authorization', other.tenant.auth).expect(404);
   });
+
+  it('answers the wall the same whether its read is matched before the router or by it', async () => {
+    const floor = await buildFloor(api, { orders: [{ id: 1, items: [{ sku: 'SKU-A', qty: 2 }] }] });
+    const a = await floor.sorter(1);
+    const { body: s } = await connect(api, floor, a.auth);
+    await scan(api, a.auth, s.token, 'SKU-A');
+    const get = (path: string, auth = floor.tenant.auth) => request(api.app).get(path).set('Authorization', auth);
+    // The exact path is taken before the router (app.ts, hotRoutes); a trailing slash or a query goes through it.
+    const hot = await get(`/api/v1/walls/${floor.wallId}`).expect(200);
+    expect(hot.body).toMatchObject({ id: floor.wallId, slots: expect.any(Array), sessions: [{ token: s.token }], pendingItems: [{ sku: 'SKU-A' }] });
+    expect((await get(`/api/v1/walls/${floor.wallId}/`).expect(200)).body).toEqual(hot.body);
+    expect((await get(`/api/v1/walls/${floor.wallId}?x=1`).expect(200)).body).toEqual(hot.body);
+    // A Sorter sees no other sorter's token on either path.
+    const b = await floor.sorter(2);
+    expect((await get(`/api/v1/walls/${floor.wallId}`, b.auth).expect(200)).body.sessions[0].token).toBeNull();
+    // Its refusals are the route's: no token, another client's wall, an id no wall has, an id that is no id.
+    await request(api.app).get(`/api/v1/walls/${floor.wallId}`).expect(401);
+    const other = await buildFloor(api);
+    await get(`/api/v1/walls/${floor.wallId}`, other.tenant.auth).expect(404);
+    await get('/api/v1/walls/2147483000').expect(404);
+    const notAnId = await get('/api/v1/walls/99999999999').expect(400);
+    expect(notAnId.headers['content-type']).toMatch(/problem\+json/);
+  });
 });
