@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS, isCommandTimeout } from '../errors/outage';
+import { isCommandTimeout, outageRefusal } from '../errors/outage';
 import type { Logger } from '../logging/logger';
 import { foldedWarning } from '../logging/logger';
 import { PartitionProducer, type LinkState, type QueueSettings } from '../queue/queue-module';
@@ -36,10 +36,7 @@ const LOST_REPLY_READ_MS = 200;
 
 const lostJob = (name: CommandName) => `The queue of the sorting workers lost the ${name} command (Redis restarted without its data)`;
 
-const unreachable = () =>
-  new AppError('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.', {
-    headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-  });
+const unreachable = () => outageRefusal('service-unavailable', 'The command queue is unreachable; nothing was changed. Retry in a moment.');
 
 interface Waiter {
   name: CommandName;
@@ -189,9 +186,7 @@ class RedisCommandClient implements CommandClient {
         // Sent, but Redis did not answer within a second (it hangs): the job may still be added and run
         // once Redis answers again, so the outcome is unknown. Its Idempotency-Key settles it.
         this.notSent(name, err, 'command-timeout');
-        throw new AppError('command-timeout', `Redis did not answer while the ${name} command was queued; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`, {
-          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-        });
+        throw outageRefusal('command-timeout', `Redis did not answer while the ${name} command was queued; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`);
       }
       this.notSent(name, err, 'service-unavailable');
       throw unreachable();
@@ -217,9 +212,7 @@ class RedisCommandClient implements CommandClient {
       }
       if (result.problem.detail) {
         // The reply channel or the job was lost (an outage): say so, and when to try again.
-        throw new AppError('command-timeout', `${result.problem.detail}; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`, {
-          headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-        });
+        throw outageRefusal('command-timeout', `${result.problem.detail}; it may still be applied. Retry with the same Idempotency-Key to get its outcome.`);
       }
       throw new AppError(
         'command-timeout',

@@ -1,3 +1,5 @@
+import { AppError } from './app-error';
+
 /**
  * Recognizes the errors that mean "a dependency is unavailable" rather than "this request is wrong"
  * or "the code is wrong": PostgreSQL or Redis refusing, dropping or timing out connections. The API
@@ -64,3 +66,11 @@ export function isCommandTimeout(err: unknown): boolean {
 
 /** Seconds a client should wait before retrying during an outage (a restart usually takes a few). */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The refusal of an outage: 503 `service-unavailable` (nothing was done) or 504 `command-timeout` (the
+ * outcome is unknown), with `Retry-After` the outage interval.
+ */
+export function outageRefusal(code: 'service-unavailable' | 'command-timeout', detail: string, extensions?: Record<string, unknown>): AppError {
+  return new AppError(code, detail, { extensions, headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+}

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../../../shared/errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage } from '../../../shared/errors/outage';
+import { OUTAGE_RETRY_AFTER_SECONDS, isDependencyOutage, outageRefusal } from '../../../shared/errors/outage';
 import type { Logger } from '../../../shared/logging/logger';
 import { redactUrl } from '../../../shared/logging/redact';
 import { closeWithoutReading } from './body';
@@ -23,9 +23,7 @@ export function toAppError(err: unknown): AppError {
     return err;
   }
   if (isDependencyOutage(err)) {
-    return new AppError('service-unavailable', 'A service the API depends on (the database or Redis) is unavailable at the moment; retry in a few seconds.', {
-      headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
-    });
+    return outageRefusal('service-unavailable', 'A service the API depends on (the database or Redis) is unavailable at the moment; retry in a few seconds.');
   }
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string; code?: string };
   // body-parser: malformed JSON, wrong charset, too large

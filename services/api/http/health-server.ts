@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { AppError } from '../../../shared/errors/app-error';
-import { OUTAGE_RETRY_AFTER_SECONDS } from '../../../shared/errors/outage';
+import { outageRefusal } from '../../../shared/errors/outage';
 
 /*
  * What `/healthz` and `/readyz` answer (docs/operations.md, "Health"), and the health listener that
@@ -16,9 +16,8 @@ const DEPENDENCY_NAMES: Record<string, string> = {
   started: 'the API (still starting: its first checks have not run)',
 };
 
-/** A 503 of the health endpoints: the process or a dependency is not there yet, retried after the outage interval. */
-const unavailable = (detail: string, extensions?: Record<string, unknown>) =>
-  new AppError('service-unavailable', detail, { extensions, headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } });
+/** A 503 of the health endpoints: the process or a dependency is not there yet. */
+const unavailable = (detail: string, extensions?: Record<string, unknown>) => outageRefusal('service-unavailable', detail, extensions);
 
 /** `GET /readyz`'s answer for these checks: 200 `{ status: 'ready', checks }`, or the 503 problem to answer. */
 export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body: { status: 'ready'; checks: Record<string, boolean> } } | { ok: false; error: AppError } {

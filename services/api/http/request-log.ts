@@ -35,7 +35,7 @@ export function requestLogger(log: Logger): ((req: Request, res: Response) => vo
       const level = requestLogLevel(res.statusCode, err instanceof Error);
       if (level === 'silent' || !log.isLevelEnabled(level)) return;
       const line = {
-        req: { id: (req as { id?: string }).id, method: req.method, url: redactUrl(req.originalUrl ?? req.url) },
+        req: { id: (req as { id?: string }).id, method: req.method, url: redactUrl(req.originalUrl) },
         res: { statusCode: res.statusCode },
         responseTime: Date.now() - start,
       };
