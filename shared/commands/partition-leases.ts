@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection as Redis } from '../redis/connection';
+import { keepSubscribed } from '../redis/subscriber';
 import type { Logger } from '../logging/logger';
 import { foldedWarning } from '../logging/logger';
 import { commandQueueName } from './partitioning';
@@ -200,6 +201,8 @@ export class PartitionLeases {
     this.subscriber.on('message', (channel: string) => {
       if (channel === this.channel) this.tick();
     });
+    // After a reconnect: subscribed again, and a round at once (holders may have come or gone meanwhile).
+    keepSubscribed(this.subscriber, () => [this.channel], { resumed: () => void this.tick() });
     await this.subscriber.subscribe(this.channel).catch((err: unknown) => this.opts.log.warn({ err }, 'could not subscribe to partition lease changes'));
     await this.tick();
     await this.announce();

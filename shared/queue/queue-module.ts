@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Job, Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Writable } from 'node:stream';
-import type { RedisConnection as Redis } from '../redis/connection';
+import { closeForGood, recordDuplicates, type RedisConnection as Redis } from '../redis/connection';
+import { keepSubscribed } from '../redis/subscriber';
 import type { Logger } from '../logging/logger';
 import { PARTITION_JOB_OPTIONS, PARTITION_JOBS_IN_HAND, PARTITION_WORKER_TUNING, partitionQueueName } from './jobs';
 import { queueConnection } from './job-queue';
@@ -137,6 +138,8 @@ export class PartitionProducer<Data extends PartitionJobData, Reply, Outcome> {
       }
       handlers.reply(reply);
     });
+    // After a reconnect the reply channel is subscribed again (a command waiting meanwhile is read from its job).
+    keepSubscribed(this.subscriber, () => [this.replyChannel]);
     this.subscribed = this.subscribe();
   }
 
@@ -346,6 +349,8 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   const name = partitionQueueName(partition);
   const { lockDuration, stalledInterval } = PARTITION_WORKER_TUNING;
   const connection = queueConnection(settings.redisUrl, true, log, `command worker ${partition}`);
+  // BullMQ's blocking connection is made from this one: closed with it, for good (closeForGood).
+  const duplicates = recordDuplicates(connection);
   // name: BullMQ stores it on each job as processedBy, so a job's host and process can be traced (and a dead process's jobs found).
   const worker = new PartitionQueueWorker<Data>(name, null, { connection: connection as ConnectionOptions, prefix: settings.prefix, name: `${hostname()}:${process.pid}`, autorun: false, ...PARTITION_WORKER_TUNING });
   // Its errors while Redis is away repeat with every attempt: folded, without a stack trace.
@@ -588,7 +593,10 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
       // BullMQ's own blocking connection (a duplicate of `connection`) is cut too, whatever its close did:
       // a close that failed or hung while Redis was away left it reconnecting forever (a no-op otherwise).
       await boundedWait(worker.disconnect(), CLOSE_WAIT_MS);
-      connection.disconnect();
+      // And kept cut: BullMQ's reset of a blocking wait that outlived its deadline may still be under way,
+      // and would connect it again once Redis is back.
+      for (const copy of duplicates) closeForGood(copy);
+      closeForGood(connection);
     })());
   worker.on('stalled', (jobId) => log.warn({ queue: name, jobId }, 'command job stalled; handing it out again'));
   try {

@@ -31,7 +31,7 @@ export function openQueueInspection(settings: Pick<QueueSettings, 'redisUrl' | '
     if (!opened) {
       // Few retries: a scrape or a dashboard page must fail fast while Redis is away, not hang. Through
       // the one connection factory, so the dashboard and the queue metrics work on a cluster too.
-      const redis = createRedisConnection(settings.redisUrl, { redisOptions: { maxRetriesPerRequest: 1 } });
+      const redis = createRedisConnection(settings.redisUrl, { name: { what: 'queue inspection' }, redisOptions: { maxRetriesPerRequest: 1 } });
       // Its failures show in the scrape (collector errors) and the dashboard page, not as log noise.
       redis.on('error', () => undefined);
       connection = redis;

@@ -55,6 +55,20 @@ export interface ConnectionOptions {
   blocking?: boolean;
   /** Overrides of the per-server options (e.g. a smaller `maxRetriesPerRequest` in tests). */
   redisOptions?: RedisOptions;
+  /**
+   * What the connection is for, shown by Redis's CLIENT LIST as `role:pid:what` (redisClientName): an
+   * operator counting a deployment's connections, or looking for one that outlives its use, sees
+   * which process holds each and why.
+   */
+  name?: { role?: string; what: string };
+}
+
+/**
+ * The name a connection gives itself (CLIENT SETNAME): the process's role, its pid and what the
+ * connection is for, e.g. `worker:sorting:4711:partition-leases`. Redis allows no spaces in it.
+ */
+export function redisClientName(name: { role?: string; what: string }): string {
+  return [name.role, process.pid, name.what].filter((p) => p !== undefined && p !== '').join(':').replace(/\s+/g, '-');
 }
 
 /**
@@ -81,6 +95,7 @@ export function createRedisConnection(url: string, opts: ConnectionOptions = {})
   const perServer: RedisOptions = {
     maxRetriesPerRequest: opts.blocking ? null : 3,
     enableReadyCheck: true,
+    ...(opts.name ? { connectionName: redisClientName(opts.name) } : {}),
     ...opts.redisOptions,
   };
   const target = parseRedisUrl(url);
@@ -102,4 +117,31 @@ export function createRedisConnection(url: string, opts: ConnectionOptions = {})
     },
   };
   return new Cluster(target.nodes, clusterOptions);
+}
+
+/**
+ * Records the connections made from `client` by its duplicate(), as BullMQ makes a worker's blocking
+ * connection, so that whoever closes `client` can close them too (closeForGood).
+ */
+export function recordDuplicates(client: RedisConnection): RedisConnection[] {
+  const made: RedisConnection[] = [];
+  const duplicate = client.duplicate.bind(client) as (...args: unknown[]) => RedisConnection;
+  (client as { duplicate: (...args: unknown[]) => RedisConnection }).duplicate = (...args: unknown[]) => {
+    const copy = duplicate(...args);
+    made.push(copy);
+    return copy;
+  };
+  return made;
+}
+
+/**
+ * Closes a connection for good: cut now, and cut again whenever anything connects it afterwards.
+ * BullMQ resets a blocking connection whose wait outlived its deadline (a Redis away) by reconnecting
+ * it in a loop that a close does not stop: once the connection has ended the loop calls connect() on
+ * it, and the worker's old blocking connection came back with Redis and stayed open, idle, one more
+ * after each outage in which a partition changed hands.
+ */
+export function closeForGood(client: RedisConnection): void {
+  client.on('connect', () => client.disconnect());
+  client.disconnect();
 }

@@ -109,8 +109,24 @@ describe('the fault matrix: every request answered in time through each fault of
   let steadyConnections = 0;
   const figures: Record<string, unknown>[] = [];
 
-  /** The service's connections to Redis (every client but this test's own probe). */
-  const serviceConnections = async () => String(await probe.client('LIST')).trim().split('\n').filter((l: string) => l && !l.includes('name=fault-matrix-probe')).length;
+  /** The service's connections to Redis (every client but this test's own probe): each one's name, age, idle time and last command. */
+  const serviceClients = async () =>
+    String(await probe.client('LIST'))
+      .trim()
+      .split('\n')
+      .filter((l: string) => l && !l.includes('name=fault-matrix-probe'))
+      .map((l) => l.split(' ').filter((f) => /^(name|age|idle|cmd)=/.test(f)).join(' '));
+  const serviceConnections = async () => (await serviceClients()).length;
+  /** The connections by name (each process names its own: role, pid, what for), as counted at the steady state. */
+  let steadyNames = new Map<string, number>();
+  const byName = (clients: string[]) => {
+    const counts = new Map<string, number>();
+    for (const c of clients) {
+      const name = /name=(\S*)/.exec(c)?.[1] ?? '';
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    return counts;
+  };
 
   const FAULTS: Fault[] = [
     { name: 'Redis refuses (killed, restarted with its data)', server: 'redis', holdMs: 8_000, begin: () => redis.kill(), end: () => redis.start() },
@@ -187,11 +203,13 @@ describe('the fault matrix: every request answered in time through each fault of
     const warm = stream(kinds);
     await waitFor(() => kinds.every((k) => warm.answers.some((a) => a.name === k.name && a.status < 500)), { timeoutMs: 30_000, what: 'every kind of request answered' });
     await warm.stop();
-    steadyConnections = await serviceConnections();
+    const steady = await serviceClients();
+    steadyConnections = steady.length;
+    steadyNames = byName(steady);
   });
 
   afterAll(async () => {
-    process.stdout.write(`\nfault matrix: ${JSON.stringify({ steadyConnections, rows: figures }, null, 1)}\n`);
+    process.stdout.write(`\nfault matrix: ${JSON.stringify({ steadyConnections, steadyByName: Object.fromEntries(steadyNames), rows: figures }, null, 1)}\n`);
     if (process.env.FAULT_MATRIX_DUMP) {
       writeFileSync(`${process.env.FAULT_MATRIX_DUMP}.api.log`, api?.output ?? '');
       writeFileSync(`${process.env.FAULT_MATRIX_DUMP}.worker.log`, worker?.output ?? '');
@@ -266,13 +284,10 @@ describe('the fault matrix: every request answered in time through each fault of
       },
       { timeoutMs: CONNECTIONS_BACK_MS, intervalMs: 250, what: `the Redis connections back to ${steadyConnections}` },
     ).catch(async (err: Error) => {
-      // Which connection outlived its use: each client's name, age, idle time and last command.
-      const clients = String(await probe.client('LIST').catch(() => ''))
-        .trim()
-        .split('\n')
-        .filter((l) => l && !l.includes('name=fault-matrix-probe'))
-        .map((l) => l.split(' ').filter((f) => /^(name|age|idle|cmd)=/.test(f)).join(' '));
-      err.message += ` (last count ${connections})\n${clients.join('\n')}`;
+      // Which connection outlived its use: the names counted more often than at the steady state first, then every client.
+      const clients = await serviceClients().catch(() => [] as string[]);
+      const more = [...byName(clients)].filter(([name, n]) => n > (steadyNames.get(name) ?? 0)).map(([name, n]) => `${name || '(no name)'}: ${n}, steady ${steadyNames.get(name) ?? 0}`);
+      err.message += ` (last count ${connections})\nmore than at the steady state: ${more.join('; ') || 'none by name'}\n${clients.join('\n')}`;
       throw failure(err);
     });
     const logBytes = api!.bytes + worker!.bytes - bytesBefore;

@@ -1,6 +1,7 @@
 import type { Redis } from '../../../shared/redis/redis';
 import { AppError } from '../../../shared/errors/app-error';
 import { wallEventsChannel } from '../../../shared/events/channels';
+import { keepSubscribed } from '../../../shared/redis/subscriber';
 
 const unavailable = () =>
   new AppError('service-unavailable', 'The live event feed is unavailable (Redis does not answer); retry in a moment.', {
@@ -31,7 +32,7 @@ interface Channel {
 /**
  * One Redis subscription per wall per API process, shared by every hub connected to that wall
  * (SSE or WebSocket); the outbox relay publishes each relayed event of the wall there. When the
- * subscriber's connection is lost and comes back (ioredis subscribes its channels again), every
+ * subscriber's connection is lost and comes back (its channels subscribed again: keepSubscribed), every
  * listener is told, so it can catch up from the outbox (event-stream.ts).
  */
 export class WallEventsHub {
@@ -58,15 +59,14 @@ export class WallEventsHub {
       this.lost = true;
       this.tell((l) => l.lost());
     });
-    subscriber.on('ready', () => {
-      if (!this.lost) return;
-      this.lost = false;
-      // ioredis sent SUBSCRIBE for every channel before 'ready'; a PING answered after them means they
-      // are in place, so nothing published from now on is missed while the listeners catch up.
-      void this.subscriber
-        .ping()
-        .catch(() => undefined)
-        .then(() => this.tell((l) => l.resumed()));
+    // Once every wall's channel is subscribed again, nothing published from then on is missed while the
+    // listeners catch up.
+    keepSubscribed(subscriber, () => [...this.channels.keys()], {
+      resumed: () => {
+        if (!this.lost) return;
+        this.lost = false;
+        this.tell((l) => l.resumed());
+      },
     });
   }
 

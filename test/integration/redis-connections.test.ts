@@ -1,0 +1,56 @@
+import IORedis from 'ioredis';
+import { closeForGood, createRedisConnection, recordDuplicates, type RedisConnection } from '../../shared/redis/connection';
+import { createRedis } from '../../shared/redis/redis';
+import { createLogger } from '../../shared/logging/logger';
+import { waitFor } from '../support/wait-for';
+
+/*
+ * The service's Redis connections as Redis sees them (shared/redis/connection.ts): each names itself
+ * `role:pid:what`, and one closed for good stays closed even when something connects it again, as
+ * BullMQ's reset of a blocking connection does after a worker's close.
+ */
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('Redis connections', () => {
+  let admin: IORedis;
+  const names = async () =>
+    String(await admin.client('LIST'))
+      .trim()
+      .split('\n')
+      .map((l) => /name=(\S*)/.exec(l)?.[1] ?? '');
+
+  beforeAll(() => {
+    admin = new IORedis(url, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(() => admin.disconnect());
+
+  it('each names itself in CLIENT LIST: the role of its process, the pid and what it is for', async () => {
+    const log = createLogger('silent', 'worker:sorting');
+    const client = createRedis(url, { log, name: 'partition lease changes' });
+    try {
+      await client.ping();
+      expect(await names()).toContain(`worker:sorting:${process.pid}:partition-lease-changes`);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('a connection closed for good stays closed when something connects it again; so do the copies made of it', async () => {
+    const tag = `closed-for-good-${process.pid}`;
+    const client = createRedisConnection(url, { name: { what: tag } });
+    const copies = recordDuplicates(client);
+    const copy = client.duplicate({ connectionName: `${tag}-copy` }) as RedisConnection;
+    expect(copies).toEqual([copy]);
+    await Promise.all([client.ping(), copy.ping()]);
+    expect((await names()).filter((n) => n.includes(tag))).toHaveLength(2);
+
+    for (const c of [client, copy]) closeForGood(c);
+    await waitFor(() => client.status === 'end' && copy.status === 'end', { what: 'both connections ended' });
+    // What BullMQ's reconnect loop does with a connection that has ended: connect() it.
+    for (const c of [client, copy]) await (c as IORedis).connect().catch(() => undefined);
+    await waitFor(() => client.status === 'end' && copy.status === 'end', { timeoutMs: 5_000, what: 'both connections ended again' });
+    // Redis lists a connection until it has read its end.
+    await waitFor(async () => (await names()).every((n) => !n.includes(tag)), { timeoutMs: 5_000, what: 'no connection of the test left in CLIENT LIST' });
+  });
+});
