@@ -40,7 +40,7 @@ describe('Redis connections', () => {
     const tag = `closed-for-good-${process.pid}`;
     const client = createRedisConnection(url, { name: { what: tag } });
     const copies = recordDuplicates(client);
-    const copy = client.duplicate({ connectionName: `${tag}-copy` }) as RedisConnection;
+    const copy: RedisConnection = (client as IORedis).duplicate({ connectionName: `${tag}-copy` });
     expect(copies).toEqual([copy]);
     await Promise.all([client.ping(), copy.ping()]);
     expect((await names()).filter((n) => n.includes(tag))).toHaveLength(2);
