@@ -142,7 +142,8 @@ const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
 /**
  * How often a command connection plans its statements afresh (SqlPoolOptions.replanAfterMs): a plan made
  * on a nearly empty sort_box_item read the whole table at every confirm as it grew to thousands of rows,
- * with autovacuum off. Five plans of each statement twice a minute, next to nothing.
+ * with autovacuum off. Five plans of each statement twice a minute (more often in a connection's first
+ * half minute), next to nothing.
  */
 const COMMAND_REPLAN_AFTER_MS = 30_000;
 
