@@ -239,3 +239,29 @@ class RedisCommandClient implements CommandClient {
 export function createCommandClient(settings: QueueSettings, log: Logger, admission: Admission | null = null): CommandClient {
   return new RedisCommandClient(settings, log, admission);
 }
+
+/** What workerCommandClient needs of the process's runtime (shared/runtime/runtime.ts). */
+interface CommandClientHost {
+  queueSettings: QueueSettings;
+  log: Logger;
+  onClose(name: string, fn: () => Promise<void> | void): void;
+}
+
+const perProcess = new WeakMap<CommandClientHost, CommandClient>();
+
+/**
+ * The command client of a worker process (the light gateway's button presses, the sweeper's session
+ * expiries): one per runtime, however many of those kinds the process runs (`npm start`'s pipeline
+ * process runs both), so one producer and one reply subscriber, not one of each per kind. Closed with
+ * the runtime, after the kinds that started after it was made.
+ */
+export function workerCommandClient(runtime: CommandClientHost): CommandClient {
+  let client = perProcess.get(runtime);
+  if (!client) {
+    const made = createCommandClient(runtime.queueSettings, runtime.log);
+    perProcess.set(runtime, made);
+    runtime.onClose('command client', () => made.close());
+    client = made;
+  }
+  return client;
+}

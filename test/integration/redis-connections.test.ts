@@ -2,6 +2,7 @@ import IORedis from 'ioredis';
 import { closeForGood, createRedisConnection, recordDuplicates, type RedisConnection } from '../../shared/redis/connection';
 import { createRedis } from '../../shared/redis/redis';
 import { createLogger } from '../../shared/logging/logger';
+import { workerCommandClient } from '../../shared/commands/command-client';
 import { waitFor } from '../support/wait-for';
 
 /*
@@ -34,6 +35,25 @@ describe('Redis connections', () => {
     } finally {
       client.disconnect();
     }
+  });
+
+  it('a worker process has one command client, whatever kinds send commands, closed with the process', async () => {
+    const closers: (() => Promise<void> | void)[] = [];
+    const runtime = {
+      log: createLogger('silent', 'worker:lights+sweeper'),
+      queueSettings: { redisUrl: url, prefix: `one-client-${process.pid}`, partitions: 2, commandTimeoutMs: 5_000 },
+      onClose: (_name: string, fn: () => Promise<void> | void) => void closers.push(fn),
+    };
+    // The light gateway and the sweeper of one process, as npm start's pipeline process runs them.
+    const lights = workerCommandClient(runtime);
+    const sweeper = workerCommandClient(runtime);
+    expect(sweeper).toBe(lights);
+    const mine = async () => (await names()).filter((n) => n.startsWith(`worker:lights+sweeper:${process.pid}:`)).sort();
+    await waitFor(async () => (await mine()).length === 2, { what: 'the command client connected' });
+    expect(await mine()).toEqual([`worker:lights+sweeper:${process.pid}:command-producer`, `worker:lights+sweeper:${process.pid}:command-replies`]);
+    expect(closers).toHaveLength(1);
+    for (const close of closers.reverse()) await close();
+    await waitFor(async () => (await mine()).length === 0, { what: 'the command client closed' });
   });
 
   it('a connection closed for good stays closed when something connects it again; so do the copies made of it', async () => {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Runtime } from '../../shared/runtime/runtime';
-import { createCommandClient } from '../../shared/commands/command-client';
+import { workerCommandClient } from '../../shared/commands/command-client';
 import { eventConsumer } from '../pipeline/consumer-runner';
 import type { KindStarted, WorkerKindCode } from '../pipeline/worker-kind';
 import { pressButton } from './button-press.use-case';
@@ -50,7 +50,8 @@ export const lightsKind: WorkerKindCode<LightsContext> = {
 async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsContext>> {
   const { config, log, workerSql } = runtime;
   const engine = new LightsEngine(workerSql, log);
-  const commands = createCommandClient(runtime.queueSettings, log);
+  // The process's one command client, closed with the runtime after this kind (workerCommandClient).
+  const commands = workerCommandClient(runtime);
   const controllers = new ControllerRegistry(workerSql, log, config.LIGHTS_CONTROLLER_TIMEOUT_MS);
   await controllers.start();
   // A controller may deliver a press twice (MQTT QoS 1 after a reconnect): its id is remembered a while.
@@ -128,7 +129,6 @@ async function startLightGateway(runtime: Runtime): Promise<KindStarted<LightsCo
     await running;
     await engine.close();
     await controllers.close();
-    await commands.close();
   });
   resync();
   return { context: { lights: engine }, onStandby: { lights: () => engine.standby() } };

@@ -1,5 +1,5 @@
 import type { Runtime } from '../../shared/runtime/runtime';
-import { createCommandClient } from '../../shared/commands/command-client';
+import { workerCommandClient } from '../../shared/commands/command-client';
 import { EVENT_CONSUMER_NAMES } from '../event-consumers';
 import { enforceRetention, retentionSettings } from './retention.use-case';
 import { claimMaintenanceRun } from './sweep.queries';
@@ -18,7 +18,8 @@ const RETENTION_BUDGET_MS = 10_000;
  */
 export async function startSweeperWorker(runtime: Runtime): Promise<void> {
   const { config, log, workerSql } = runtime;
-  const commands = createCommandClient(runtime.queueSettings, log);
+  // The process's one command client, closed with the runtime after this kind (workerCommandClient).
+  const commands = workerCommandClient(runtime);
   const retention = retentionSettings(config);
   const consumers = EVENT_CONSUMER_NAMES;
   let stopped = false;
@@ -50,6 +51,5 @@ export async function startSweeperWorker(runtime: Runtime): Promise<void> {
     stopped = true;
     (wake as (() => void) | null)?.();
     await loop;
-    await commands.close();
   });
 }
