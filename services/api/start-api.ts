@@ -13,7 +13,7 @@ import { createApp, createCatalogApp } from './app';
 import { WallEventsHub } from './events/wall-events.hub';
 import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
-import { READINESS, Readiness, postgresProbe, redisProbe } from './http/readiness';
+import { READINESS, Readiness, postgresProbe, redisReadinessProbe } from './http/readiness';
 import { startHealthListener } from './http/health-listener';
 import { partitionsHeld } from '../../shared/commands/partition-leases';
 import { createLabelRenderPool } from '../../shared/labels/render-pool';
@@ -54,7 +54,9 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
   runtime.onClose('label render threads', () => labels.close());
   const pgProbe = postgresProbe(config.DATABASE_URL, 'sorting:api:readiness', READINESS.timeoutMs);
   runtime.onClose('readiness connection', () => pgProbe.close());
-  const readiness = new Readiness({ postgres: pgProbe.probe, redis: redisProbe(redis) }, READINESS, {
+  const redisReady = redisReadinessProbe(config.REDIS_URL, log, READINESS.timeoutMs);
+  runtime.onClose('readiness Redis connection', () => redisReady.close());
+  const readiness = new Readiness({ postgres: pgProbe.probe, redis: redisReady.probe }, READINESS, {
     name: 'partitions',
     probe: partitionsHeld(redis, config.QUEUE_PREFIX, config.QUEUE_PARTITIONS),
     waitMs: config.READYZ_WAITS_FOR_PARTITIONS_MS,

@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import request from 'supertest';
-import { Readiness, createHealthServer, postgresProbe, readyzAnswer, redisProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { Readiness, createHealthServer, postgresProbe, readyzAnswer, redisProbe, redisReadinessProbe, type ReadinessProbe } from '../../services/api/http/readiness';
+import { createLogger } from '../../shared/logging/logger';
 import { leaseKey, partitionsHeld } from '../../shared/commands/partition-leases';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { TEST_PG_BASE, workerDbName } from '../support/test-db';
@@ -158,21 +159,23 @@ describe('Readiness', () => {
   });
 
   it('counts a reply that arrived in time although the event loop was held past the timeout', async () => {
-    const pg = postgresProbe(databaseUrl(), 'sorting:test:readiness', 200);
-    const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REQUEST_PATH_REDIS);
-    const readiness = new Readiness({ postgres: pg.probe, redis: redisProbe(redis) }, { timeoutMs: 200, cacheMs: 0, maxAgeMs: 0 });
+    // The API's probes (start-api.ts), with a shorter timeout.
+    const pg = postgresProbe(databaseUrl(), 'sorting:test:readiness', 300);
+    const redis = redisReadinessProbe(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', createLogger('silent', 'test'), 300);
+    const readiness = new Readiness({ postgres: pg.probe, redis: redis.probe }, { timeoutMs: 300, cacheMs: 0, maxAgeMs: 0 });
     try {
       // Both connections open, so the next check's queries leave at once.
       expect(await readiness.check()).toEqual({ postgres: true, redis: true });
       const answer = readiness.check();
-      // One turn of the loop that takes longer than the timeout (a flood of connections accepted at once):
-      // both replies are in their sockets when it ends, and the timers are due too.
-      const until = performance.now() + 600;
+      // One turn of the loop that takes longer than the timeout, and longer than the request path's
+      // one-second Redis command timeout (a flood of connections accepted at once): both replies are in
+      // their sockets when it ends, and the timers are due too.
+      const until = performance.now() + 1_100;
       while (performance.now() < until);
       expect(await answer).toEqual({ postgres: true, redis: true });
     } finally {
       await pg.close();
-      redis.disconnect();
+      redis.close();
     }
   });
 

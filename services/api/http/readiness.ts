@@ -1,7 +1,8 @@
 import { Client as PgClient } from 'pg';
 import { SqlClient } from '../../../shared/db/sql-pool';
 import { databaseAnswers } from '../../../shared/db/ping.queries';
-import type { Redis } from '../../../shared/redis/redis';
+import { REQUEST_PATH_REDIS, createRedis, type Redis } from '../../../shared/redis/redis';
+import type { Logger } from '../../../shared/logging/logger';
 
 /** One dependency's check: resolves when it answers, rejects (or never settles) when it does not. */
 export type ReadinessProbe = () => Promise<unknown>;
@@ -122,8 +123,8 @@ export class Readiness {
   }
 }
 
-/** How many check timeouts the PostgreSQL client's own connect and query timeouts are. */
-const PG_BACKSTOP_FACTOR = 4;
+/** How many check timeouts the PostgreSQL client's own connect and query timeouts are (and the Redis probe's command timeout). */
+const BACKSTOP_FACTOR = 4;
 
 /**
  * `select 1` on one PostgreSQL connection kept for the purpose (application_name `<role>:readiness`),
@@ -141,7 +142,7 @@ export function postgresProbe(databaseUrl: string, applicationName: string, time
   const connect = async (): Promise<PgClient> => {
     // The check's own bound is Readiness's timer; these only free a connection a dead server holds,
     // and are later than it so that they never fail a reply that arrived in time (see `bounded`).
-    const backstopMs = timeoutMs * PG_BACKSTOP_FACTOR;
+    const backstopMs = timeoutMs * BACKSTOP_FACTOR;
     const c = new PgClient({ connectionString: databaseUrl, application_name: applicationName, connectionTimeoutMillis: backstopMs, query_timeout: backstopMs });
     // A connection lost while idle is dropped here; without a listener its error would end the process.
     c.on('error', () => drop(c));
@@ -172,11 +173,24 @@ export function postgresProbe(databaseUrl: string, applicationName: string, time
   };
 }
 
-/** PING on the process's shared Redis connection, which fails a command it cannot send within a second (shared/redis/redis.ts). */
+/** PING on the given Redis connection. */
 export function redisProbe(redis: Redis): ReadinessProbe {
   return async () => {
     if ((await redis.ping()) !== 'PONG') throw new Error('Redis did not answer PONG');
   };
+}
+
+/**
+ * PING on a Redis connection kept for the purpose, as `postgresProbe` does for PostgreSQL. Its command
+ * timeout is four times the check's (the check's own bound is Readiness's timer): the request path's
+ * one-second timeout fired, after a turn that held the event loop past it (a flood of connections being
+ * accepted), before the loop read a PONG that had arrived in time, and /readyz said Redis was down
+ * while the API was only busy. Few retries and reconnects at most a second apart, as on the request
+ * path: a Redis that refuses fails the check at once, and one that is back is seen at once.
+ */
+export function redisReadinessProbe(url: string, log: Logger, timeoutMs: number): { probe: ReadinessProbe; close(): void } {
+  const redis = createRedis(url, { log, name: 'readiness', ...REQUEST_PATH_REDIS, commandTimeout: timeoutMs * BACKSTOP_FACTOR });
+  return { probe: redisProbe(redis), close: () => redis.disconnect() };
 }
 
 // What /readyz answers and the health listener live in health-server.ts, which a thread loads without this module's clients.
