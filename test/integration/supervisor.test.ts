@@ -55,14 +55,19 @@ interface NpmStart {
   why(): string;
   /** Every pid this run started (to kill whatever is left at the end). */
   started: number[];
+  /** The supervisor (npm's child), once its roles started. */
+  supervisor?: number;
 }
 
 const runs: NpmStart[] = [];
 
 afterAll(async () => {
-  // Never leave a process behind, whatever failed above.
+  // Never leave a process behind, whatever failed above: the supervisor first (alive, it starts a killed
+  // child again), then the children it runs now and every one it started.
   for (const run of runs) {
-    for (const pid of run.started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    const supervisor = run.supervisor !== undefined && alive(run.supervisor) ? [run.supervisor] : [];
+    const children = supervisor.flatMap((pid) => childrenOf(pid));
+    for (const pid of [...supervisor, ...children, ...run.started]) if (alive(pid)) process.kill(pid, 'SIGKILL');
     if (run.npm.pid && alive(run.npm.pid)) run.npm.kill('SIGKILL');
   }
   await withAdmin((pg) => dropDatabase(pg, dbName));
@@ -100,6 +105,7 @@ async function rolesStarted(run: NpmStart): Promise<Record<string, number[]>> {
     throw new Error(`${e}${run.why()}`);
   });
   run.started.push(...Object.values(line.pids!).flat());
+  run.supervisor ??= childrenOf(run.npm.pid!)[0];
   return line.pids!;
 }
 
