@@ -1,6 +1,5 @@
 import type { Logger } from '../logging/logger';
-import { createRedisConnection } from '../redis/connection';
-import { REQUEST_PATH_REDIS, clientNameOf, watchRedisErrors } from '../redis/redis';
+import { REQUEST_PATH_REDIS, createRedis } from '../redis/redis';
 import type { FailureRecorder } from '../queue/job-queue';
 import { startPartitionWorker, type Answered, type PartitionJob, type PartitionWorker, type QueueSettings } from '../queue/queue-module';
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
@@ -68,12 +67,8 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
 
   // A round of the leases never waits on a Redis that hangs: each command fails after a second, and
   // the leases held run out on their own clock (partition-leases.ts).
-  const leaseConnection = watchRedisErrors(
-    createRedisConnection(settings.redisUrl, { name: clientNameOf(log, 'partition leases'), redisOptions: REQUEST_PATH_REDIS }),
-    log,
-    'partition leases',
-  );
-  const leaseSubscriber = watchRedisErrors(createRedisConnection(settings.redisUrl, { name: clientNameOf(log, 'partition lease changes') }), log, 'partition lease changes');
+  const leaseConnection = createRedis(settings.redisUrl, { log, name: 'partition leases', ...REQUEST_PATH_REDIS });
+  const leaseSubscriber = createRedis(settings.redisUrl, { log, name: 'partition lease changes' });
   const leases = new PartitionLeases(
     leaseConnection,
     leaseSubscriber,

@@ -1,6 +1,6 @@
 import { createRedisConnection, type RedisConnection as Redis } from '../redis/connection';
 import type { Logger } from '../logging/logger';
-import { REQUEST_PATH_REDIS, clientNameOf, watchRedisErrors } from '../redis/redis';
+import { REQUEST_PATH_REDIS, watchRedisErrors } from '../redis/redis';
 
 /** A job that will not be tried again: recorded in PostgreSQL (failed_job), not only in Redis. */
 export interface FinalFailure {
@@ -20,6 +20,6 @@ export type FailureRecorder = (failure: FinalFailure) => Promise<void>;
  * Redis that hangs (a frozen server, a network black hole) as much as one that refuses.
  */
 export function queueConnection(url: string, forWorker: boolean, log: Logger | undefined, name: string): Redis {
-  const named = { name: clientNameOf(log, name) };
+  const named = { name: { log, what: name } };
   return watchRedisErrors(createRedisConnection(url, forWorker ? { ...named, blocking: true } : { ...named, redisOptions: REQUEST_PATH_REDIS }), log, name);
 }

@@ -1,4 +1,5 @@
 import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { Logger } from '../logging/logger';
 
 /** A connection to one Redis server or to a Redis Cluster; every Redis user of the service takes this. */
 export type RedisConnection = IORedis | Cluster;
@@ -56,19 +57,20 @@ export interface ConnectionOptions {
   /** Overrides of the per-server options (e.g. a smaller `maxRetriesPerRequest` in tests). */
   redisOptions?: RedisOptions;
   /**
-   * What the connection is for, shown by Redis's CLIENT LIST as `role:pid:what` (redisClientName): an
-   * operator counting a deployment's connections, or looking for one that outlives its use, sees
-   * which process holds each and why.
+   * What the connection is for, and the logger of its process (whose role it names), shown by Redis's
+   * CLIENT LIST as `role:pid:what` (redisClientName): an operator counting a deployment's connections,
+   * or looking for one that outlives its use, sees which process holds each and why.
    */
-  name?: { role?: string; what: string };
+  name?: { log?: Logger; what: string };
 }
 
 /**
- * The name a connection gives itself (CLIENT SETNAME): the process's role, its pid and what the
- * connection is for, e.g. `worker:sorting:4711:partition-leases`. Redis allows no spaces in it.
+ * The name a connection gives itself (CLIENT SETNAME): the role of its process (its logger's), its pid
+ * and what it is for, e.g. `worker:sorting:4711:partition-leases`. Redis allows no spaces in it.
  */
-export function redisClientName(name: { role?: string; what: string }): string {
-  return [name.role, process.pid, name.what].filter((p) => p !== undefined && p !== '').join(':').replace(/\s+/g, '-');
+export function redisClientName(name: { log?: Logger; what: string }): string {
+  const role = name.log?.bindings().role;
+  return [typeof role === 'string' ? role : '', process.pid, name.what].filter((p) => p !== '').join(':').replace(/\s+/g, '-');
 }
 
 /**

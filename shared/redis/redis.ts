@@ -43,12 +43,6 @@ export function watchRedisErrors<T extends Redis>(client: T, log: Logger | undef
   return client;
 }
 
-/** How a connection of this process names itself in Redis (connection.ts, redisClientName): the logger's role and what it is for. */
-export function clientNameOf(log: Logger | undefined, what: string): { role?: string; what: string } {
-  const role = log?.bindings().role;
-  return { role: typeof role === 'string' ? role : undefined, what };
-}
-
 /**
  * Options of a connection that serves requests while a client waits (the sign-in throttle, /readyz, the
  * hubs' event subscriptions). ioredis would otherwise keep a command waiting through reconnect attempts
@@ -69,5 +63,5 @@ export const REQUEST_PATH_REDIS: RedisOptions = {
  */
 export function createRedis(url: string, opts: RedisOptions & { log?: Logger; name?: string } = {}): Redis {
   const { log, name = 'redis', ...redisOpts } = opts;
-  return watchRedisErrors(createRedisConnection(url, { name: clientNameOf(log, name), redisOptions: { lazyConnect: false, ...redisOpts } }), log, name);
+  return watchRedisErrors(createRedisConnection(url, { name: { log, what: name }, redisOptions: { lazyConnect: false, ...redisOpts } }), log, name);
 }
