@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
+import { uuidv7 } from '../shared/db/time-ordered-uuid';
 import { appliedRecord, applyConfirm, applyGroupScan, applyScan, lockGroupLines } from '../workers/sorting/queries/wall-write.queries';
 
 /*
@@ -18,14 +19,25 @@ import { appliedRecord, applyConfirm, applyGroupScan, applyScan, lockGroupLines 
  * pair as a group written as the actor does: one `:liek` statement, the item inserted confirmed, both
  * events and both records). WRITE_SETUP: SQL run on the copy before the writes (a schema change to
  * try, or a migration's down to compare with: the same source, the same machine, rounds alternated).
+ * WRITE_KEYS: the command and event ids the writes carry, `v7` (time-ordered, as the service makes
+ * them) or `v4` (random). WRITE_HISTORY: rows of history added to the copy before the writes, each to
+ * applied_command and outbox_event, keyed with random ids as a floor's older rows may be (a day of
+ * commands and a week of events of a busy floor are millions): with an index larger than
+ * PostgreSQL's shared buffers, a random key's insert touches a leaf page of its own. A checkpoint
+ * starts the timed writes, so each leaf page's first change writes a whole-page image to the WAL, as
+ * on a floor between two checkpoints. Besides the CPU: the WAL bytes per pair.
  *
- *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), WRITE_MODE (alone), WRITE_SETUP, DATABASE_URL (the server, any database)
+ *   WRITE_SOURCE (sorting_bench_badday), WRITE_PAIRS (1000), WRITE_MODE (alone), WRITE_SETUP, WRITE_KEYS (v7),
+ *   WRITE_HISTORY (0), DATABASE_URL (the server, any database)
  */
 
 const SOURCE = process.env.WRITE_SOURCE ?? 'sorting_bench_badday';
 const PAIRS = Number(process.env.WRITE_PAIRS ?? 1000);
 const WARMUP = 50;
 const MODE = (process.env.WRITE_MODE ?? 'alone') as 'alone' | 'group' | 'merged';
+const KEYS = (process.env.WRITE_KEYS ?? 'v7') as 'v4' | 'v7';
+const newId = KEYS === 'v4' ? randomUUID : () => uuidv7();
+const HISTORY = Number(process.env.WRITE_HISTORY ?? 0);
 const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const at = (db: string) => Object.assign(new URL(server.href), { pathname: `/${db}` }).href;
 
@@ -50,6 +62,18 @@ async function main(): Promise<void> {
       await setup.query(process.env.WRITE_SETUP).finally(() => setup.end());
     }
     await c.connect();
+    if (HISTORY > 0) {
+      process.stdout.write(`adding ${HISTORY} rows of history to applied_command and outbox_event…\n`);
+      await c.query(`
+        insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+        select gen_random_uuid(), client_id, wall_id, name, partition, job_id, result, applied_at - interval '1 day'
+          from (select * from applied_command limit 1) a cross join generate_series(1, $1)`, [HISTORY]);
+      await c.query(`
+        insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+        select gen_random_uuid(), client_id, wall_id, type, occurred_at - interval '7 days', data
+          from (select * from outbox_event limit 1) o cross join generate_series(1, $1)`, [HISTORY]);
+      await c.query('vacuum analyze applied_command, outbox_event');
+    }
     const [{ pid }] = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
     // Open lines, each written into the first slot of its client (the write checks the slot exists, not what it holds).
     const { rows: lines } = await c.query(`
@@ -65,11 +89,14 @@ async function main(): Promise<void> {
     const run = (statement: typeof applyScan.statement, params: object) => c.query({ name: statement.name, text: statement.text, values: statement.values(params) });
 
     let li = 0;
+    let wal0 = '0/0';
     let cpu0 = 0;
     let t0 = 0;
     let done = 0;
     for (let k = 0; k < PAIRS + WARMUP && li < lines.length; k++) {
       if (k === WARMUP) {
+        await c.query('checkpoint');
+        wal0 = (await c.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
         cpu0 = cpuMsOf(pid);
         t0 = Date.now();
       }
@@ -86,10 +113,10 @@ async function main(): Promise<void> {
         clientId: l.client_id, wallId: l.wall_id, wall: null, slotsVacated: '[]', slotsOccupied: '[]', slotsInserted: '[]', slotsDeleted: [],
         sessionsUpdated: '[]', sessionsInserted: '[]', now, itemIdRefill: 0, sessionIdRefill: 0,
       };
-      const events = (type: string) => JSON.stringify([{ eventId: randomUUID(), clientId: l.client_id, wallId: l.wall_id, type, occurredAt: now.toISOString(), data: ev.data }]);
+      const events = (type: string) => JSON.stringify([{ eventId: newId(), clientId: l.client_id, wallId: l.wall_id, type, occurredAt: now.toISOString(), data: ev.data }]);
       const line = { id: l.line_id, qty: l.qty, confirmedQty: l.confirmed_qty, pendingQty: l.pending_qty };
-      const scanRecord = appliedRecord({ commandId: randomUUID(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result));
-      const confirmRecord = appliedRecord({ commandId: randomUUID(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result));
+      const scanRecord = appliedRecord({ commandId: newId(), name: 'item.scan', partition: 0, jobId: k, appliedAt: now, key: randomUUID(), requestHash: 'x'.repeat(43) }, JSON.stringify(ac.result));
+      const confirmRecord = appliedRecord({ commandId: newId(), name: 'item.confirm', partition: 0, jobId: k, appliedAt: now }, JSON.stringify(ac.result));
       if (MODE === 'merged') {
         await run(applyGroupScan.statement, {
           ...base, expectedVersion: v, nextVersion: v + 2,
@@ -112,7 +139,7 @@ async function main(): Promise<void> {
         ...base, expectedVersion: v, nextVersion: v + 1,
         lines: JSON.stringify([{ ...line, newConfirmedQty: line.confirmedQty, newPendingQty: line.pendingQty + 1 }]), lineCount: 1,
         itemsUpdated: '[]', itemsInserted: JSON.stringify([item]), events: events('sort-box-item.created'),
-        commandId: randomUUID(), command: 'item.scan', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: JSON.stringify({ key: randomUUID(), requestHash: 'x'.repeat(43) }),
+        commandId: newId(), command: 'item.scan', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: JSON.stringify({ key: randomUUID(), requestHash: 'x'.repeat(43) }),
         records: '[]',
         keyed: true,
       });
@@ -121,7 +148,7 @@ async function main(): Promise<void> {
         lines: JSON.stringify([{ ...line, pendingQty: line.pendingQty + 1, newConfirmedQty: line.confirmedQty + 1, newPendingQty: line.pendingQty }]), lineCount: 1,
         itemsUpdated: JSON.stringify([{ ...item, confirmedUnits: 1, status: 'Confirmed', confirmedAt: now.toISOString() }]), itemsInserted: '[]',
         events: events('sort-box-item.confirmed'),
-        commandId: randomUUID(), command: 'item.confirm', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: null,
+        commandId: newId(), command: 'item.confirm', partition: 0, jobId: k, result: JSON.stringify(ac.result), idempotency: null,
         records: '[]',
         keyed: false,
       });
@@ -131,8 +158,12 @@ async function main(): Promise<void> {
       if (k >= WARMUP) done++;
     }
     const cpu = cpuMsOf(pid) - cpu0;
+    const [{ wal }] = (await c.query<{ wal: string }>('select pg_current_wal_lsn() - $1::pg_lsn as wal', [wal0])).rows;
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    process.stdout.write(`${SOURCE} (${MODE}): ${done} scan+confirm writes, backend CPU ${(cpu / done).toFixed(3)} ms per pair, ${((Date.now() - t0) / done).toFixed(2)} ms per pair elapsed, load ${load}\n`);
+    process.stdout.write(
+      `${SOURCE} (${MODE}, ${KEYS} ids, ${HISTORY} rows of history): ${done} scan+confirm writes, backend CPU ${(cpu / done).toFixed(3)} ms per pair, ` +
+        `${(Number(wal) / done / 1024).toFixed(1)} kB of WAL per pair, ${((Date.now() - t0) / done).toFixed(2)} ms per pair elapsed, load ${load}\n`,
+    );
   } finally {
     await c.end().catch(() => undefined);
     await admin.query(`drop database if exists "${copy}"`);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../db/time-ordered-uuid';
 import { AppError } from '../errors/app-error';
 import { isCommandTimeout, outageRefusal } from '../errors/outage';
 import type { Logger } from '../logging/logger';
@@ -166,7 +166,7 @@ class RedisCommandClient implements CommandClient {
       this.subscribeFailures(err as Error);
       throw unreachable();
     }
-    const commandId = randomUUID();
+    const commandId = uuidv7();
     const jobData: CommandJobData<N> = { commandId, name, payload, replyTo: this.producer.replyChannel, enqueuedAt: Date.now() };
     let waiter!: Waiter;
     const outcome = new Promise<CommandOutcome>((resolve) => {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../db/time-ordered-uuid';
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logging/logger';
 import type { FailureRecorder } from '../queue/job-queue';
@@ -38,7 +38,7 @@ export function createInProcessCommandClient(handlers: Partial<CommandHandlers>,
   // Stands for the queue's job counter: the order of arrival the applied-command record keeps.
   let jobs = 0;
   const send = async <N extends CommandName>(name: N, payload: CommandPayloads[N], job: { commandId?: string; redelivered?: boolean } = {}): Promise<CommandOutcome<N>> => {
-    const commandId = job.commandId ?? randomUUID();
+    const commandId = job.commandId ?? uuidv7();
     const info = { commandId, partition: partitionOf(payload.wallId, opts.partitions), jobId: ++jobs, redelivered: job.redelivered ?? false };
     return (await dispatchCommand(handlers, { commandId, name, payload }, info, opts)) as CommandOutcome<N>;
   };

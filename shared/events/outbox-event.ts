@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../db/time-ordered-uuid';
 import type { AnyEventType, EventDataIn } from './event-schemas';
 
 /**
@@ -17,5 +17,5 @@ export interface NewOutboxEvent {
 
 /** `data` is typed by the event type's schema (shared/events/event-schemas.ts): a field renamed there fails the writer's compile. */
 export function newOutboxEvent<T extends AnyEventType>(clientId: number, wallId: number | null, type: T, data: EventDataIn<T>, occurredAt: Date): NewOutboxEvent {
-  return { eventId: randomUUID(), clientId, wallId, type, occurredAt, data };
+  return { eventId: uuidv7(), clientId, wallId, type, occurredAt, data };
 }

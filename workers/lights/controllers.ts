@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { SqlDatabase, SqlRunner } from '../../shared/db/named-sql';
+import { uuidv7 } from '../../shared/db/time-ordered-uuid';
 import type { EventDataIn } from '../../shared/events/event-schemas';
 import type { Logger } from '../../shared/logging/logger';
 import type { ControllerReport } from './mqtt/mqtt-driver';
@@ -13,7 +13,7 @@ export type GatewayEvent = {
 /** Writes the gateway's events to the outbox (one statement): hubs and the audit log get them like any other. */
 export async function writeGatewayEvents(db: SqlRunner, events: GatewayEvent[], now = new Date()): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e) => ({ eventId: randomUUID(), clientId: e.clientId, wallId: e.wallId, type: e.type, occurredAt: now.toISOString(), data: e.data }));
+  const rows = events.map((e) => ({ eventId: uuidv7(), clientId: e.clientId, wallId: e.wallId, type: e.type, occurredAt: now.toISOString(), data: e.data }));
   await insertLightsEvents(db, { events: JSON.stringify(rows) });
 }
 

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { OrmSql } from '../../../../shared/db/orm-sql';
+import { uuidv7 } from '../../../../shared/db/time-ordered-uuid';
 import { notFound } from '../../../../shared/errors/app-error';
 import type { EventDataIn } from '../../../../shared/events/event-schemas';
 import { endLightMode, startLightMode, wallLights } from './wall-lights.queries';
@@ -61,7 +61,7 @@ export async function startWallLightMode(
   const now = Date.now();
   const [startedAt, until] = [new Date(now).toISOString(), new Date(now + seconds * 1000).toISOString()];
   const data: EventDataIn<'lights.mode'> = { mode, startedAt, until, userId: auth.employeeId };
-  const [row] = await startLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, mode, startedAt, until, userId: auth.employeeId, eventId: randomUUID(), data: JSON.stringify(data) });
+  const [row] = await startLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, mode, startedAt, until, userId: auth.employeeId, eventId: uuidv7(), data: JSON.stringify(data) });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }
@@ -69,7 +69,7 @@ export async function startWallLightMode(
 /** DELETE /walls/{id}/lights/mode: every light of the wall shows its state again now. */
 export async function endWallLightMode(em: EntityManager, auth: { clientId: number; employeeId: number }, wallId: number, prepared: boolean): Promise<WallLightsDto> {
   const data: EventDataIn<'lights.mode'> = { mode: 'normal', startedAt: null, until: null, userId: auth.employeeId };
-  const [row] = await endLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, eventId: randomUUID(), data: JSON.stringify(data) });
+  const [row] = await endLightMode(OrmSql.of(em, prepared), { clientId: auth.clientId, wallId, eventId: uuidv7(), data: JSON.stringify(data) });
   if (!row) throw notFound(`Wall ${wallId}`);
   return getWallLights(em, auth.clientId, wallId, prepared);
 }
