@@ -150,6 +150,46 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
 }
 
 /**
+ * A floor's history in the tables every command writes to, as a floor that has run for a while holds
+ * it: `rows` applied_command records over the last day (COMMAND_RECORD_RETENTION_HOURS keeps 24 h) and
+ * `rows` relayed outbox events over the last six days (OUTBOX_RETENTION_DAYS keeps 7), keyed as the
+ * service keys them (time-ordered UUIDs: shared/db/time-ordered-uuid.ts), analyzed as autovacuum would
+ * have by then. The relay's horizon and every consumer's position are set past them, so no consumer
+ * takes them as new. Without it every index the commands write to fits in a few pages, which no
+ * floor's does.
+ */
+export async function addHistory(databaseUrl: string, seed: BadDaySeed, rows: number): Promise<void> {
+  if (rows <= 0) return;
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  // A version 7 UUID of the row's millisecond, its other bits from md5 (history only: not the service's generator).
+  const v7 = (at: string) => `(lpad(to_hex((extract(epoch from ${at}) * 1000)::bigint), 12, '0') || '7' || substr(m, 14, 3) || '8' || substr(m, 18, 15))::uuid`;
+  try {
+    const wallId = seed.walls[0]!.id;
+    await pg.query(`
+      insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+      select ${v7('t')}, $1::int, $2::int, case when g % 2 = 0 then 'item.scan' else 'item.confirm' end, 0, g, '{"id": 1, "status": "Confirmed"}'::jsonb, t
+        from generate_series(1, $3::int) g,
+             lateral (select now() - interval '1 day' + (g * interval '1 day') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
+    await pg.query(`
+      insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
+      select ${v7('t')}, $1::int, $2::int, 'sort-box-item.confirmed', t,
+             jsonb_build_object('itemId', g, 'sortBoxId', 1, 'crc', 'A-0001', 'orderId', g / 10, 'orderItemId', g / 5, 'sku', 'SKU-1',
+                                'barcode', '830000000002', 'units', 1, 'confirmedUnits', 1, 'userId', 1, 'sessionId', 1, 'color', 'Magenta')
+        from generate_series(1, $3::int) g,
+             lateral (select now() - interval '6 days' + (g * interval '6 days') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
+    await pg.query(`
+      insert into outbox_horizon (only_row, through) values (true, (select max(id) from outbox_event))
+      on conflict (only_row) do update set through = excluded.through, moved_at = now()`);
+    // The consumers the migrations register (at 0 on a new database) have taken the history too.
+    await pg.query('update outbox_consumer set position = (select through from outbox_horizon)');
+    await pg.query('analyze applied_command, outbox_event');
+  } finally {
+    await pg.end();
+  }
+}
+
+/**
  * `fresh`: autovacuum off on every table, so no statistics appear while the bench runs (as right after a
  * morning upload, before autovacuum's first pass); `analyzed`: ANALYZE right after the upload.
  */

@@ -6,7 +6,7 @@ import { Client as PgClient } from 'pg';
 import type { AppConfig } from '../shared/config/config';
 import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { recreateDatabase, resetRedis } from './bench-seed';
-import { BAD_DAY_SLOTS, DEEP_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
+import { addHistory, BAD_DAY_SLOTS, DEEP_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
 import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
 import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type RecordedAnswer, type RequestOptions } from './http-client';
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
@@ -437,6 +437,9 @@ export async function runBadDayOnce(
   await recreateDatabase(s.adminDatabaseUrl, s.databaseUrl);
   await resetRedis(s);
   const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, skus: s.badDaySkus });
+  const historyStart = performance.now();
+  await addHistory(s.databaseUrl, seed, s.badDayHistory);
+  if (s.badDayHistory > 0) say(`[bad-day ${statistics}] history: ${s.badDayHistory} applied_command records over the last day and as many outbox events over the last six, ${Math.round((performance.now() - historyStart) / 1000)} s`);
   if (statistics === 'fresh') await holdStatistics(s.databaseUrl);
   say(`[bad-day ${statistics}] seeded ${seed.walls.length - 2} walls × ${BAD_DAY_SLOTS} slots and the deep and cold walls × ${DEEP_SLOTS}, ${seed.sorters.length} sorters, ${seed.shippers.length} shippers, ${seed.upcs.length} SKUs; ${seed.backlog.flat().length} orders to upload`);
 
