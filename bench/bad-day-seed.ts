@@ -152,9 +152,9 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
 /**
  * A floor's history in the tables every command writes to, as a floor that has run for a while holds
  * it: `rows` applied_command records over the last day (COMMAND_RECORD_RETENTION_HOURS keeps 24 h) and
- * `rows` relayed outbox events over the last six days (OUTBOX_RETENTION_DAYS keeps 7), keyed as the
- * service keys them (time-ordered UUIDs: shared/db/time-ordered-uuid.ts), analyzed as autovacuum would
- * have by then. The relay's horizon and every consumer's position are set past them, so no consumer
+ * `rows` relayed outbox events (confirms) over the last six days (OUTBOX_RETENTION_DAYS keeps 7), up to
+ * a minute ago, keyed as the service keys them (time-ordered UUIDs: shared/db/time-ordered-uuid.ts),
+ * analyzed as autovacuum would have by then. The relay's horizon and every consumer's position are set past them, so no consumer
  * takes them as new. Without it every index the commands write to fits in a few pages, which no
  * floor's does.
  */
@@ -170,14 +170,20 @@ export async function addHistory(databaseUrl: string, seed: BadDaySeed, rows: nu
       insert into applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
       select ${v7('t')}, $1::int, $2::int, case when g % 2 = 0 then 'item.scan' else 'item.confirm' end, 0, g, '{"id": 1, "status": "Confirmed"}'::jsonb, t
         from generate_series(1, $3::int) g,
-             lateral (select now() - interval '1 day' + (g * interval '1 day') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
+             lateral (select now() - interval '1 minute' - interval '1 day' + (g * interval '1 day') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
     await pg.query(`
       insert into outbox_event (event_id, client_id, wall_id, type, occurred_at, data)
       select ${v7('t')}, $1::int, $2::int, 'sort-box-item.confirmed', t,
-             jsonb_build_object('itemId', g, 'sortBoxId', 1, 'crc', 'A-0001', 'orderId', g / 10, 'orderItemId', g / 5, 'sku', 'SKU-1',
-                                'barcode', '830000000002', 'units', 1, 'confirmedUnits', 1, 'userId', 1, 'sessionId', 1, 'color', 'Magenta')
+             jsonb_build_object(
+               'item', jsonb_build_object('id', g, 'crc', 'A0000001', 'sku', 'SKU-1', 'color', 'Cyan', 'units', 1, 'serial', null, 'status', 'Confirmed',
+                                          'userId', 1, 'wallId', $2::int, 'barcode', '830000000002', 'orderId', g / 10, 'colorHex', '#00ACC1', 'position', 1,
+                                          'createdAt', t - interval '2 seconds', 'cancelledAt', null, 'confirmedAt', t, 'requiredUnits', 5,
+                                          'sorterBarcode', 'A-A0000001', 'confirmedUnits', 1, 'remainingUnits', 4, 'requiresSerial', false,
+                                          'barcodeInputMethod', 'Scanned'),
+               'sortBox', jsonb_build_object('id', 1, 'crc', 'A0000001', 'status', 'Sorting', 'wallId', $2::int, 'orderId', g / 10, 'position', 1,
+                                             'serialNumber', 'HISTORY-1', 'sorterBarcode', 'A-A0000001', 'shipperBarcode', 'B-A0000001'))
         from generate_series(1, $3::int) g,
-             lateral (select now() - interval '6 days' + (g * interval '6 days') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
+             lateral (select now() - interval '1 minute' - interval '6 days' + (g * interval '6 days') / ($3::int + 1) as t, md5(g::text) as m) x`, [seed.clientId, wallId, rows]);
     await pg.query(`
       insert into outbox_horizon (only_row, through) values (true, (select max(id) from outbox_event))
       on conflict (only_row) do update set through = excluded.through, moved_at = now()`);
