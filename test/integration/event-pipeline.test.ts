@@ -220,6 +220,34 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     expect(before).toBeGreaterThan(0n);
   });
 
+  it('a consumer behind takes its full batches one after the other, not one per interval', async () => {
+    const t = await newTenant(api, 'Behind');
+    const name = `test-${randomUUID().slice(0, 8)}`;
+    await registerConsumer(api.runtime.ormSql, { name });
+    const ids = await insertEvents(t.clientId, 7, Array.from({ length: 40 }, () => 'wall.updated'));
+    await relayAll(api.runtime);
+    const listener = listenForNotifications(api.runtime.config.DATABASE_URL, api.runtime.log);
+    const waiter = listener.waiter(RELAYED_CHANNEL);
+    let stopped = false;
+    // An interval of ten minutes: a consumer that waited it out after each full batch of 5 would take its
+    // first batch at once and the next one only after the test's bound.
+    const running = runConsumer(
+      api.runtime.ormSql,
+      recording(name),
+      { batchSize: 5, pollMs: 600_000, intervalMs: 600_000, attempts: 3, retryBaseMs: 10, positionSaveMs: 0 },
+      { waiter, ctx: api.runtime, stopped: () => stopped },
+    );
+    try {
+      await waitFor(async () => (await effects(name)).length === ids.length, { what: 'the 40 events applied in 8 full batches' });
+      expect(await effects(name)).toEqual(ids);
+    } finally {
+      stopped = true;
+      waiter.wake();
+      await listener.close();
+    }
+    await running;
+  });
+
   it.each([
     ['saves its position with every batch', 0],
     ['saves its position now and then (positionSaveMs)', 200],

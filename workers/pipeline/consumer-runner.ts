@@ -239,6 +239,10 @@ export async function runConsumer<Ctx>(
   let failures = 0;
   let outage = 0;
   let lastRun = 0;
+  // The last batch was full (or one of a failed batch's events taken alone): more waits, so the next
+  // batch goes on at once instead of waiting out the interval, which would cap a consumer that is
+  // behind (after an outage, or a floor's burst) at a batch per interval.
+  let behind = false;
   let lastAfter: string | null = null;
   // Whether the last wait ended by a notification (or a batch just ran, or the loop starts): a poll that
   // merely timed out first looks, in one cheap statement, whether anything waits at all.
@@ -299,7 +303,8 @@ export async function runConsumer<Ctx>(
     }
     // Woken early: let the events of the next moments join this batch.
     const since = Date.now() - lastRun;
-    if (since < settings.intervalMs) await pause(settings.intervalMs - since);
+    if (!behind && since < settings.intervalMs) await pause(settings.intervalMs - since);
+    behind = false;
     if (deps.stopped()) break;
     lastRun = Date.now();
     // The batch reads up to the horizon as it is now: a relay notification that came before it needs no batch of its own.
@@ -382,6 +387,7 @@ export async function runConsumer<Ctx>(
       if (singleUntil !== null && BigInt(result.batch.through) >= singleUntil) singleUntil = null;
       deps.afterCommit?.(result.batch);
       if (result.full || singleUntil !== null || feed?.holds(result.batch.through)) {
+        behind = result.full || singleUntil !== null;
         woken = true;
         continue;
       }
