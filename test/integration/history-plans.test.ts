@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { Client as PgClient } from 'pg';
+import { outboxBacklog } from '../../services/api/use-cases/operations/operations.queries';
+import { deleteOldAppliedCommands } from '../../workers/sweeper/sweep.queries';
+
+/*
+ * Statements that run beside the floor's work, on a floor's history: the outbox gauges of /metrics on a
+ * week of events (all relayed but the last few) must read the few events above the relay's horizon, not
+ * a share of the week; a retention batch must read about its batch, not the table. The statements run
+ * unchanged against tables of their names in a schema of the test's own (search_path), filled and
+ * analyzed.
+ */
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Plan Rows': number; 'Index Cond'?: string; Plans?: PlanNode[] };
+
+/** Every node of a plan with the node above it. */
+function nodes(plan: PlanNode, parent: PlanNode | null = null): { node: PlanNode; parent: PlanNode | null }[] {
+  return [{ node: plan, parent }, ...(plan.Plans ?? []).flatMap((p) => nodes(p, plan))];
+}
+
+describe('the outbox gauges on a week of events', () => {
+  const EVENTS = 200_000;
+  const schema = `gauge_plans_${randomUUID().slice(0, 8)}`;
+  const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
+
+  beforeAll(async () => {
+    await pg.connect();
+    await pg.query(`create schema ${schema}`);
+    await pg.query(`create table ${schema}.outbox_event (like public.outbox_event including indexes)`);
+    await pg.query(`create table ${schema}.outbox_horizon (like public.outbox_horizon including all)`);
+    await pg.query(`
+      insert into ${schema}.outbox_event (id, event_id, client_id, wall_id, type, occurred_at, data)
+      select g, gen_random_uuid(), 1, 1, 'wall.updated', now() - interval '7 days' + g * interval '3 seconds', '{}'::jsonb
+        from generate_series(1, ${EVENTS}) g`);
+    // Every event relayed but the last five.
+    await pg.query(`insert into ${schema}.outbox_horizon (through) values (${EVENTS - 5})`);
+    await pg.query(`analyze ${schema}.outbox_event, ${schema}.outbox_horizon`);
+    await pg.query(`set search_path = ${schema}`);
+  });
+
+  afterAll(async () => {
+    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
+    await pg.end();
+  });
+
+  it('gauge-outbox-backlog counts the events above the horizon along the key, without parallel workers, and finds them', async () => {
+    const { statement } = outboxBacklog;
+    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (await pg.query(`explain (format json) ${statement.text}`)).rows as { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
+    const all = nodes(plan);
+    expect(all.map(({ node }) => node['Node Type'])).not.toContain('Gather');
+    // Every read of outbox_event not cut short by a LIMIT is planned for a handful of rows, not a third of the week's.
+    const reads = all.filter(({ node, parent }) => node['Relation Name'] === 'outbox_event' && parent?.['Node Type'] !== 'Limit');
+    expect(reads.length).toBeGreaterThan(0);
+    expect(Math.max(...reads.map(({ node }) => node['Plan Rows']))).toBeLessThanOrEqual(EVENTS / 100);
+    const [row] = (await pg.query(statement.text)).rows as { lag: string; unpublished: string }[];
+    expect(Number(row!.unpublished)).toBe(5);
+    expect(Number(row!.lag)).toBeGreaterThan(0);
+  });
+});
+
+describe('a retention batch on a day of command records', () => {
+  const RECORDS = 300_000;
+  const schema = `retention_plans_${randomUUID().slice(0, 8)}`;
+  const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
+
+  beforeAll(async () => {
+    await pg.connect();
+    await pg.query(`create schema ${schema}`);
+    await pg.query(`create table ${schema}.applied_command (like public.applied_command including all)`);
+    // Two days of records, in the order they were written: the first half is past the retention.
+    await pg.query(`
+      insert into ${schema}.applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+      select gen_random_uuid(), 1, 1, 'item.confirm', 0, g, '{"status": "Confirmed"}'::jsonb, now() - interval '48 hours' + g * (interval '48 hours' / ${RECORDS})
+        from generate_series(1, ${RECORDS}) g`);
+    await pg.query(`analyze ${schema}.applied_command`);
+    await pg.query(`set search_path = ${schema}`);
+  });
+
+  afterAll(async () => {
+    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
+    await pg.end();
+  });
+
+  it('retention-applied-commands, as the generic plan of its prepared statement, deletes its batch reading about as many pages', async () => {
+    const { statement } = deleteOldAppliedCommands;
+    const [{ pages }] = (await pg.query(`select relpages as pages from pg_class where oid = '${schema}.applied_command'::regclass`)).rows as { pages: number }[];
+    await pg.query('begin');
+    try {
+      // The plan a prepared statement switches to after its fifth run: made without the values.
+      await pg.query('set local plan_cache_mode = force_generic_plan');
+      await pg.query(`prepare retention_batch as ${statement.text}`);
+      const values = statement.values({ cutoff: new Date(Date.now() - 24 * 3600_000), batch: 100 }) as [Date, number];
+      const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (
+        await pg.query(`explain (analyze, buffers, format json) execute retention_batch(${pg.escapeLiteral(values[0].toISOString())}, ${values[1]})`)
+      ).rows as { 'QUERY PLAN': [{ Plan: PlanNode & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number; 'Actual Rows': number } }] }[];
+      const read = plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+      expect(pages).toBeGreaterThan(2000);
+      expect({ read, under: read < pages / 8 }).toEqual({ read, under: true });
+      const [{ n }] = (await pg.query(`execute retention_batch(${pg.escapeLiteral(values[0].toISOString())}, ${values[1]})`)).rows as { n: number }[];
+      expect(n).toBe(100);
+    } finally {
+      await pg.query('rollback');
+    }
+  });
+});
