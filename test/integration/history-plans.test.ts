@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client as PgClient } from 'pg';
+import { SqlClient } from '../../shared/db/sql-pool';
 import { outboxBacklog } from '../../services/api/use-cases/operations/operations.queries';
+import { deleteOldPrintJobs } from '../../workers/labels/print.queries';
 import { deleteOldAppliedCommands } from '../../workers/sweeper/sweep.queries';
 
 /*
@@ -101,5 +103,37 @@ describe('a retention batch on a day of command records', () => {
     } finally {
       await pg.query('rollback');
     }
+  });
+});
+
+describe('the print jobs retention', () => {
+  const schema = `print_retention_${randomUUID().slice(0, 8)}`;
+  const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
+
+  beforeAll(async () => {
+    await pg.connect();
+    await pg.query(`create schema ${schema}`);
+    await pg.query(`create table ${schema}.print_job (like public.print_job including all)`);
+    await pg.query(`set search_path = ${schema}`);
+  });
+
+  afterAll(async () => {
+    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
+    await pg.end();
+  });
+
+  it('deletes finished jobs older than its days, at most a batch, and keeps queued and recent ones', async () => {
+    const { rows } = await pg.query<{ id: number; status: string; age: number }>(`
+      insert into print_job (client_id, printer_id, source, body, status, created_at)
+      select 1, 1, 'test', '\\x00'::bytea, s, now() - make_interval(days => a)
+        from (values ('Sent', 10), ('Failed', 9), ('Sent', 8), ('Queued', 10), ('Sent', 1)) v(s, a)
+      returning id, status, extract(day from now() - created_at)::int as age`);
+    const first = await deleteOldPrintJobs(new SqlClient(pg, false), { days: 7, batch: 2 });
+    const second = await deleteOldPrintJobs(new SqlClient(pg, false), { days: 7, batch: 2 });
+    const old = rows.filter((r) => r.status !== 'Queued' && r.age >= 7).map((r) => r.id);
+    expect(first.map((r) => r.id)).toEqual(old.slice(0, 2));
+    expect(second.map((r) => r.id)).toEqual(old.slice(2));
+    const left = (await pg.query<{ id: number }>('select id from print_job order by id')).rows.map((r) => r.id);
+    expect(left).toEqual(rows.filter((r) => !old.includes(r.id)).map((r) => r.id));
   });
 });

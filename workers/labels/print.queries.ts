@@ -83,8 +83,11 @@ with job as (
 )
 update printer p set last_error = :error::text, last_error_at = now() from job where p.id = job.printer_id`);
 
-/** Finished jobs older than :days days go (their bytes are kept no longer than that). */
+/**
+ * Finished jobs older than :days days go (their bytes are kept no longer than that). Deleted by their
+ * place in the table, as the other retention statements (workers/sweeper/sweep.queries.ts `oldRows`).
+ */
 export const deleteOldPrintJobs = query<{ days: number; batch: number }, { id: number }>('print-retention', `
-delete from print_job where id in (
-  select id from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
-) returning id`);
+delete from print_job where ctid = any(array(
+  select ctid from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
+)) returning id`);
