@@ -154,9 +154,9 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
  * it: `rows` applied_command records over the last day (COMMAND_RECORD_RETENTION_HOURS keeps 24 h) and
  * `rows` relayed outbox events (confirms) over the last six days (OUTBOX_RETENTION_DAYS keeps 7), up to
  * a minute ago, keyed as the service keys them (time-ordered UUIDs: shared/db/time-ordered-uuid.ts),
- * analyzed as autovacuum would have by then. The relay's horizon and every consumer's position are set past them, so no consumer
- * takes them as new. Without it every index the commands write to fits in a few pages, which no
- * floor's does.
+ * vacuumed and analyzed as autovacuum would have them by then. The relay's horizon and every
+ * consumer's position are set past them, so no consumer takes them as new. Without it every index the
+ * commands write to fits in a few pages, which no floor's does.
  */
 export async function addHistory(databaseUrl: string, seed: BadDaySeed, rows: number): Promise<void> {
   if (rows <= 0) return;
@@ -189,7 +189,10 @@ export async function addHistory(databaseUrl: string, seed: BadDaySeed, rows: nu
       on conflict (only_row) do update set through = excluded.through, moved_at = now()`);
     // The consumers the migrations register (at 0 on a new database) have taken the history too.
     await pg.query('update outbox_consumer set position = (select through from outbox_horizon)');
-    await pg.query('analyze applied_command, outbox_event');
+    // Vacuumed and analyzed as autovacuum would have them by then: statistics, and the BRIN indexes on
+    // their times summarized (an unsummarized range matches every condition, so a retention batch would
+    // read the whole history).
+    await pg.query('vacuum analyze applied_command, outbox_event');
   } finally {
     await pg.end();
   }
