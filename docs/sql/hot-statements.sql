@@ -534,9 +534,9 @@ update printer p set last_error = :error::text, last_error_at = now() from job w
 select min(due_at) as due_at from print_job where status = 'Queued';
 
 -- name: print-retention
-delete from print_job where id in (
-  select id from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
-) returning id;
+delete from print_job where ctid = any(array(
+  select ctid from print_job where status <> 'Queued' and created_at < now() - make_interval(days => :days::int) order by id limit :batch::int
+)) returning id;
 
 -- name: print-sent
 with job as (
