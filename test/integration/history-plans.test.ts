@@ -20,29 +20,37 @@ function nodes(plan: PlanNode, parent: PlanNode | null = null): { node: PlanNode
   return [{ node: plan, parent }, ...(plan.Plans ?? []).flatMap((p) => nodes(p, plan))];
 }
 
-describe('the outbox gauges on a week of events', () => {
-  const EVENTS = 200_000;
-  const schema = `gauge_plans_${randomUUID().slice(0, 8)}`;
+/**
+ * A schema of the test's own, on the jest worker's database, holding copies of the named public tables
+ * (`like … including all`) that `fill` fills: the connection's search_path finds them before public's.
+ */
+function scratchSchema(prefix: string, tables: string[], fill: (pg: PgClient, schema: string) => Promise<void>): PgClient {
+  const schema = `${prefix}_${randomUUID().slice(0, 8)}`;
   const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
-
   beforeAll(async () => {
     await pg.connect();
     await pg.query(`create schema ${schema}`);
-    await pg.query(`create table ${schema}.outbox_event (like public.outbox_event including indexes)`);
-    await pg.query(`create table ${schema}.outbox_horizon (like public.outbox_horizon including all)`);
-    await pg.query(`
+    for (const table of tables) await pg.query(`create table ${schema}.${table} (like public.${table} including all)`);
+    await fill(pg, schema);
+    await pg.query(`set search_path = ${schema}`);
+  });
+  afterAll(async () => {
+    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
+    await pg.end();
+  });
+  return pg;
+}
+
+describe('the outbox gauges on a week of events', () => {
+  const EVENTS = 200_000;
+  const pg = scratchSchema('gauge_plans', ['outbox_event', 'outbox_horizon'], async (db, schema) => {
+    await db.query(`
       insert into ${schema}.outbox_event (id, event_id, client_id, wall_id, type, occurred_at, data)
       select g, gen_random_uuid(), 1, 1, 'wall.updated', now() - interval '7 days' + g * interval '3 seconds', '{}'::jsonb
         from generate_series(1, ${EVENTS}) g`);
     // Every event relayed but the last five.
-    await pg.query(`insert into ${schema}.outbox_horizon (through) values (${EVENTS - 5})`);
-    await pg.query(`analyze ${schema}.outbox_event, ${schema}.outbox_horizon`);
-    await pg.query(`set search_path = ${schema}`);
-  });
-
-  afterAll(async () => {
-    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
-    await pg.end();
+    await db.query(`insert into ${schema}.outbox_horizon (through) values (${EVENTS - 5})`);
+    await db.query(`analyze ${schema}.outbox_event, ${schema}.outbox_horizon`);
   });
 
   it('gauge-outbox-backlog counts the events above the horizon along the key, without parallel workers, and finds them', async () => {
@@ -62,25 +70,15 @@ describe('the outbox gauges on a week of events', () => {
 
 describe('a retention batch on a day of command records', () => {
   const RECORDS = 300_000;
-  const schema = `retention_plans_${randomUUID().slice(0, 8)}`;
-  const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
-
-  beforeAll(async () => {
-    await pg.connect();
-    await pg.query(`create schema ${schema}`);
-    await pg.query(`create table ${schema}.applied_command (like public.applied_command including all)`);
+  let schema = '';
+  const pg = scratchSchema('retention_plans', ['applied_command'], async (db, name) => {
+    schema = name;
     // Two days of records, in the order they were written: the first half is past the retention.
-    await pg.query(`
-      insert into ${schema}.applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
+    await db.query(`
+      insert into ${name}.applied_command (command_id, client_id, wall_id, name, partition, job_id, result, applied_at)
       select gen_random_uuid(), 1, 1, 'item.confirm', 0, g, '{"status": "Confirmed"}'::jsonb, now() - interval '48 hours' + g * (interval '48 hours' / ${RECORDS})
         from generate_series(1, ${RECORDS}) g`);
-    await pg.query(`analyze ${schema}.applied_command`);
-    await pg.query(`set search_path = ${schema}`);
-  });
-
-  afterAll(async () => {
-    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
-    await pg.end();
+    await db.query(`analyze ${name}.applied_command`);
   });
 
   it('retention-applied-commands, as the generic plan of its prepared statement, deletes its batch reading about as many pages', async () => {
@@ -107,20 +105,7 @@ describe('a retention batch on a day of command records', () => {
 });
 
 describe('the print jobs retention', () => {
-  const schema = `print_retention_${randomUUID().slice(0, 8)}`;
-  const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
-
-  beforeAll(async () => {
-    await pg.connect();
-    await pg.query(`create schema ${schema}`);
-    await pg.query(`create table ${schema}.print_job (like public.print_job including all)`);
-    await pg.query(`set search_path = ${schema}`);
-  });
-
-  afterAll(async () => {
-    await pg.query(`drop schema if exists ${schema} cascade`).catch(() => undefined);
-    await pg.end();
-  });
+  const pg = scratchSchema('print_retention', ['print_job'], async () => undefined);
 
   it('deletes finished jobs older than its days, at most a batch, and keeps queued and recent ones', async () => {
     const { rows } = await pg.query<{ id: number; status: string; age: number }>(`
