@@ -2,13 +2,14 @@ import { randomFillSync } from 'node:crypto';
 
 /*
  * Time-ordered UUIDs (version 7, RFC 9562) for the ids the service makes and PostgreSQL indexes: command
- * ids (applied_command's primary key) and event ids (outbox_event's, stats_counted_event's, print_job's
- * unique keys). A random (version 4) key lands on a random leaf of its index: on a floor's tables, days
+ * ids (applied_command's primary key) and event ids (outbox_event's and stats_counted_event's unique
+ * keys). A random (version 4) key lands on a random leaf of its index: on a floor's tables, days
  * of rows, every insert touches a leaf page of its own, which after each checkpoint costs a whole-page
  * image in the WAL (about 4.9 kB an insert against 0.2 kB, docs/benchmarks.md "Keys in time order"), and a
  * read from disk once the index outgrows the cache. A version 7 id starts with its millisecond, so the
- * ids of the last seconds share the index's last leaves, as a sequence's would; the other 74 bits are
- * random, so the ids stay as unguessable and as unique across processes as before.
+ * ids of the last seconds share the index's last leaves, as a sequence's would. The other bits are a
+ * counter that starts at a random value and 62 random bits: ids made by different processes in the same
+ * millisecond do not collide. Neither kind of id is a secret (session tokens are made otherwise).
  */
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
