@@ -256,12 +256,10 @@ const perProcess = new WeakMap<CommandClientHost, CommandClient>();
  * the runtime, after the kinds that started after it was made.
  */
 export function workerCommandClient(runtime: CommandClientHost): CommandClient {
-  let client = perProcess.get(runtime);
-  if (!client) {
-    const made = createCommandClient(runtime.queueSettings, runtime.log);
-    perProcess.set(runtime, made);
-    runtime.onClose('command client', () => made.close());
-    client = made;
-  }
+  const known = perProcess.get(runtime);
+  if (known) return known;
+  const client = createCommandClient(runtime.queueSettings, runtime.log);
+  perProcess.set(runtime, client);
+  runtime.onClose('command client', () => client.close());
   return client;
 }

@@ -39,15 +39,15 @@ let counter = 0;
  * takes the next millisecond of the last one.
  */
 export function uuidv7(now: number = Date.now()): string {
+  // Ten random bytes: eight for the id's random part, two for a new millisecond's counter.
+  const r = random10();
   if (now > lastMs) {
     lastMs = now;
-    const s = random10();
-    counter = ((pool[s]! << 8) | pool[s + 1]!) & 0x7ff;
+    counter = ((pool[r + 8]! << 8) | pool[r + 9]!) & 0x7ff;
   } else if (++counter > 0xfff) {
     lastMs++;
     counter = 0;
   }
-  const r = random10();
   const ms = lastMs;
   // 48 bits of milliseconds: the high 16 and the low 32 (bitwise operators work on 32 bits).
   const high = Math.floor(ms / 0x1_0000_0000);
