@@ -88,7 +88,10 @@ describe('the commands\' pool plans its statements afresh (shared/db/sql-pool.ts
     const pg = new PgClient({ connectionString: process.env.DATABASE_URL });
     await pg.connect();
     // The scanned items' table as the migrations make it, empty, never analyzed: costed at ten pages of its rows.
-    await pg.query(`drop table if exists ${table}; create table ${table} (like sort_box_item including defaults including indexes)`);
+    // Autovacuum stays off it: an automatic ANALYZE after the 100,000 rows below would replace the plan itself.
+    await pg.query(
+      `drop table if exists ${table}; create table ${table} (like sort_box_item including defaults including indexes) with (autovacuum_enabled = off, toast.autovacuum_enabled = off)`,
+    );
     const rows = (from: number, to: number) =>
       pg.query(`insert into ${table} (id, client_id, wall_id, crc, order_id, order_item_id, product_id, sku, barcode, user_id, session_id, color)
                 select g, 1, 1, 'ABCD0123', g, g, 1, 'SKU-1', '4006381333931', 1, 1, 'Red' from generate_series(${from}, ${to}) g`);
