@@ -137,6 +137,25 @@ describe("one API process's cache of the employees' standing", () => {
     access.forget(b);
     expect((await access.current(b))?.isActive).toBe(false);
   });
+
+  it('a hit past half its lifetime answers from the entry and reads it again behind it, never one younger', async () => {
+    const tenant = await newTenant(api);
+    const res = await request(api.app).post('/api/v1/admin/employees').set('Authorization', tenant.auth)
+      .send({ email: `r-${uniqueSuffix()}@example.com`, firstName: 'R', lastName: 'Ahead', password: `pw-${uniqueSuffix()}-long`, roles: ['Sorter'] });
+    expect(res.status).toBe(200);
+    const id = res.body.id as number;
+    let now = 0;
+    const access = new EmployeeAccess(api.runtime.orm, 600_000, () => now);
+    expect((await access.current(id))?.isActive).toBe(true);
+    await api.runtime.orm.em.fork().getConnection().execute('update employee set is_active = false where id = ?', [id]);
+
+    now = 250_000; // under half its lifetime: answered from the entry, not read again
+    expect((await access.current(id))?.isActive).toBe(true);
+    now = 350_000; // past half: still answered from the entry at once, and read again behind it
+    expect((await access.current(id))?.isActive).toBe(true);
+    // The clock stands still, the entry has most of its lifetime left: only the read behind it can bring the change.
+    await waitFor(async () => (await access.current(id))?.isActive === false, { timeoutMs: 5_000, what: 'the read behind the hit to land' });
+  });
 });
 
 describe('the sign-in throttle', () => {
