@@ -103,7 +103,12 @@ export interface BadDayStep extends RealisticStep {
    * (its /proc schedstat read just before the send and just after the answer; with one API process
    * only): p50 and mean of its time on a core and of its time runnable, waiting for one.
    */
-  reads: LatencySummary & { failed: number; api: { onCpuP50: number; onCpuMean: number; waitP50: number; waitMean: number } | null };
+  reads: LatencySummary & {
+    failed: number;
+    api: { onCpuP50: number; onCpuMean: number; waitP50: number; waitMean: number } | null;
+    /** A bare PostgreSQL read at the same cadence from the same process (the hubs' reads' floor), answered ones. */
+    floor: LatencySummary;
+  };
   /** /readyz on fresh connections during the step. */
   readyz: LatencySummary & { notReady: number };
   /** /healthz (answered from memory) on fresh connections: the connection path and the API's event loop alone. */
@@ -175,6 +180,8 @@ function mosquittoPid(): number | undefined {
  */
 class Probes {
   readonly reads: ReadProbe[] = [];
+  /** The bare PostgreSQL read at the hubs' cadence (bench/lib/probe-process.ts, `floorRead`). */
+  readonly floorReads: Probe[] = [];
   /** The API process whose main thread each read's schedstat figures follow (set when there is exactly one). */
   apiPid: number | undefined;
   readonly readyz: Probe[] = [];
@@ -185,12 +192,15 @@ class Probes {
 
   constructor(private readonly target: { host: string; port: number; healthPort: number }) {}
 
-  start(auth: string, wallIds: number[]): void {
+  start(auth: string, wallIds: number[], databaseUrl: string): void {
+    // The floor reads a wall's slots, the bulk of the hubs' read, with a statement prepared once.
+    const floorRead = { databaseUrl, pg: require.resolve('pg'), text: 'select * from sort_box where wall_id = $1 order by position /* bench_probe: the hubs\' reads\' floor */', values: [wallIds[0]] };
     this.process = new ProbeProcess(
-      { ...this.target, auth, wallIds, readEveryMs: HUB_POLL_MS, probeEveryMs: READYZ_EVERY_MS, apiPid: this.apiPid },
+      { ...this.target, auth, wallIds, readEveryMs: HUB_POLL_MS, probeEveryMs: READYZ_EVERY_MS, apiPid: this.apiPid, floorRead },
       (sample) => {
         const probe = { at: sample.at, ms: sample.ms, status: sample.status };
         if (sample.kind === 'read') this.reads.push({ ...probe, apiOnCpuMs: sample.apiOnCpuMs ?? null, apiWaitMs: sample.apiWaitMs ?? null });
+        else if (sample.kind === 'floor') this.floorReads.push(probe);
         else if (sample.kind === 'readyz') this.readyz.push(probe);
         else if (sample.kind === 'healthz') this.healthz.push(probe);
         else this.healthPort.push(probe);
@@ -494,7 +504,7 @@ export async function runBadDayOnce(
     await listeners.open(s.port, manager.auth, seed.walls);
     const apiPids = roles().api ?? [];
     if (apiPids.length === 1) probes.apiPid = apiPids[0];
-    probes.start(manager.auth, seed.walls.map((w) => w.id));
+    probes.start(manager.auth, seed.walls.map((w) => w.id), s.databaseUrl);
 
     const probeSorter = floor.sorters[floor.sorters.length - 1]!;
     const rotation = floor.sorters.filter((a) => a !== probeSorter);
@@ -632,7 +642,12 @@ export async function runBadDayOnce(
         newSessions,
         every: everyAnswer(answers),
         slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
-        reads: { ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)), failed: reads.filter((p) => p.status !== 200).length, api: apiDuringReads(reads) },
+        reads: {
+          ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)),
+          failed: reads.filter((p) => p.status !== 200).length,
+          api: apiDuringReads(reads),
+          floor: summarize(Probes.window(probes.floorReads, from, to).filter((p) => p.status === 200).map((p) => p.ms)),
+        },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
         healthz: summarize(Probes.window(probes.healthz, from, to).map((p) => p.ms)),
         readyzHealthPort: { ...summarize(Probes.window(probes.healthPort, from, to).map((p) => p.ms)), notReady: Probes.window(probes.healthPort, from, to).filter((p) => p.status !== 200).length },
@@ -762,7 +777,7 @@ export function badDayTargets(run: BadDayRun, floor: FloorReference): { target: 
   const idle = step('idle-1');
   if (idle) {
     out.push({ target: 'idle: scan and confirm p50 ≤ 2 × the floor p50', measured: `scan ${idle.scan.p50}, confirm ${idle.confirm.p50} ms vs floor ${floor.p50Ms} ms`, met: idle.scan.p50 <= 2 * floor.p50Ms && idle.confirm.p50 <= 2 * floor.p50Ms });
-    out.push({ target: 'idle: GET /walls/{id} p50 ≤ 2 ms', measured: `${idle.reads.p50} ms`, met: idle.reads.p50 <= 2 });
+    out.push({ target: 'idle: GET /walls/{id} p50 ≤ 2 ms', measured: `${idle.reads.p50} ms (a bare PostgreSQL read at the same cadence ${idle.reads.floor.p50} ms)`, met: idle.reads.p50 <= 2 });
   }
   const six = step('wall-6');
   if (six) out.push({ target: '6 sorters on one wall: scan p50 ≤ 10 ms', measured: `${six.scan.p50} ms`, met: six.scan.p50 <= 10 });

@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
  */
 
 export interface ProbeSample {
-  /** Which request: a hub's read, /readyz and /healthz on PORT, /readyz on HEALTH_PORT. */
-  kind: 'read' | 'readyz' | 'healthz' | 'health';
+  /** Which request: a hub's read, /readyz and /healthz on PORT, /readyz on HEALTH_PORT, the bare read beside the hubs' (`floorRead`). */
+  kind: 'read' | 'readyz' | 'healthz' | 'health' | 'floor';
   /** When it was sent, on the parent's performance.now() clock. */
   at: number;
   ms: number;
@@ -32,6 +32,12 @@ export interface ProbeProcessOptions {
   /** The probes: each on a fresh connection every `probeEveryMs`, answered or not. */
   probeEveryMs: number;
   apiPid?: number;
+  /**
+   * A bare PostgreSQL read (a prepared statement on a connection of its own) at the hubs' cadence,
+   * halfway between two of their reads: what this machine gives a request that wakes processes idle
+   * since the last one, the floor of the hubs' reads (`pg`: the path of the `pg` module to load).
+   */
+  floorRead?: { databaseUrl: string; pg: string; text: string; values: unknown[] };
 }
 
 // Plain JavaScript for `node -e`: no loader to start, nothing of the bench's modules.
@@ -72,6 +78,22 @@ const loops = o.wallIds.map(async (id, i) => {
     await new Promise((r) => setTimeout(r, Math.max(0, o.readEveryMs - (performance.now() - t0))));
   }
 });
+const floor = o.floorRead && (async () => {
+  const { Client } = require(o.floorRead.pg);
+  const db = new Client({ connectionString: o.floorRead.databaseUrl, application_name: 'bench:floor-read' });
+  await db.connect();
+  const every = o.readEveryMs / o.wallIds.length;
+  await new Promise((r) => setTimeout(r, every / 2));
+  while (running) {
+    const at = epoch();
+    const t0 = performance.now();
+    const ok = await db.query({ name: 'floor-read', text: o.floorRead.text, values: o.floorRead.values }).then(() => 200, () => 0);
+    emit({ kind: 'floor', at, ms: performance.now() - t0, status: ok });
+    if (!running) break;
+    await new Promise((r) => setTimeout(r, Math.max(0, every - (performance.now() - t0))));
+  }
+  await db.end().catch(() => undefined);
+})();
 const timer = setInterval(() => {
   for (const [kind, port, path] of [['readyz', o.port, '/readyz'], ['healthz', o.port, '/healthz'], ['health', o.healthPort, '/readyz']]) {
     const at = epoch();
@@ -79,7 +101,7 @@ const timer = setInterval(() => {
     void get(port, path, false, {}).then((status) => emit({ kind, at, ms: performance.now() - t0, status }));
   }
 }, o.probeEveryMs);
-Promise.all(loops).then(() => setTimeout(() => process.exit(0), 100));
+Promise.all([...loops, floor]).then(() => setTimeout(() => process.exit(0), 100));
 `;
 
 /** Starts the reads and probes in a child process; each answer reaches `onSample` as it comes. */
