@@ -93,7 +93,7 @@ const floor = o.floorRead && (async () => {
     await new Promise((r) => setTimeout(r, Math.max(0, every - (performance.now() - t0))));
   }
   await db.end().catch(() => undefined);
-})();
+})().catch((err) => process.stderr.write('[probes] the floor read stopped: ' + err.message + '\n'));
 const timer = setInterval(() => {
   for (const [kind, port, path] of [['readyz', o.port, '/readyz'], ['healthz', o.port, '/healthz'], ['health', o.healthPort, '/readyz']]) {
     const at = epoch();
