@@ -58,7 +58,7 @@ export class EmployeeAccess {
     const now = this.clock();
     if (hit) {
       const at = this.readAt.get(employeeId);
-      if (at !== undefined && now - at >= this.ttlMs / 2) this.readAhead(employeeId, now);
+      if (at !== undefined && now - at >= this.ttlMs / 2) this.readBehind(employeeId, now);
       return hit;
     }
     const ids = this.lineUp(employeeId, now);
@@ -98,7 +98,7 @@ export class EmployeeAccess {
    * the read's start; not one that a miss read again meanwhile, nor any after a `forget` (a change made
    * here is not overwritten by what was read before it). A failed read leaves the entries to run out.
    */
-  private readAhead(employeeId: number, now: number): void {
+  private readBehind(employeeId: number, now: number): void {
     const ids = this.lineUp(employeeId, now);
     for (const id of ids) this.readAt.set(id, now);
     const forgotten = this.forgotten;
