@@ -220,7 +220,7 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     expect(before).toBeGreaterThan(0n);
   });
 
-  it('a consumer behind takes its full batches one after the other, not one per interval', async () => {
+  it('a consumer behind takes its full batches one after the other, not one per interval; a stop ends its gather at once', async () => {
     const t = await newTenant(api, 'Behind');
     const name = `test-${randomUUID().slice(0, 8)}`;
     await registerConsumer(api.runtime.ormSql, { name });
@@ -228,23 +228,46 @@ describe('event pipeline: relay order, consumer positions, poison events, audit 
     await relayAll(api.runtime);
     const listener = listenForNotifications(api.runtime.config.DATABASE_URL, api.runtime.log);
     const waiter = listener.waiter(RELAYED_CHANNEL);
+    // The consumer's waits, seen from outside: whether one is under way, and how many were woken.
+    let waiting = false;
+    let woken = 0;
+    const watched: typeof waiter = {
+      wait: (ms) => {
+        waiting = true;
+        return waiter.wait(ms).then((w) => {
+          waiting = false;
+          if (w) woken++;
+          return w;
+        });
+      },
+      wake: () => waiter.wake(),
+      clear: () => waiter.clear(),
+    };
     let stopped = false;
+    let ended = false;
     // An interval of ten minutes: a consumer that waited it out after each full batch of 5 would take its
     // first batch at once and the next one only after the test's bound.
     const running = runConsumer(
       api.runtime.ormSql,
       recording(name),
       { batchSize: 5, pollMs: 600_000, intervalMs: 600_000, attempts: 3, retryBaseMs: 10, positionSaveMs: 0 },
-      { waiter, ctx: api.runtime, stopped: () => stopped },
-    );
+      { waiter: watched, ctx: api.runtime, stopped: () => stopped },
+    ).finally(() => (ended = true));
     try {
       await waitFor(async () => (await effects(name)).length === ids.length, { what: 'the 40 events applied in 8 full batches' });
       expect(await effects(name)).toEqual(ids);
+      // Idle now, it is woken by a relay notification (another process's events) and gathers for its
+      // interval: a stop (as the runtime's close does it) ends that gather, not the ten minutes.
+      await waitFor(() => waiting, { what: 'the consumer waiting for news' });
+      const before = woken;
+      await em().execute('select pg_notify(?, ?)', [RELAYED_CHANNEL, '']);
+      await waitFor(() => woken > before, { what: 'the consumer woken by the notification' });
     } finally {
       stopped = true;
       waiter.wake();
-      await listener.close();
     }
+    await waitFor(() => ended, { what: 'the consumer stopped' });
+    await listener.close();
     await running;
   });
 

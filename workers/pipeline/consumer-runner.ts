@@ -205,7 +205,16 @@ async function skipEvent(db: SqlDatabase, consumer: ConsumerSpec, after: string,
   });
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits until `ms` after `since` (a batch's gather), or until the loop is stopped: a stop wakes the waiter.
+ * Notifications meanwhile are let go: the batch after the gather reads up to the horizon as it is then.
+ */
+async function gather(waiter: Waiter, since: number, ms: number, stopped: () => boolean): Promise<void> {
+  for (let left = since + ms - Date.now(); left > 0 && !stopped(); left = since + ms - Date.now()) {
+    await waiter.wait(left);
+    waiter.clear();
+  }
+}
 
 /**
  * Runs a consumer until `stopped()`: a batch after every relay notification (at most one per
@@ -302,8 +311,7 @@ export async function runConsumer<Ctx>(
       }
     }
     // Woken early: let the events of the next moments join this batch.
-    const since = Date.now() - lastRun;
-    if (!behind && since < settings.intervalMs) await pause(settings.intervalMs - since);
+    if (!behind) await gather(waiter, lastRun, settings.intervalMs, deps.stopped);
     behind = false;
     if (deps.stopped()) break;
     lastRun = Date.now();
