@@ -278,7 +278,25 @@ function figures(step: string, rate: number | null, rec: Rec, start: number, dur
   };
 }
 
-/** Open loop: `rate` pairs/s offered whatever the answers; latency from the planned send time. */
+/**
+ * The sorters in the order their pairs arrive in an open loop: the first sorter of each wall, then the
+ * second of each, and so on. A floor's walls scan side by side; in the order they were signed in (wall
+ * by wall) each wall would take its sorters' pairs one after the other in a burst, then none for the
+ * rest of the round.
+ */
+export function interleavedByWall(sorters: readonly Actor[]): Actor[] {
+  const walls = new Map<number, Actor[]>();
+  for (const a of sorters) {
+    const list = walls.get(a.wallIndex);
+    if (list) list.push(a);
+    else walls.set(a.wallIndex, [a]);
+  }
+  const order: Actor[] = [];
+  for (let i = 0; order.length < sorters.length; i++) for (const list of walls.values()) if (i < list.length) order.push(list[i]!);
+  return order;
+}
+
+/** Open loop: `rate` pairs/s offered whatever the answers, the walls interleaved; latency from the planned send time. */
 export async function realisticOpen(
   http: HttpClient,
   floor: RealisticFloor,
@@ -288,7 +306,7 @@ export async function realisticOpen(
   // `sorters`: who scans, in turn (default every sorter); `onOfferEnd`: called when the last pair is sent, before the answers drain.
   opts: { burstAtMs?: number; sorters?: Actor[]; onOfferEnd?: () => void } = {},
 ): Promise<RealisticStep> {
-  const sorters = opts.sorters ?? floor.sorters;
+  const sorters = interleavedByWall(opts.sorters ?? floor.sorters);
   const rec = new Rec();
   const releases = new Set<Promise<void>>();
   const inFlight = new Set<Promise<void>>();
