@@ -208,11 +208,13 @@ async function skipEvent(db: SqlDatabase, consumer: ConsumerSpec, after: string,
 /**
  * Waits until `ms` after `since` (a batch's gather), or until the loop is stopped: a stop wakes the waiter.
  * Notifications meanwhile are let go: the batch after the gather reads up to the horizon as it is then.
+ * After each a millisecond's timer: a waiter whose listener is closed answers every wait at once.
  */
 async function gather(waiter: Waiter, since: number, ms: number, stopped: () => boolean): Promise<void> {
   for (let left = since + ms - Date.now(); left > 0 && !stopped(); left = since + ms - Date.now()) {
-    await waiter.wait(left);
+    if (!(await waiter.wait(left))) return;
     waiter.clear();
+    await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
 
