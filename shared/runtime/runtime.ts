@@ -95,6 +95,7 @@ export async function createRuntime(
           queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
           // Warm connections for the commands of a quiet spell (a wall's first scans after a pause).
           keepOpen: Math.min(COMMAND_CONNECTIONS_KEPT_OPEN, shares.sql),
+          idleMs: COMMAND_POOL_IDLE_MS,
           // Kept open for hours: the plans of their key lookups follow the tables as they grow.
           replanAfterMs: COMMAND_REPLAN_AFTER_MS,
         },
@@ -138,6 +139,14 @@ export async function createRuntime(
  * quiet floor uses one or two; under load every connection is busy and none idles out anyway.
  */
 const COMMAND_CONNECTIONS_KEPT_OPEN = 2;
+
+/**
+ * How long a command connection beyond those kept open may idle before it is closed. A floor's load
+ * dips and comes back (a lone sorter for half a minute, then every wall): closed after seconds, the
+ * connections are opened again by the next busy moment's commands, each new backend slow on its first
+ * statements. They count in the process's DATABASE_POOL_MAX whether open or not.
+ */
+const COMMAND_POOL_IDLE_MS = 5 * 60_000;
 
 /**
  * How often a command connection plans its statements afresh (SqlPoolOptions.replanAfterMs): a plan made
