@@ -229,8 +229,11 @@ describe('hot statements touch what they need, with or without statistics', () =
         .map((r) => `  ${r.key.padEnd(70)} ${r.before.custom} / ${r.before.generic} → ${r.after.custom} / ${r.after.generic}`)
         .join('\n')}\n`,
     );
-    const close = (a: number, b: number) => Math.abs(a - b) <= Math.max(10, 0.2 * Math.max(a, b));
-    const apart = rows.filter((r) => !close(r.before.custom, r.after.custom) || !close(r.before.generic, r.after.generic));
+    // A command's write (apply-wall-changes) also counts the index page splits and the new heap pages its
+    // inserts happen to meet, whatever the plan: it may differ by a few such events more (40 buffers).
+    const close = (a: number, b: number, slack: number) => Math.abs(a - b) <= Math.max(slack, 0.2 * Math.max(a, b));
+    const slackOf = (key: string) => (key.includes('apply-wall-changes') ? 40 : 10);
+    const apart = rows.filter((r) => !close(r.before.custom, r.after.custom, slackOf(r.key)) || !close(r.before.generic, r.after.generic, slackOf(r.key)));
     expect(apart).toEqual([]);
     // The scan's candidate read walks the sku's open lines of one warehouse best order first and stops
     // at the fourth it keeps: a few dozen buffers, not the sku's 200 open lines in the warehouse, each
