@@ -26,4 +26,6 @@ export interface ApiDeps {
   labels: LabelRenderer;
   /** Each dependency's answer to a ping, for /readyz. */
   readiness: () => Promise<Record<string, boolean>>;
+  /** Every answer of those checks as soon as it is known, whoever asked (the health listener's thread follows them); returns the unsubscribe. */
+  onReadiness?: (listener: (checks: Record<string, boolean>) => void) => () => void;
 }

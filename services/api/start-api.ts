@@ -73,6 +73,7 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
     commands,
     labels,
     readiness: () => readiness.check(),
+    onReadiness: (listener) => readiness.onChecks(listener),
   };
 }
 
@@ -126,7 +127,7 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   });
   log.info({ port }, `API listening on http://localhost:${port}/api/v1 (docs: /api/v1/docs)`);
   if (config.HEALTH_PORT !== undefined && config.HEALTH_PORT !== config.PORT) {
-    const health = await startHealthListener({ port: config.HEALTH_PORT, host: config.HOST, readiness: deps.readiness, log });
+    const health = await startHealthListener({ port: config.HEALTH_PORT, host: config.HOST, readiness: deps.readiness, onReadiness: deps.onReadiness, log });
     runtime.onClose('health listener', () => health.close());
     log.info({ healthPort: health.port, thread: health.thread }, `health probes on http://localhost:${health.port}/healthz and /readyz${health.thread ? ' (a thread of their own)' : ''}`);
   }

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { startHealthListener, type HealthListener } from '../../services/api/http/health-listener';
+import { READINESS, Readiness } from '../../services/api/http/readiness';
 import { createLogger } from '../../shared/logging/logger';
 import { waitFor } from '../support/wait-for';
 
@@ -75,9 +76,19 @@ function blockUntil(until: number): number {
   return spins;
 }
 
-/** Probes sent `afterMs` after this thread starts a busy spell of `busyMs`; the answers once it ended. */
-async function probedWhileBusy(port: number, afterMs: Record<string, number>, busyMs: number): Promise<{ answers: ProbeAnswer[]; busyUntil: number }> {
+/**
+ * Probes sent `afterMs` after this thread starts a busy spell of `busyMs`; the answers once it ended.
+ * `before` runs once the probing process is ready, right before the spell, with no turn of the event
+ * loop in between when it awaits only promises (no timer, no I/O).
+ */
+async function probedWhileBusy(
+  port: number,
+  afterMs: Record<string, number>,
+  busyMs: number,
+  before?: () => Promise<void>,
+): Promise<{ answers: ProbeAnswer[]; busyUntil: number }> {
   const probe = await prober(port);
+  await before?.();
   const start = Date.now();
   probe.send(Object.entries(afterMs).map(([path, ms]) => ({ path, at: start + ms })));
   const busyUntil = start + busyMs;
@@ -138,6 +149,31 @@ describe('the health listener on its own thread (HEALTH_PORT)', () => {
     // Running again, the main thread's next heartbeat makes the process ready and alive.
     await waitFor(async () => (await get(port, '/readyz')).status === 200, { what: 'ready again' });
     expect((await get(port, '/healthz')).status).toBe(200);
+  });
+
+  it("says ready as soon as a probe on PORT found the service ready, though the main thread is busy right after", async () => {
+    // The API's own checks with its start gate: not ready until every command partition is held.
+    let held = false;
+    const readiness = new Readiness({ postgres: async () => undefined }, READINESS, { name: 'partitions', probe: async () => held, waitMs: 60_000, recheckMs: 0 });
+    listener = await startHealthListener({
+      port: 0,
+      host: '127.0.0.1',
+      readiness: () => readiness.check(),
+      onReadiness: (l) => readiness.onChecks(l),
+      log,
+    });
+    const port = listener.port;
+    await waitFor(async () => 'partitions' in ((await get(port, '/readyz')).body.checks as object), { what: 'the first checks to reach the thread' });
+    expect(await get(port, '/readyz')).toMatchObject({ status: 503, body: { checks: { postgres: true, partitions: false } } });
+
+    // The partitions are held; a probe on PORT finds it (the check runs on the main thread), and the main
+    // thread is busy right after (a flood of connections), before any heartbeat: the thread says ready.
+    const { answers, busyUntil } = await probedWhileBusy(port, { '/readyz': 200 }, 1_000, async () => {
+      held = true;
+      expect(await readiness.check()).toEqual({ postgres: true });
+    });
+    expect(answers[0]).toMatchObject({ status: 200, body: { status: 'ready', checks: { postgres: true } } });
+    expect(answers[0]!.answeredAt).toBeLessThan(busyUntil);
   });
 
   it('reports the checks it was last given: a dependency that does not answer is not ready', async () => {

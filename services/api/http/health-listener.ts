@@ -21,7 +21,8 @@ export type HealthThreadReply = { type: 'listening'; port: number } | { type: 'e
 /**
  * How the main thread keeps the thread informed: every HEARTBEAT_MS it asks its readiness (answered from
  * the last check while that is fresh; the checks themselves run at most once a second, readiness.ts)
- * and posts the latest answer, which is also its heartbeat. A main thread running 2 s late is not
+ * and posts the latest answer, which is also its heartbeat; an answer a check gives between two
+ * heartbeats (one a probe on `PORT` made run) is posted at once as well. A main thread running 2 s late is not
  * ready: a balancer sends its clients elsewhere meanwhile; silent for 30 s it is hung (a synchronous
  * loop, a deadlock in native code) and `/healthz` fails, which an orchestrator's liveness probe
  * (3 failures 10 s apart by default) turns into a restart. An overload delays the loop by tens to
@@ -60,6 +61,8 @@ export async function startHealthListener(opts: {
   port: number;
   host: string;
   readiness: () => Promise<Record<string, boolean>>;
+  /** Every answer of the checks as soon as it is known (a probe on `PORT` ran them): posted to the thread at once. */
+  onReadiness?: (listener: (checks: Record<string, boolean>) => void) => () => void;
   log: Logger;
   timing?: Partial<typeof HEALTH_THREAD>;
 }): Promise<HealthListener> {
@@ -102,6 +105,15 @@ export async function startHealthListener(opts: {
     if (!closing) opts.log.error({ code }, 'the health listener thread exited: /healthz and /readyz on HEALTH_PORT no longer answer');
   });
   let latest: Record<string, boolean> | undefined;
+  const post = () => worker.postMessage({ type: 'checks', checks: latest } satisfies HealthThreadMessage);
+  // A new answer goes to the thread at once, not at the next heartbeat: the main thread that has just
+  // answered a probe on PORT may then be held by a flood of connections for longer than a heartbeat,
+  // and the thread would meanwhile answer from the answer before (at start: "not every command
+  // partition is held yet" right after PORT said ready).
+  const stopFollowing = opts.onReadiness?.((checks) => {
+    latest = checks;
+    if (!closing && !exited) post();
+  });
   const ask = () =>
     opts.readiness().then(
       (checks) => (latest = checks),
@@ -110,7 +122,7 @@ export async function startHealthListener(opts: {
   void ask();
   const beat = setInterval(() => {
     void ask();
-    worker.postMessage({ type: 'checks', checks: latest } satisfies HealthThreadMessage);
+    post();
   }, timing.heartbeatMs);
   beat.unref();
   worker.unref();
@@ -119,6 +131,7 @@ export async function startHealthListener(opts: {
     thread: true,
     async close() {
       closing = true;
+      stopFollowing?.();
       clearInterval(beat);
       // A thread that died before (its exit logged) has nothing left to close.
       if (exited) return;

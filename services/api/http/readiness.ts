@@ -54,6 +54,7 @@ export class Readiness {
   private inFlight: Promise<Record<string, boolean>> | undefined;
   /** The start gate while it is still checked, and when it stops being checked whatever it says. */
   private gate: { gate: StartGate; until: number } | undefined;
+  private readonly listeners = new Set<(checks: Record<string, boolean>) => void>();
 
   constructor(
     private readonly probes: Record<string, ReadinessProbe>,
@@ -75,6 +76,15 @@ export class Readiness {
     return age < this.opts.maxAgeMs ? Promise.resolve(this.last!.checks) : this.inFlight;
   }
 
+  /**
+   * Calls `listener` with every check's answer as soon as it is known, whoever asked for it (a probe on
+   * `PORT`, the health listener's heartbeat); returns the unsubscribe.
+   */
+  onChecks(listener: (checks: Record<string, boolean>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   private async run(): Promise<Record<string, boolean>> {
     const names = Object.keys(this.probes);
     const gate = this.gate;
@@ -90,6 +100,7 @@ export class Readiness {
       else checks[gate.gate.name] = false;
     }
     this.last = { at: performance.now(), checks };
+    for (const listener of this.listeners) listener(checks);
     return checks;
   }
 
