@@ -22,10 +22,10 @@ export type HealthThreadReply = { type: 'listening'; port: number } | { type: 'e
  * How the main thread keeps the thread informed: every HEARTBEAT_MS it asks its readiness (answered from
  * the last check while that is fresh; the checks themselves run at most once a second, readiness.ts)
  * and posts the latest answer, which is also its heartbeat; an answer a check gives between two
- * heartbeats (one a probe on `PORT` made run) is posted at once as well. A main thread running 2 s late is not
- * ready: a balancer sends its clients elsewhere meanwhile; silent for 30 s it is hung (a synchronous
- * loop, a deadlock in native code) and `/healthz` fails, which an orchestrator's liveness probe
- * (3 failures 10 s apart by default) turns into a restart. An overload delays the loop by tens to
+ * heartbeats (one a probe on `PORT` made run) is posted at once as well. A main thread running 2 s
+ * late is not ready: a balancer sends its clients elsewhere meanwhile; silent for 30 s it is hung (a
+ * synchronous loop, a deadlock in native code) and `/healthz` fails, which an orchestrator's liveness
+ * probe (3 failures 10 s apart by default) turns into a restart. An overload delays the loop by tens to
  * hundreds of milliseconds (the admission refuses work before its delay reaches a command's budget).
  */
 export const HEALTH_THREAD: { heartbeatMs: number; readyStallMs: number; liveStallMs: number } = { heartbeatMs: 100, readyStallMs: 2_000, liveStallMs: 30_000 };

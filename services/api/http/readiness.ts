@@ -100,7 +100,13 @@ export class Readiness {
       else checks[gate.gate.name] = false;
     }
     this.last = { at: performance.now(), checks };
-    for (const listener of this.listeners) listener(checks);
+    for (const listener of this.listeners) {
+      try {
+        listener(checks);
+      } catch {
+        // A listener's failure is its own: the answer stands for everyone else.
+      }
+    }
     return checks;
   }
 
