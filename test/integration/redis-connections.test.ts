@@ -73,4 +73,16 @@ describe('Redis connections', () => {
     // Redis lists a connection until it has read its end.
     await waitFor(async () => (await names()).every((n) => !n.includes(tag)), { timeoutMs: 5_000, what: 'no connection of the test left in CLIENT LIST' });
   });
+
+  it('closing for good a connection that has ended already leaves no timer to hold the process open', async () => {
+    const client = createRedisConnection(url, { name: { what: `ended-${process.pid}` } });
+    await client.ping();
+    client.disconnect();
+    await waitFor(() => client.status === 'end', { what: 'the connection ended' });
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    closeForGood(client);
+    expect(timers()).toBe(before);
+    expect(client.status).toBe('end');
+  });
 });
