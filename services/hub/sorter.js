@@ -223,7 +223,8 @@ async function confirm(barcode, serial) {
     throw err;
   }
   setItem(null, `✓ In slot ${item.position}`, item.remainingUnits > 0 ? `${item.remainingUnits} more of this order line` : '');
-  await completeCue(item);
+  // Not awaited: the next product may be scanned at once, while the page may still ask the wall.
+  void completeCue(item);
 }
 
 const completedSeen = (/** @type {Item} */ item) => live.lastComplete && live.lastComplete.crc === item.crc && live.lastComplete.orderId === item.orderId;
@@ -239,7 +240,7 @@ async function settled(shown, how) {
   state.mode = 'scan';
   if (how === 'confirmed') {
     setItem(null, `✓ In slot ${shown.position}`, 'Already confirmed at the wall: nothing more to do for it.');
-    await completeCue({ ...shown, remainingUnits: 0 });
+    void completeCue({ ...shown, remainingUnits: 0 });
   } else {
     setItem(null, 'Scan cancelled', `Your scan of ${shown.sku} was cancelled elsewhere: take the unit back and scan it again.`);
   }
@@ -258,6 +259,8 @@ function showComplete(orderId, position) {
 
 /**
  * The slot's completion came as an event already, or the page asks the wall (the event may come later, or not at all while the stream is down).
+ * Runs beside the next scan, never ahead of it: a scan is dropped while the page is busy, and the sorter
+ * scans the next product as soon as the ✓ shows. Once a scan shows the next unit, the cue is left out (showComplete).
  * @param {Item} item
  */
 async function completeCue(item) {

@@ -96,11 +96,16 @@ describe('the sorter page asks for the serial number of a unit that needs one', 
     expect(await phone.textContent('#refusal-detail')).toContain('order 1, slot 1');
     expect(await phone.getAttribute('body', 'data-expect')).toBe('serial');
     await phone.screenshot({ path: join(ARTIFACTS, 'sorter-serial-refused.png') });
+    // The wall's read after a line's last unit answers late, as on a busy service: the next scan must not wait for it.
+    await phone.route(/\/api\/v1\/walls\/\d+$/, async (route) => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      await route.continue();
+    });
     await type('SN-0002');
     await phone.waitForSelector('#target[data-done=true]', { timeout: STEP_MS });
     expect(await phone.isHidden('#refusal')).toBe(true);
 
-    // A product without serials: the slot's scan confirms it.
+    // A product without serials, scanned as soon as the ✓ shows (the wall's read still under way): the slot's scan confirms it.
     await type('SKU-B');
     await phone.waitForSelector('#target[data-state=put]', { timeout: STEP_MS });
     await type(`A-${crc}`);
