@@ -12,4 +12,10 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/worker-env.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker that holds more than this after a test file is replaced before the next one. Each file
+  // loads the service's modules afresh and jest keeps part of every registry, so a worker grew past
+  // 1.5 GB over a full run, and the teardown of so large a heap when jest ends it took longer than
+  // jest's 500 ms grace on a small VM: jest killed it and printed "A worker process has failed to exit
+  // gracefully".
+  workerIdleMemoryLimit: '1GB',
 };
