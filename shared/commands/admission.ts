@@ -45,6 +45,15 @@ import { admissionRefusals } from './command-metrics';
  *   admitted to that partition until it is answered.
  * - The process's event loop itself: while it runs later than a budget, the process is out of CPU, and
  *   that work is refused whatever the partitions say.
+ * - A person's one request: a sorter or a shipper waits for the answer to a request before sending the
+ *   next (the scanner's page is busy meanwhile), so a person with nothing else waiting is a floor
+ *   working as fast as the service answers it, not a backlog that grows. Refusing them sheds no load
+ *   (the person re-sends after the Retry-After) and only stops them: a person's command with none of
+ *   theirs waiting in this process is admitted whatever the estimate, as long as the partition's oldest
+ *   command has waited less than the whole of `maxWaitMs` (a backlog late by that much is refused
+ *   whoever sends to it). A second command of the same person while one waits (a client that does not
+ *   wait for its answers) is judged as any other. People are counted only where the caller names the
+ *   person (admit's `person`); the check before the wall is known does not ask.
  *
  * The budgets: work in hand (FINISHING_COMMANDS: a confirm, cancel, swap, release or session stop, which
  * finishes what a person started; shedding it leaves a slot held while the floor retries) has the whole
@@ -57,10 +66,11 @@ import { admissionRefusals } from './command-metrics';
  * `maxInFlight` bounds the whole process (memory), whatever else holds.
  *
  * A refusal costs a few comparisons, and the check before the wall is known (before authentication)
- * refuses only what every partition would. Its `Retry-After` spreads the re-sends: the time the
- * backlog needs to drain (at least a second), drawn at random between once and twice that, so that a
- * floor refused at once does not come back at once; the drawn milliseconds travel in the problem as
- * `retryAfterMs` for clients that can wait less than whole seconds.
+ * refuses only what every partition would, without telling a person's only command apart. Its
+ * `Retry-After` spreads the re-sends: the time the backlog needs to drain (at least a second), drawn
+ * at random between once and twice that, so that a floor refused at once does not come back at once;
+ * the drawn milliseconds travel in the problem as `retryAfterMs` for clients that can wait less than
+ * whole seconds.
  */
 const NEW_WORK_SHARE = 0.5;
 /** Weight of the newest service time in a partition's average: about the last ten answers count. */
@@ -200,6 +210,8 @@ export interface Admitted {
 export class Admission {
   private inFlight = 0;
   private readonly lanes = new Map<number, Lane>();
+  /** The commands waiting per person, for the people named at admission. */
+  private readonly people = new Map<number, number>();
   private ticket = 0;
   /** The process's average service time over every partition: a cold partition's first estimate. */
   private serviceMs: number;
@@ -239,11 +251,17 @@ export class Admission {
   }
 
   /** What a command of `share` on `lane` (none: nothing waits there) would meet: a reason to refuse and the wait it expects. */
-  private judge(lane: Lane | undefined, share: number, loopMs: number, now: number): { reason: RefusalReason | null; waitMs: number } {
+  private judge(lane: Lane | undefined, share: number, loopMs: number, now: number, alone = false): { reason: RefusalReason | null; waitMs: number } {
     const budget = this.opts.maxWaitMs * share;
     const waitMs = loopMs + (lane ? lane.expectedWaitMs() : 0);
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
+    if (alone) {
+      // A person's only command: only a backlog late by the whole budget refuses it.
+      const oldest = lane.oldestAt();
+      if (oldest !== undefined && now - oldest >= this.opts.maxWaitMs) return { reason: 'late', waitMs: Math.max(waitMs, this.opts.maxWaitMs) };
+      return { reason: null, waitMs };
+    }
     // Below the floor a command is admitted whatever the estimate or the oldest's age: one slow command
     // (a process's or a wall's first, one slow commit) is no backlog.
     const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
@@ -273,17 +291,20 @@ export class Admission {
    * before the request's other work (authentication, validation, reads), so that under a general
    * overload a refusal costs the API as little as it can.
    */
-  refusal(name: CommandName, partition?: number): AppError | null {
+  refusal(name: CommandName, partition?: number, person?: number): AppError | null {
     if (this.inFlight >= this.opts.maxInFlight) return this.refused('ceiling', this.inFlight, (this.inFlight * this.serviceMs) / Math.max(1, this.lanes.size));
     const share = Admission.share(name);
     const loopMs = this.opts.loopDelayMs?.() ?? 0;
     const now = this.now();
     if (partition !== undefined) {
       const lane = this.lanes.get(partition);
-      const { reason, waitMs } = this.judge(lane, share, loopMs, now);
+      const alone = person !== undefined && !this.people.has(person);
+      const { reason, waitMs } = this.judge(lane, share, loopMs, now, alone);
       return reason ? this.refused(reason, lane?.inFlight ?? 0, waitMs) : null;
     }
     // Refused here only if every partition would refuse it; the Retry-After of the one that drains first.
+    // A person's only command is not told apart here: under a general overload this check is what keeps
+    // a refusal cheap (an open flood let on to be authenticated first kept the API's loop seconds late).
     if (this.lanes.size < this.opts.partitions) {
       const { reason, waitMs } = this.judge(undefined, share, loopMs, now);
       return reason ? this.refused(reason, this.inFlight, waitMs) : null;
@@ -302,10 +323,11 @@ export class Admission {
    * Admits the command for its partition or throws the 503; an admitted command reports its service
    * time when the worker gives one, and calls `done` once, when its outcome (of any kind) is known.
    */
-  admit(name: CommandName, partition: number): Admitted {
-    const refused = this.refusal(name, partition);
+  admit(name: CommandName, partition: number, person?: number): Admitted {
+    const refused = this.refusal(name, partition, person);
     if (refused) throw refused;
     const lane = this.lane(partition);
+    if (person !== undefined) this.people.set(person, (this.people.get(person) ?? 0) + 1);
     // The commands ahead, and the service times reported so far: those reported while it waits are what the commands ahead took.
     const ahead = lane.inFlight;
     const { reportedMs, reports } = lane;
@@ -343,6 +365,11 @@ export class Admission {
         lane.inFlight--;
         this.inFlight--;
         lane.admittedAt.delete(ticket);
+        if (person !== undefined) {
+          const left = (this.people.get(person) ?? 1) - 1;
+          if (left > 0) this.people.set(person, left);
+          else this.people.delete(person);
+        }
       },
     };
   }

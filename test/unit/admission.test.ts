@@ -366,6 +366,43 @@ describe('the command admission policy', () => {
     p1.admit('item.scan');
     expect(a.refusal('item.scan')?.code).toBe('service-unavailable');
     expect(a.refusal('item.confirm')).toBeNull();
+    // The early check does not tell a person's only command apart (it keeps a general overload's
+    // refusals cheap); the policy of a partition does, once the wall is known.
+    expect(a.refusal('item.scan', 1, 42)).toBeNull();
+  });
+
+  it("admits a person's only command whatever the estimate: sorters and shippers who wait for their answers are no backlog", () => {
+    let t = 0;
+    const a = new Admission(options({ initialServiceMs: 1000, now: () => t }));
+    const open: Admitted[] = [];
+    // Without a person, the third scan expects two seconds behind two others and is refused (budget 500 ms).
+    open.push(a.admit('item.scan', 0), a.admit('item.scan', 0));
+    expect(shed(() => a.admit('item.scan', 0))?.code).toBe('service-unavailable');
+    // Ten people, one command each, scans and confirms alike: every one admitted.
+    for (let person = 1; person <= 10; person++) open.push(a.admit(person % 2 ? 'item.confirm' : 'item.scan', 0, person));
+    expect(a.waiting(0)).toBe(12);
+    // A second command of someone whose first still waits (a client that does not wait for its answers) is judged as any other.
+    expect(shed(() => a.admit('item.scan', 0, 4))?.code).toBe('service-unavailable');
+    expect(shed(() => a.admit('item.confirm', 0, 3))?.code).toBe('service-unavailable');
+    // Once their answer is in, their next command is their only one again.
+    open.splice(2 + 3, 1)[0]!.done();
+    open.push(a.admit('item.scan', 0, 4));
+    // A backlog whose oldest has waited the whole budget is refused whoever sends to it, with a Retry-After.
+    t = 999;
+    expect(a.refusal('item.scan', 0, 11)).toBeNull();
+    t = 1000;
+    const late = shed(() => a.admit('item.scan', 0, 11));
+    expect(late?.code).toBe('service-unavailable');
+    expect(Number(late?.headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(a.refusal('item.confirm', 0, 11)?.code).toBe('service-unavailable');
+    // Another partition with nothing late still takes them.
+    open.push(a.admit('item.scan', 1, 11));
+    // Every command answered: no one is left counted.
+    for (const o of open.splice(0)) o.done();
+    expect(a.waiting()).toBe(0);
+    t = 2000;
+    for (let i = 0; i < 3; i++) open.push(a.admit('item.scan', 0, 20 + i));
+    expect(a.waiting(0)).toBe(3);
   });
 
   it('sheds a partition whose oldest command has waited its budget, whatever the estimate says', () => {
