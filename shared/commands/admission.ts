@@ -256,19 +256,16 @@ export class Admission {
     const waitMs = loopMs + (lane ? lane.expectedWaitMs() : 0);
     if (loopMs >= budget) return { reason: 'loop', waitMs };
     if (!lane || lane.inFlight === 0) return { reason: null, waitMs };
-    if (alone) {
-      // A person's only command: only a backlog late by the whole budget refuses it.
-      const oldest = lane.oldestAt();
-      if (oldest !== undefined && now - oldest >= this.opts.maxWaitMs) return { reason: 'late', waitMs: Math.max(waitMs, this.opts.maxWaitMs) };
-      return { reason: null, waitMs };
-    }
     // Below the floor a command is admitted whatever the estimate or the oldest's age: one slow command
-    // (a process's or a wall's first, one slow commit) is no backlog.
+    // (a process's or a wall's first, one slow commit) is no backlog. A person's only command is judged by
+    // the oldest's age alone, against the whole wait.
     const floor = Math.max(1, Math.floor(this.opts.minInFlight * share));
-    if (lane.inFlight < floor) return { reason: null, waitMs };
+    if (!alone && lane.inFlight < floor) return { reason: null, waitMs };
+    const lateAfterMs = alone ? this.opts.maxWaitMs : budget;
     const oldest = lane.oldestAt();
     // How long a late backlog still needs is not known: at least its budget.
-    if (oldest !== undefined && now - oldest >= budget) return { reason: 'late', waitMs: Math.max(waitMs, budget) };
+    if (oldest !== undefined && now - oldest >= lateAfterMs) return { reason: 'late', waitMs: Math.max(waitMs, lateAfterMs) };
+    if (alone) return { reason: null, waitMs };
     if (waitMs > budget) return { reason: 'wait', waitMs };
     return { reason: null, waitMs };
   }

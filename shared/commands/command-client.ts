@@ -144,7 +144,7 @@ class RedisCommandClient implements CommandClient {
   async execute<N extends CommandName>(name: N, data: CommandPayloads[N]): Promise<CommandResults[N]> {
     const partition = partitionOf(data.wallId, this.settings.partitions);
     // The person who sent it (a session's sorter, a shipper): their only command waiting is admitted whatever the estimate.
-    const person = (data as { userId?: number }).userId;
+    const person = 'userId' in data ? data.userId : undefined;
     const admitted = this.admission?.admit(name, partition, person);
     const start = performance.now();
     try {
