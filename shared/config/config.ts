@@ -45,6 +45,8 @@ export const configSchema = z.object({
     .describe('PostgreSQL; the database is created if missing by `npm start`, `npm run migrate` and the CLI'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10)
     .describe('connections per process (the pool never opens more)'),
+  COMMAND_CONNECTIONS: z.coerce.number().int().min(1).default(2)
+    .describe('connections a sorting process\'s wall actors read and write through (at most `DATABASE_POOL_MAX` − 1): while a wall\'s write waits for one and runs, the commands that reach the wall gather, and its next write takes them all in one statement and one commit. More run more writes at once on PostgreSQL\'s cores, each with its own commit; fewer gather more commands into each. Raise it where PostgreSQL has many cores and each sorting process holds many busy walls ([docs/scaling.md](docs/scaling.md))'),
   DATABASE_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional()
     .describe('the deployment\'s total PostgreSQL connection budget; each process warns at start when `SERVICE_PROCESSES` × `DATABASE_POOL_MAX` exceeds it, or when the budget exceeds the server\'s `max_connections` − reserved ([docs/scaling.md](docs/scaling.md))'),
   SERVICE_PROCESSES: z.coerce.number().int().min(1).default(1)

@@ -49,7 +49,7 @@ export async function createRuntime(
   // Where a client waits for the answer (the API; a test's or bench's process that serves requests),
   // PostgreSQL's answers are bounded; a worker's batches and the CLI's migrations wait.
   const clientWaits = !role.startsWith('worker:') && role !== 'cli';
-  const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false, role.startsWith('worker:'));
+  const shares = poolShares(config.DATABASE_POOL_MAX, opts.commandPool ?? false, role.startsWith('worker:'), config.COMMAND_CONNECTIONS);
   const orm = await initOrm(config.DATABASE_URL, shares.orm, {
     // Where a client waits, a connection is had within the statement bound too: the pool retries a
     // connection that timed out, so an unbounded acquire could wait the bound two or three times over.
@@ -162,18 +162,21 @@ const ORM_POOL_IDLE_MS = 30_000;
 /**
  * How a process shares its DATABASE_POOL_MAX connections (docs/scaling.md) between the ORM's pool, the
  * plain-SQL pool of the workflow commands (`sql`) and that of the other worker kinds (`worker`). A
- * process that runs the commands (the sorting worker) gives them all connections but one, which the
- * ORM keeps (start-up checks, failed-job records; and the statements of any other kind it runs). A
+ * process that runs the commands (the sorting worker) gives them COMMAND_CONNECTIONS, at most all
+ * connections but one, which the ORM keeps (start-up checks, failed-job records; and the statements of
+ * any other kind it runs). Few command connections are what makes group commit happen under load: while a
+ * wall's write waits for a connection and runs, the commands that reach the wall gather for its next. A
  * worker process that runs no commands (the pipeline) gives its worker kinds' pool all connections but
  * the ORM's one (start-up checks). Either way the pools together stay within DATABASE_POOL_MAX (2 at the
  * least). Any other process (the API, the CLI) uses the ORM alone. A commands' pool not counted here
  * (`sql` of a process that runs no commands) opens no connection unless a test runs the sorting worker
  * in the same process.
  */
-export function poolShares(poolMax: number, commandPool: boolean, worker = false): { orm: number; sql: number; worker: number } {
-  if (commandPool) return { orm: 1, sql: Math.max(1, poolMax - 1), worker: 0 };
-  if (worker) return { orm: 1, sql: poolMax, worker: Math.max(1, poolMax - 1) };
-  return { orm: poolMax, sql: poolMax, worker: 0 };
+export function poolShares(poolMax: number, commandPool: boolean, worker = false, commandConnections = Infinity): { orm: number; sql: number; worker: number } {
+  if (commandPool) return { orm: 1, sql: Math.max(1, Math.min(commandConnections, poolMax - 1)), worker: 0 };
+  const sql = Math.min(commandConnections, poolMax);
+  if (worker) return { orm: 1, sql, worker: Math.max(1, poolMax - 1) };
+  return { orm: poolMax, sql, worker: 0 };
 }
 
 const FATAL_CLOSE_MS = 3_000;

@@ -23,4 +23,13 @@ describe('pool shares', () => {
     // The API, the CLI, a test's process: the ORM pool alone.
     expect(poolShares(10, false, false)).toEqual({ orm: 10, sql: 10, worker: 0 });
   });
+
+  it('gives the wall actors COMMAND_CONNECTIONS, within what the process may open', () => {
+    expect(poolShares(10, true, true, 2)).toEqual({ orm: 1, sql: 2, worker: 0 });
+    expect(poolShares(10, true, true, 20)).toEqual({ orm: 1, sql: 9, worker: 0 });
+    expect(poolShares(2, true, true, 2)).toEqual({ orm: 1, sql: 1, worker: 0 });
+    // A test's process that runs the sorting worker beside the rest: the same bound for its commands.
+    expect(poolShares(10, false, false, 2)).toEqual({ orm: 10, sql: 2, worker: 0 });
+    expect(poolShares(10, false, true, 2)).toEqual({ orm: 1, sql: 2, worker: 9 });
+  });
 });
