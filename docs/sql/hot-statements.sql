@@ -488,7 +488,8 @@ with last as (
 )
 select id::text, event_id, type, occurred_at, client_id, wall_id, data from last
  where occurred_at >= (select max(occurred_at) from last) - interval '5 seconds'
- order by id;
+ -- last.id, the bigint: a bare "id" here names the output column, the text, and 10 sorted before 9.
+ order by last.id;
 
 -- name: outbox-relayed-between
 select id::text, event_id, type, occurred_at, client_id, wall_id, data

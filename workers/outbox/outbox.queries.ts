@@ -50,7 +50,8 @@ with last as (
 )
 select id::text, event_id, type, occurred_at, client_id, wall_id, data from last
  where occurred_at >= (select max(occurred_at) from last) - interval '5 seconds'
- order by id`);
+ -- last.id, the bigint: a bare "id" here names the output column, the text, and 10 sorted before 9.
+ order by last.id`);
 
 /*
  * Whether a listening connection of another process is on this database (application_name :listener,
