@@ -173,10 +173,11 @@ const ORM_POOL_IDLE_MS = 30_000;
  * in the same process.
  */
 export function poolShares(poolMax: number, commandPool: boolean, worker = false, commandConnections = Infinity): { orm: number; sql: number; worker: number } {
-  if (commandPool) return { orm: 1, sql: Math.max(1, Math.min(commandConnections, poolMax - 1)), worker: 0 };
-  const sql = Math.min(commandConnections, poolMax);
-  if (worker) return { orm: 1, sql, worker: Math.max(1, poolMax - 1) };
-  return { orm: poolMax, sql, worker: 0 };
+  // The commands' connections within what the process may give them (at least one).
+  const commands = (within: number) => Math.max(1, Math.min(commandConnections, within));
+  if (commandPool) return { orm: 1, sql: commands(poolMax - 1), worker: 0 };
+  if (worker) return { orm: 1, sql: commands(poolMax), worker: Math.max(1, poolMax - 1) };
+  return { orm: poolMax, sql: commands(poolMax), worker: 0 };
 }
 
 const FATAL_CLOSE_MS = 3_000;
