@@ -361,6 +361,12 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
 
   /** The jobs in hand, by their lock token (a job handed out again while still in hand is there twice). */
   const inHand = new Map<string, Job<Data>>();
+  /**
+   * The tokens of the jobs whose completion (or failure) is on its way to Redis: their locks go with it,
+   * so they are not renewed. A renewal sent behind a completion on the same connection finds no lock and
+   * would report a job lost that has finished.
+   */
+  const finishing = new Set<string>();
   let freed: (() => void) | null = null;
   const slotFreed = () => new Promise<void>((r) => (freed = r));
   let tokens = 0;
@@ -368,8 +374,8 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   let stopping = false;
 
   const renewLocks = async () => {
-    if (inHand.size === 0) return;
-    const entries = [...inHand.entries()];
+    const entries = [...inHand.entries()].filter(([token]) => !finishing.has(token));
+    if (entries.length === 0) return;
     try {
       const failed = (await worker.extendJobLocks(entries.map(([, j]) => j.id!), entries.map(([t]) => t), lockDuration)) as string[];
       if (failed.length > 0) log.warn({ queue: name, jobIds: failed }, 'command jobs in hand lost their locks (a stalled check may hand them out again)');
@@ -399,6 +405,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
   };
 
   const finish = async (job: Job<Data>, token: string, result: { ok: true; value: Answered<Outcome, Reply> } | { ok: false; err: Error }) => {
+    finishing.add(token);
     try {
       if (result.ok) {
         // The answer is published, then the job completed (which keeps the answer with it), on the same
@@ -412,6 +419,7 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
     } catch (err) {
       finishFailed(err as Error);
     } finally {
+      finishing.delete(token);
       inHand.delete(token);
       freed?.();
       freed = null;
