@@ -118,7 +118,7 @@ describe('Readiness', () => {
     try {
       expect(await readiness.check()).toEqual({ redis: true, partitions: false });
       const notYet = readyzAnswer({ redis: true, partitions: false });
-      expect(notYet.ok ? null : notYet.error.message).toMatch(/sorting workers/);
+      expect(notYet.ok ? null : notYet.error.message).toMatch(/command partition is held by a sorting worker/);
       await redis.set(leaseKey(prefix, 0), 'host:1:a');
       await redis.set(leaseKey(prefix, 2), 'host:1:a');
       expect(await readiness.check()).toEqual({ redis: true, partitions: false });

@@ -8,12 +8,13 @@ import { outageRefusal } from '../../../shared/errors/outage';
  * thread (health.thread.ts) loads this module and nothing of the API's clients.
  */
 
-const DEPENDENCY_NAMES: Record<string, string> = {
-  postgres: 'PostgreSQL',
-  redis: 'Redis',
-  partitions: 'the sorting workers (not every command partition is held yet)',
-  eventLoop: "the API's event loop (it has not run for over two seconds)",
-  started: 'the API (still starting: its first checks have not run)',
+/** What each failed check means, as a clause of the 503's detail. */
+const NOT_READY: Record<string, string> = {
+  postgres: 'PostgreSQL does not answer',
+  redis: 'Redis does not answer',
+  partitions: 'not every command partition is held by a sorting worker yet',
+  eventLoop: "the API's event loop has not run for over two seconds",
+  started: 'the API is still starting (its first checks have not run)',
 };
 
 /** A 503 of the health endpoints: the process or a dependency is not there yet. */
@@ -25,7 +26,7 @@ export function readyzAnswer(checks: Record<string, boolean>): { ok: true; body:
   const down = Object.keys(checks).filter((name) => !checks[name]);
   return {
     ok: false,
-    error: unavailable(`Not ready: ${down.map((n) => DEPENDENCY_NAMES[n] ?? n).join(' and ')} ${down.length === 1 ? 'does' : 'do'} not answer.`, { checks }),
+    error: unavailable(`Not ready: ${down.map((n) => NOT_READY[n] ?? `${n} does not answer`).join('; ')}.`, { checks }),
   };
 }
 
