@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import IORedis from 'ioredis';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { PARTITION_JOB_OPTIONS, PARTITION_WORKER_TUNING, partitionQueueName } from '../../shared/queue/jobs';
 import { startPartitionWorker, type PartitionWorker } from '../../shared/queue/queue-module';
-import { createLogger } from '../../shared/logging/logger';
+import { recordingLogger } from '../support/log-sink';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis';
 import { waitFor } from '../support/wait-for';
 
@@ -38,13 +37,7 @@ describe('a partition worker renewing its locks', () => {
   });
 
   it('does not report a finished job as lost, and does report a job whose lock is gone', async () => {
-    const warnings: { msg: string; jobIds?: string[] }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) warnings.push(JSON.parse(line) as { msg: string; jobIds?: string[] });
-        done();
-      },
-    });
+    const { log, records: warnings } = recordingLogger<{ msg: string; jobIds?: string[] }>('warn', 'test');
     const admin = new IORedis(redis.url);
     const producer = new IORedis(redis.url, { maxRetriesPerRequest: null });
     clients.push(admin, producer);
@@ -66,7 +59,7 @@ describe('a partition worker renewing its locks', () => {
         finished.push(job.id);
         return { outcome: { ok: true }, reply: null };
       },
-      createLogger('warn', 'test', sink),
+      log,
     );
     const queue = new Queue(name, { connection: producer as unknown as ConnectionOptions, prefix });
     const lost = () => warnings.filter((w) => w.msg.startsWith('command jobs in hand lost their locks'));

@@ -1,22 +1,15 @@
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createLogger } from '../../shared/logging/logger';
 import { REDACTED } from '../../shared/logging/redact';
 import { requestLogger, requestLogLevel } from '../../services/api/http/request-log';
+import { createLogger } from '../../shared/logging/logger';
+import { recordingLogger } from '../support/log-sink';
 
 /* The API's access log (services/api/http/request-log.ts): which requests get a line, and what it holds. */
 
 /** An app whose routes answer the status in their path, its access log's lines. */
 async function logged(level: string, paths: string[]): Promise<Record<string, unknown>[]> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  const log = createLogger(level, 'api', sink);
+  const { log, records: lines } = recordingLogger(level, 'api');
   const logRequest = requestLogger(log);
   const app = express();
   app.use((req, res, next) => {
