@@ -108,6 +108,8 @@ export interface BadDayStep extends RealisticStep {
     api: { onCpuP50: number; onCpuMean: number; waitP50: number; waitMean: number } | null;
     /** A bare PostgreSQL read at the same cadence from the same process (the hubs' reads' floor), answered ones. */
     floor: LatencySummary;
+    /** The API's reads of walls during the step by where they were answered from (its `wall_view_reads_total`), or null. */
+    answered?: { memory: number; database: number } | null;
   };
   /** /readyz on fresh connections during the step. */
   readyz: LatencySummary & { notReady: number };
@@ -306,6 +308,15 @@ function apiDuringReads(reads: ReadProbe[]): BadDayStep['reads']['api'] {
 async function apiMetrics(http: BenchHttp): Promise<string | null> {
   const res = await http.request('GET', '/metrics', { timeoutMs: 10_000 });
   return res.status === 200 && typeof res.body === 'string' ? res.body : null;
+}
+
+/** The API's GET /walls/{id} answered from memory and from PostgreSQL between two reads of its /metrics, or null. */
+function wallViewReads(before: string | null, after: string | null): { memory: number; database: number } | null {
+  if (before === null || after === null) return null;
+  const read = (metrics: string, answered: string) => Number(new RegExp(`^wall_view_reads_total\\{answered="${answered}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  const memory = read(after, 'memory') - read(before, 'memory');
+  const database = read(after, 'database') - read(before, 'database');
+  return Number.isFinite(memory) && Number.isFinite(database) ? { memory, database } : null;
 }
 
 /** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
@@ -647,6 +658,7 @@ export async function runBadDayOnce(
           failed: reads.filter((p) => p.status !== 200).length,
           api: apiDuringReads(reads),
           floor: summarize(Probes.window(probes.floorReads, from, to).filter((p) => p.status === 200).map((p) => p.ms)),
+          answered: wallViewReads(metricsBefore, metricsAfter),
         },
         readyz: { ...summarize(readyz.map((p) => p.ms)), notReady: readyz.filter((p) => p.status !== 200).length },
         healthz: summarize(Probes.window(probes.healthz, from, to).map((p) => p.ms)),

@@ -1,3 +1,4 @@
+import type { WallViewCache } from './use-cases/walls/wall-view-cache';
 import type { AppConfig } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import type { Orm } from '../../shared/db/orm';
@@ -20,6 +21,8 @@ export interface ApiDeps {
   commands: CommandClient;
   /** Every BullMQ queue of the deployment, for the dashboard and the queue metrics. */
   queues: QueueInspection;
+  /** What GET /walls/{id} last read of each wall, until it changes (use-cases/walls/wall-view-cache.ts); none: every read goes to PostgreSQL. */
+  wallViews?: WallViewCache;
   /** Live wall events for hub connections (SSE, WebSocket). */
   events: WallEventsHub;
   /** Renders license plates off the event loop (worker threads). */

@@ -6,7 +6,7 @@ import { FailureRateLimiter } from '../../shared/rate-limit/rate-limiter';
 import { createCommandClient } from '../../shared/commands/command-client';
 import { Admission, eventLoopDelay } from '../../shared/commands/admission';
 import { openQueueInspection } from '../../shared/queue/queue-registry';
-import { setOperationalSources, trackWallListeners } from './http/metrics';
+import { setOperationalSources, trackWallListeners, trackWallViewReads } from './http/metrics';
 import { operationalSources } from './use-cases/operations/operational-gauges.use-case';
 import type { ApiDeps } from './api-deps';
 import { createApp, createCatalogApp } from './app';
@@ -18,6 +18,58 @@ import { startHealthListener } from './http/health-listener';
 import { partitionsHeld } from '../../shared/commands/partition-leases';
 import { createLabelRenderPool } from '../../shared/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
+import { WallViewCache } from './use-cases/walls/wall-view-cache';
+import { EVERY_WALL_VIEW_CHANGED, wallViewChangesChannel } from '../../shared/events/channels';
+import { keepSubscribed } from '../../shared/redis/subscriber';
+import type { CommandClient } from '../../shared/commands/command-client';
+
+/**
+ * The process's wall view cache (use-cases/walls/wall-view-cache.ts), following the changes channel on
+ * a connection of its own: the sorting workers' notices drop one wall each, another API process's write
+ * every wall. It answers from memory only while that channel is subscribed. WALL_VIEW_CACHE_MS 0: none.
+ */
+function followWallViewChanges(runtime: Runtime): WallViewCache | undefined {
+  const { config, log, redis } = runtime;
+  if (config.WALL_VIEW_CACHE_MS === 0) return undefined;
+  const channel = wallViewChangesChannel(config.QUEUE_PREFIX);
+  // The other API processes hear of a write here a moment after this one dropped its walls.
+  const cache = new WallViewCache(config.WALL_VIEW_CACHE_MS, () => void redis.publish(channel, EVERY_WALL_VIEW_CHANGED).catch(() => undefined));
+  const subscriber = createRedis(config.REDIS_URL, { log, name: 'wall view changes' });
+  subscriber.on('message', (from: string, message: string) => {
+    if (from === channel) cache.heard(message);
+  });
+  subscriber.on('close', () => cache.lost());
+  keepSubscribed(subscriber, () => [channel], { resumed: () => cache.subscribed() });
+  const first = () => {
+    if (subscriber.status === 'end') return;
+    // Redis away at the start: nothing is kept until the channel is subscribed; tried again every second until then.
+    subscriber.subscribe(channel).then(() => cache.subscribed(), () => setTimeout(first, 1_000).unref());
+  };
+  first();
+  const untrack = trackWallViewReads(() => cache.reads());
+  runtime.onClose('wall view changes', () => {
+    untrack();
+    cache.lost();
+    subscriber.disconnect();
+  });
+  return cache;
+}
+
+/** The command client, each command's wall dropped from the wall view cache once it is answered, whatever the answer (a timeout too). */
+function droppingWallOnAnswer(commands: CommandClient, cache: WallViewCache | undefined): CommandClient {
+  if (!cache) return commands;
+  return {
+    async execute(name, data) {
+      try {
+        return await commands.execute(name, data);
+      } finally {
+        cache.commandAnswered(data.wallId);
+      }
+    },
+    refusal: commands.refusal?.bind(commands),
+    close: () => commands.close(),
+  };
+}
 
 export function buildApiDeps(runtime: Runtime): ApiDeps {
   const { config, log, orm, redis } = runtime;
@@ -32,7 +84,10 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
     partitions: config.QUEUE_PARTITIONS,
     loopDelayMs: loop.delayMs,
   });
-  const commands = createCommandClient(runtime.queueSettings, log, admission);
+  const wallViews = followWallViewChanges(runtime);
+  // Each command's wall is dropped from the cache once it is answered, before its caller is: a read
+  // after the answer finds the change (the sorting worker's notice may come a moment after the reply).
+  const commands = droppingWallOnAnswer(createCommandClient(runtime.queueSettings, log, admission), wallViews);
   runtime.onClose('command bus', () => commands.close());
   const queues = openQueueInspection(runtime.queueSettings);
   runtime.onClose('queue inspection', () => queues.close());
@@ -71,6 +126,7 @@ export function buildApiDeps(runtime: Runtime): ApiDeps {
     rateLimiter: new FailureRateLimiter(redis, config.QUEUE_PREFIX),
     access: new EmployeeAccess(orm),
     commands,
+    wallViews,
     labels,
     readiness: () => readiness.check(),
     onReadiness: (listener) => readiness.onChecks(listener),

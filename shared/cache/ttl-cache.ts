@@ -38,4 +38,8 @@ export class TtlCache<K extends NonNullable<unknown>, V extends NonNullable<unkn
   delete(key: K): void {
     this.lru.delete(key);
   }
+
+  clear(): void {
+    this.lru.clear();
+  }
 }

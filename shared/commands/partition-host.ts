@@ -5,6 +5,7 @@ import { startPartitionWorker, type Answered, type PartitionJob, type PartitionW
 import type { CommandHandlers, CommandJobData, CommandOutcome, CommandReply } from './command-job';
 import { OutageGate, assertHandlers, dispatchCommand } from './command-dispatch';
 import { PartitionLeases } from './partition-leases';
+import { wallViewChangedMessage, wallViewChangesChannel } from '../events/channels';
 
 /**
  * The worker side of the command module: a process that holds command partitions (partition-leases.ts)
@@ -39,6 +40,7 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
   const dispatchOpts = { ...opts, gate: new OutageGate(log) };
   /** When each partition last answered a command (performance.now()). */
   const answeredAt = new Map<number, number>();
+  const changesChannel = wallViewChangesChannel(settings.prefix);
   const processJob = async (partition: number, job: PartitionJob<CommandJobData>): Promise<Answered<CommandOutcome, CommandReply>> => {
     const { commandId, replyTo } = job.data;
     const handedAt = performance.now();
@@ -51,7 +53,9 @@ export async function startPartitionHost(settings: QueueSettings, handlers: Part
     answeredAt.set(partition, now);
     // Published by the partition's worker with the job's completion, in one write (queue-module.ts).
     const reply = replyTo ? { channel: replyTo, body: { commandId, outcome, serviceMs: Math.round((now - since) * 100) / 100 } } : null;
-    return { outcome, reply };
+    // Before the reply: an API process hears that the wall may have changed before its caller is answered.
+    const notice = { channel: changesChannel, message: wallViewChangedMessage(job.data.payload.wallId) };
+    return { outcome, reply, notice };
   };
 
   const workers = new Map<number, Promise<PartitionWorker>>();

@@ -75,6 +75,8 @@ export const configSchema = z.object({
     .describe('number (1..1024) of per-wall command queues (a wall always maps to the same one); change only with every process stopped and the queues drained'),
   COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000)
     .describe('how long the API waits for a worker\'s answer to a command'),
+  WALL_VIEW_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000)
+    .describe('how long an API process answers `GET /walls/{id}` from what it last read of a wall that has not changed since (a command of the wall, a change through the API and a lost Redis connection each drop it at once); the bound on how long a change made outside the service (SQL by hand) takes to show there. `0`: every read goes to PostgreSQL ([docs/architecture.md](docs/architecture.md#the-wall-view-cache))'),
   SORTING_LEASE_TTL_MS: z.coerce.number().int().min(500).default(10_000)
     .describe('how long a sorting process\'s hold on a command partition lasts without being extended (it extends it every fifth of that): the longest a dead process keeps its walls from the others. A process that stops hands its partitions back at once ([docs/operations.md](docs/operations.md#sorting-processes-and-their-partitions))'),
   READYZ_WAITS_FOR_PARTITIONS_MS: z.coerce.number().int().min(0).max(600_000).default(0)

@@ -4,6 +4,23 @@ export function wallEventsChannel(prefix: string, wallId: number | null): string
 }
 
 /**
+ * The Redis channel on which the API processes hear that walls changed, to drop what their wall view
+ * caches hold (services/api/use-cases/walls/wall-view-cache.ts): `w:<wallId>` when a sorting worker
+ * answered a command of the wall, `*` when an API process wrote something outside the commands.
+ */
+export function wallViewChangesChannel(prefix: string): string {
+  return `${prefix}:walls:changed`;
+}
+
+/** The changes channel's message for one wall (wallViewChangesChannel). */
+export function wallViewChangedMessage(wallId: number): string {
+  return `w:${wallId}`;
+}
+
+/** The changes channel's message for every wall. */
+export const EVERY_WALL_VIEW_CHANGED = '*';
+
+/**
  * A message on a wall's channel: the event's outbox id (its place in the wall's order), a '|', and the
  * event as hubs receive it. The id lets a hub connection drop what it has already sent (a relay that
  * took over publishes its predecessor's last events again) and catch up from the outbox after a gap.

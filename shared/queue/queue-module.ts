@@ -287,6 +287,8 @@ export interface PartitionWorker {
 export interface Answered<Outcome, Reply> {
   outcome: Outcome;
   reply: { channel: string; body: Reply } | null;
+  /** A message published before the reply, in the same write (whoever follows the partition's changes). */
+  notice?: { channel: string; message: string } | null;
 }
 
 /** Started before: a stalled job handed out again. */
@@ -408,11 +410,12 @@ export async function startPartitionWorker<Data extends PartitionJobData, Outcom
     finishing.add(token);
     try {
       if (result.ok) {
-        // The answer is published, then the job completed (which keeps the answer with it), on the same
-        // connection in the same turn: one write for both, and for all of a group answered together. A
-        // reply that is lost is read from the job; the completion's answer follows the publish's.
-        const { outcome, reply } = result.value;
+        // The notice and the answer are published, then the job completed (which keeps the answer with
+        // it), on the same connection in the same turn: one write for all, and for all of a group answered
+        // together. A reply that is lost is read from the job; the completion's answer follows the publish's.
+        const { outcome, reply, notice } = result.value;
         oneWriteThisTurn();
+        if (notice) connection.publish(notice.channel, notice.message).catch((err: Error) => replyFailed(err));
         if (reply) connection.publish(reply.channel, JSON.stringify(reply.body)).catch((err: Error) => replyFailed(err));
         await job.moveToCompleted(outcome, token, false);
       } else await job.moveToFailed(result.err, token, false);

@@ -62,6 +62,33 @@ export function trackWallListeners(count: () => number): () => void {
   return () => wallListenerSources.delete(count);
 }
 
+// Sources of the wall view reads: one per wall view cache in this process (tests build several).
+const wallViewSources = new Set<() => { memory: number; database: number }>();
+new client.Counter({
+  name: 'wall_view_reads_total',
+  help: 'GET /walls/{id} reads by where they were answered from: memory (the wall unchanged since it was last read) or database',
+  labelNames: ['answered'],
+  registers: [metricsRegistry],
+  collect() {
+    let memory = 0;
+    let database = 0;
+    for (const reads of wallViewSources) {
+      const r = reads();
+      memory += r.memory;
+      database += r.database;
+    }
+    this.reset();
+    this.inc({ answered: 'memory' }, memory);
+    this.inc({ answered: 'database' }, database);
+  },
+});
+
+/** Adds a wall view cache's reads to `wall_view_reads_total`; the returned function removes it. */
+export function trackWallViewReads(reads: () => { memory: number; database: number }): () => void {
+  wallViewSources.add(reads);
+  return () => wallViewSources.delete(reads);
+}
+
 /* ---- Commands: the command client's own metrics (shared/commands/command-metrics.ts) ---- */
 
 for (const metric of COMMAND_METRICS) metricsRegistry.registerMetric(metric);

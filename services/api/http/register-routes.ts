@@ -102,6 +102,8 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
   for (const route of routes) {
     const bodyLimit = route.bodyLimit ?? SMALL_BODY_LIMIT;
     const readBodyFirst = bodyLimit <= SMALL_BODY_LIMIT;
+    // Before its answer leaves, a write drops what the wall view caches hold (route.ts, leavesWallViews).
+    const changesWallViews = route.method !== 'get' && !route.command && !route.leavesWallViews;
     const run: RouteRunner = async (req, res, next) => {
       try {
         if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
@@ -155,6 +157,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           preparedSql,
           deps,
         });
+        if (changesWallViews) deps.wallViews?.changedOutside();
         if (res.headersSent) return;
         if (result === undefined) {
           res.status(200).end();
@@ -162,6 +165,8 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
+        // A write that failed may have written part of what it meant to.
+        if (changesWallViews) deps.wallViews?.changedOutside();
         // The error handler answers after the router has given back its mount path (req.baseUrl): the
         // metric's route template is taken here, whole.
         if (req.route) setMetricsRoute(req, `${req.baseUrl}${req.route.path}`);

@@ -85,6 +85,13 @@ export interface RouteDef<P = any, Q = any, B = any> {
    * answered 503 before authentication, validation and reads (docs/operations.md "Overload").
    */
   command?: CommandName;
+  /**
+   * A write (not GET) that changes nothing a wall's view shows (GET /walls/{id}) but through workflow
+   * commands, whose answers drop their walls from the API processes' wall view caches: a sign-in, a
+   * label, a session's start. Any other write drops every wall from them once it ran
+   * (use-cases/walls/wall-view-cache.ts), so a write route added without a thought is safe.
+   */
+  leavesWallViews?: true;
   /** Also accept the token as `?access_token=` (browsers' EventSource cannot set headers). */
   allowQueryToken?: boolean;
   /**

@@ -38,6 +38,7 @@ export const autoLoginRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/auto-login/redeem',
+    leavesWallViews: true,
     operationId: 'RedeemAutoLoginToken',
     summary: 'Sign in with the token of an auto-login link (once, within 60 s)',
     description: 'Answers like POST /token. An unknown, expired or already used token → 401; the link cannot be used twice, also not by two requests at once.',

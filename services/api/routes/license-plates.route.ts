@@ -37,6 +37,7 @@ export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap
   defineRoute({
     method: 'post',
     path: `/license-plates/{crc}/${format}`,
+    leavesWallViews: true,
     operationId: `Generate${FORMATS[format].name}LicensePlateForCrc`,
     summary: `The license plate of the order in a slot, as ${FORMATS[format].what}`,
     description: `${description} A slot that holds no order → 409 slot-not-complete; an unknown crc → 404.`,
@@ -51,6 +52,7 @@ export const licensePlatesRoutes: RouteDef[] = (['zpl', 'pdf'] as const).flatMap
   defineRoute({
     method: 'post',
     path: `/license-plates/orders/{id}/${format}`,
+    leavesWallViews: true,
     operationId: `Generate${FORMATS[format].name}LicensePlateForOrder`,
     summary: `The license plate of an order, as ${FORMATS[format].what}`,
     description: `${description} An order in no slot prints '-' for wall and slot. An unknown order → 404.`,

@@ -111,6 +111,7 @@ export const printersRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/license-plates/{crc}/print',
+    leavesWallViews: true,
     operationId: 'PrintLicensePlateForCrc',
     summary: "Print the license plate of the order in a slot on its wall's printer",
     description:

@@ -20,6 +20,7 @@ export const securityRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/security/pin/validate',
+    leavesWallViews: true,
     operationId: 'ValidatePin',
     summary: "Check a PIN against your company's PIN",
     description:

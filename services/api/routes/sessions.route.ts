@@ -19,6 +19,7 @@ export const sessionsRoutes: RouteDef[] = [
   defineRoute({
     method: 'post',
     path: '/walls/{id}/sessions',
+    leavesWallViews: true,
     operationId: 'StartSorterSession',
     summary: "Connect to a wall as a sorter: returns the session token and the sorter's color",
     description:
@@ -46,6 +47,7 @@ export const sessionsRoutes: RouteDef[] = [
   defineRoute({
     method: 'put',
     path: '/walls/{id}/sessions/{token}',
+    leavesWallViews: true,
     operationId: 'RenewSorterSession',
     summary: 'Renew a session: its expiry moves to now + the idle timeout (8 hours)',
     description:
@@ -58,6 +60,7 @@ export const sessionsRoutes: RouteDef[] = [
   defineRoute({
     method: 'delete',
     path: '/walls/{id}/sessions/{token}',
+    leavesWallViews: true,
     operationId: 'StopSorterSession',
     summary: "Stop a session (the sorter's own), or disconnect another sorter's (Manager, Admin)",
     description:

@@ -18,6 +18,7 @@ export const tokenResponse = z.object({
 export const tokenRoute = defineRoute({
   method: 'post',
   path: '/token',
+  leavesWallViews: true,
   operationId: 'CreateToken',
   summary: 'Sign in: exchange an e-mail and password for a bearer token (JWT)',
   description:

@@ -105,13 +105,16 @@ export const wallsRoutes: RouteDef[] = [
     summary: 'Get a wall with its slots, connected sessions and pending scans',
     description:
       'Slots are ordered by position, sessions by start, pending items (scans waiting for confirmation: the lit slots) oldest first, each with its sorter\'s color and name. ' +
-      'Session tokens of other employees are shown only to Managers and Admins (null for a Sorter), since a token lets its holder scan as that sorter.',
+      'Session tokens of other employees are shown only to Managers and Admins (null for a Sorter), since a token lets its holder scan as that sorter. ' +
+      'Every change answered before the read (a command of the wall, an edit through the API) is in it; a wall unchanged since it was last read is answered from memory, ' +
+      'and a change made outside the service (SQL by hand) shows within WALL_VIEW_CACHE_MS (10 s unless set).',
     tags: ['Walls'],
     access: 'authenticated',
     params: wallParams,
     response: wallDetailRecord,
     errors: ['not-found'],
-    handler: ({ preparedSql, auth, params }) => getWall(preparedSql, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }),
+    handler: ({ preparedSql, auth, params, deps }) =>
+      getWall(preparedSql, auth.clientId, params.id, { employeeId: auth.employeeId, seesAllTokens: isManager(auth.roles) }, deps.wallViews),
   }),
   defineRoute({
     method: 'get',

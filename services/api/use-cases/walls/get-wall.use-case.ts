@@ -4,6 +4,7 @@ import { toItemDto, toSessionDto, toSortBoxDto } from '../../../../shared/dto/so
 import { notFound } from '../../../../shared/errors/app-error';
 import { toWallDto, type WallDetailDto, type WallProgressDto } from '../../../../shared/dto/wall.dto';
 import type { WallPrinting } from '../printers/printers.use-case';
+import type { WallViewCache } from './wall-view-cache';
 import { wallPendingItems, wallProgress, wallView, type PendingItemRow } from './wall-view.queries';
 
 export interface WallViewer {
@@ -19,10 +20,12 @@ function toPendingItemDto(row: PendingItemRow): PendingItemDto {
 /**
  * GET /walls/{id}: the wall with its printing fields, its slots by position, its connected sessions
  * and its pending scans (docs/api.md §5), in one statement (wall-view.queries.ts): hubs poll it.
- * `db`: the route's `preparedSql` (plain SQL on the pool, no entity manager).
+ * `db`: the route's `preparedSql` (plain SQL on the pool, no entity manager); `cache`: the process's
+ * wall view cache, which answers a wall unchanged since it was last read (wall-view-cache.ts).
  */
-export async function getWall(db: SqlRunner, clientId: number, wallId: number, viewer: WallViewer): Promise<WallDetailDto & WallPrinting> {
-  const [row] = await wallView(db, { clientId, wallId });
+export async function getWall(db: SqlRunner, clientId: number, wallId: number, viewer: WallViewer, cache?: WallViewCache): Promise<WallDetailDto & WallPrinting> {
+  const read = async () => (await wallView(db, { clientId, wallId }))[0];
+  const row = cache ? await cache.read(clientId, wallId, read) : await read();
   if (!row) throw notFound(`Wall ${wallId}`);
   return {
     ...toWallDto(row.wall, { slotCount: row.slots.length, connectedSorters: row.sessions.length }),
