@@ -196,7 +196,7 @@ function sideBySide(runs: ConditionRun[]): string[] {
       const api = idle.reads.api;
       const during = api ? `; the API's main thread during a read: on a core p50 ${f(api.onCpuP50)} (mean ${f(api.onCpuMean)}) ms, runnable and waiting for a core p50 ${f(api.waitP50)} (mean ${f(api.waitMean)}) ms` : '';
       const floor = idle.reads.floor ? `; a bare PostgreSQL read of a wall's slots at the same cadence from the same process p50 ${f(idle.reads.floor.p50)} / p99 ${f(idle.reads.floor.p99)} ms` : '';
-      const answered = idle.reads.answered ? ` (${idle.reads.answered.memory} of ${idle.reads.answered.memory + idle.reads.answered.database} answered from memory: walls unchanged since their last read)` : '';
+      const answered = idle.reads.answered && idle.reads.answered.memory + idle.reads.answered.database > 0 ? ` (${idle.reads.answered.memory} of ${idle.reads.answered.memory + idle.reads.answered.database} answered from memory: walls unchanged since their last read)` : '';
       lines.push(`- ${r.condition}, the hubs' \`GET /walls/{id}\` every 3 s during \`idle-1\`: p50 ${f(idle.reads.p50)} / p99 ${f(idle.reads.p99)} ms${answered}${during}${floor}; \`/readyz\` p99 ${f(idle.readyz.p99)} ms`);
     }
   }
