@@ -32,8 +32,14 @@ function followWallViewChanges(runtime: Runtime): WallViewCache | undefined {
   const { config, log, redis } = runtime;
   if (config.WALL_VIEW_CACHE_MS === 0) return undefined;
   const channel = wallViewChangesChannel(config.QUEUE_PREFIX);
-  // The other API processes hear of a write here a moment after this one dropped its walls.
-  const cache = new WallViewCache(config.WALL_VIEW_CACHE_MS, () => void redis.publish(channel, EVERY_WALL_VIEW_CHANGED).catch(() => undefined));
+  // The other API processes: the write's answer waits for Redis to have handed them the message (or to
+  // have failed: then they keep what they read until WALL_VIEW_CACHE_MS, as for a change no one announced).
+  const cache = new WallViewCache(config.WALL_VIEW_CACHE_MS, () =>
+    redis.publish(channel, EVERY_WALL_VIEW_CHANGED).then(
+      () => undefined,
+      (err: Error) => log.warn({ err: err.message }, 'could not tell the other API processes that the walls changed; their wall views follow within WALL_VIEW_CACHE_MS'),
+    ),
+  );
   const subscriber = createRedis(config.REDIS_URL, { log, name: 'wall view changes' });
   subscriber.on('message', (from: string, message: string) => {
     if (from === channel) cache.heard(message);

@@ -5,16 +5,17 @@ export function wallEventsChannel(prefix: string, wallId: number | null): string
 
 /**
  * The Redis channel on which the API processes hear that walls changed, to drop what their wall view
- * caches hold (services/api/use-cases/walls/wall-view-cache.ts): `w:<wallId>` when a sorting worker
- * answered a command of the wall, `*` when an API process wrote something outside the commands.
+ * caches hold (services/api/use-cases/walls/wall-view-cache.ts): `w:<wallId>[,<wallId>...]` when a
+ * sorting worker answered a command of the wall, and when the outbox relay is about to publish events
+ * of the walls; `*` when an API process wrote something outside the commands.
  */
 export function wallViewChangesChannel(prefix: string): string {
   return `${prefix}:walls:changed`;
 }
 
-/** The changes channel's message for one wall (wallViewChangesChannel). */
-export function wallViewChangedMessage(wallId: number): string {
-  return `w:${wallId}`;
+/** The changes channel's message for one wall or several (wallViewChangesChannel). */
+export function wallViewChangedMessage(wallIds: number | readonly number[]): string {
+  return `w:${typeof wallIds === 'number' ? wallIds : wallIds.join(',')}`;
 }
 
 /** The changes channel's message for every wall. */

@@ -52,6 +52,13 @@ describe('the wall view cache of GET /walls/{id}', () => {
     expect((await read()).name).toBe(name);
   });
 
+  it('keeps every wall through a write refused before its handler (not signed in)', async () => {
+    const name = await renameBehindTheService();
+    const refused = await request(api.app).post('/api/v1/printers').send({ name: 'Dock printer', host: '127.0.0.1', port: 9100 });
+    expect(refused.status).toBe(401);
+    expect((await read()).name).not.toBe(name);
+  });
+
   describe('a command another process sent', () => {
     let other: CommandClient;
     beforeAll(() => {

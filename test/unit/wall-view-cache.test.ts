@@ -18,7 +18,7 @@ function store(name = 'A') {
 
 const nameOf = (r: WallViewRow | undefined) => (r as unknown as { wall: { name: string } } | undefined)?.wall.name;
 
-function liveCache(maxAgeMs = 60_000, announce?: () => void) {
+function liveCache(maxAgeMs = 60_000, announce?: () => Promise<void>) {
   const cache = new WallViewCache(maxAgeMs, announce);
   cache.subscribed();
   return cache;
@@ -59,13 +59,19 @@ describe('the wall view cache', () => {
     expect(nameOf(await cache.read(1, 11, b.load))).toBe('B');
     cache.heard('w:11');
     expect(nameOf(await cache.read(1, 11, b.load))).toBe('B2');
+    // Several walls in one message (the relay's, before a batch of events).
+    a.name = 'A3';
+    b.name = 'B3';
+    cache.heard('w:10,11');
+    expect(nameOf(await cache.read(1, 10, a.load))).toBe('A3');
+    expect(nameOf(await cache.read(1, 11, b.load))).toBe('B3');
   });
 
   it("drops every wall on a write outside the commands (and tells the other processes), on '*' and on a message it does not understand", async () => {
     let announced = 0;
-    const cache = liveCache(60_000, () => announced++);
+    const cache = liveCache(60_000, async () => void announced++);
     const db = store();
-    for (const drop of [() => cache.changedOutside(), () => cache.heard('*'), () => cache.heard('x:what')]) {
+    for (const drop of [() => void cache.changedOutside(), () => cache.heard('*'), () => cache.heard('x:what'), () => cache.heard('w:10,x')]) {
       await cache.read(1, 10, db.load);
       const before = db.reads;
       drop();

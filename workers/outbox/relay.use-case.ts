@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../../shared/db/named-sql';
-import { toWallEvent, wallEventMessage, wallEventsChannel, type RelayedRow, type WallEvent } from '../../shared/events/channels';
+import { toWallEvent, wallEventMessage, wallEventsChannel, wallViewChangedMessage, wallViewChangesChannel, type RelayedRow, type WallEvent } from '../../shared/events/channels';
 import type { Logger } from '../../shared/logging/logger';
 import type { Redis } from '../../shared/redis/redis';
 import type { RelayFeed } from '../pipeline/relay-feed';
@@ -175,6 +175,11 @@ export class HubPublisher {
     if (this.backlog.length === 0) return true;
     const batch = this.backlog.slice();
     const pipeline = this.redis.pipeline();
+    // First the walls whose events follow, to the API processes' wall view caches: a hub that reads its
+    // wall after an event finds the event's change, even when the command's own notice never came (its
+    // worker died between the commit and the answer, or its commit came after its answer's timeout).
+    const walls = [...new Set(batch.flatMap((e) => (e.event.wallId === null ? [] : [e.event.wallId])))];
+    if (walls.length > 0) pipeline.publish(wallViewChangesChannel(this.prefix), wallViewChangedMessage(walls));
     for (const e of batch) pipeline.publish(wallEventsChannel(this.prefix, e.event.wallId), wallEventMessage(e.outboxId, e.event));
     try {
       const results = await pipeline.exec();

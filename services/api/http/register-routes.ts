@@ -105,6 +105,8 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
     // Before its answer leaves, a write drops what the wall view caches hold (route.ts, leavesWallViews).
     const changesWallViews = route.method !== 'get' && !route.command && !route.leavesWallViews;
     const run: RouteRunner = async (req, res, next) => {
+      // Set once the handler runs: a request refused before it (unauthenticated, invalid) wrote nothing.
+      let handled = false;
       try {
         if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         // Under overload a command's request is refused before the rest of what it would cost the API.
@@ -141,6 +143,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           res.setHeader('Link', `<${route.successor({ req, params, query })}>; rel="successor-version"`);
         }
         let em: EntityManager | undefined;
+        handled = true;
         const result = await route.handler({
           req,
           res,
@@ -157,7 +160,7 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           preparedSql,
           deps,
         });
-        if (changesWallViews) deps.wallViews?.changedOutside();
+        if (changesWallViews) await deps.wallViews?.changedOutside();
         if (res.headersSent) return;
         if (result === undefined) {
           res.status(200).end();
@@ -165,8 +168,8 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
-        // A write that failed may have written part of what it meant to.
-        if (changesWallViews) deps.wallViews?.changedOutside();
+        // A write that failed in its handler may have written part of what it meant to.
+        if (changesWallViews && handled) await deps.wallViews?.changedOutside();
         // The error handler answers after the router has given back its mount path (req.baseUrl): the
         // metric's route template is taken here, whole.
         if (req.route) setMetricsRoute(req, `${req.baseUrl}${req.route.path}`);

@@ -35,9 +35,10 @@ export class WallViewCache {
 
   constructor(
     private readonly maxAgeMs: number,
-    /** Tells the other API processes that every wall changed (`changedOutside`): a publish on the changes channel. */
-    private readonly announce: () => void = () => undefined,
-    max = 5_000,
+    /** Tells the other API processes that every wall changed (`changedOutside`): a publish on the changes channel; never rejects. */
+    private readonly announce: () => Promise<void> = async () => undefined,
+    /** Walls kept at most (a wall's view is a few KB to a few tens of KB: its slots, sessions and pending scans). */
+    max = 1_000,
   ) {
     this.entries = new TtlCache({ max, ttlMs: maxAgeMs });
   }
@@ -70,20 +71,26 @@ export class WallViewCache {
     this.wallChanged(wallId);
   }
 
-  /** A message of the changes channel (wallViewChangesMessage): one wall, or every wall. */
+  /** A message of the changes channel (shared/events/channels.ts, wallViewChangedMessage): walls, or every wall. */
   heard(message: string): void {
     if (message.startsWith('w:')) {
-      const wallId = Number(message.slice(2));
-      if (Number.isSafeInteger(wallId)) return this.wallChanged(wallId);
+      const wallIds = message.slice(2).split(',').map(Number);
+      if (wallIds.every((id) => Number.isSafeInteger(id))) {
+        for (const id of wallIds) this.wallChanged(id);
+        return;
+      }
     }
     // Every wall: "*", and anything not understood (a newer process's message), to be safe.
     this.everyWallChanged();
   }
 
-  /** This process wrote something outside the commands that a wall's view may show: every wall here, and in the other API processes. */
-  changedOutside(): void {
+  /**
+   * This process wrote something outside the commands that a wall's view may show: every wall here at
+   * once, and in the other API processes once the returned promise resolves (their answer may wait for it).
+   */
+  changedOutside(): Promise<void> {
     this.everyWallChanged();
-    this.announce();
+    return this.announce();
   }
 
   /** The changes channel is subscribed (again): from now on no change is missed. What was kept before is dropped. */
