@@ -9,8 +9,9 @@ import type { WallViewRow } from './wall-view.queries';
  *
  * A wall is dropped from it:
  * - when a command of the wall is answered (`commandAnswered`, on this process's own commands, before
- *   their callers are answered) and when the sorting worker that ran a command of the wall says so on
- *   the changes channel (`heard`: a command any process sent, the session sweep's among them);
+ *   their callers are answered), when the sorting worker that ran a command of the wall says so on the
+ *   changes channel (`heard`: a command any process sent, the session sweep's among them), and when the
+ *   outbox relay names the wall there before publishing its events to the hubs;
  * - every wall, on a change this API process wrote outside the commands (`changedOutside`: the console's
  *   writes, printers, employees, uploads), here and, through the channel, in the other API processes;
  * - every wall, whenever the channel may have missed a message (its connection lost, until it is
