@@ -19,6 +19,7 @@ import { entry } from './realistic';
 import { processesByRole } from './service-roles';
 import { summarize, type LatencySummary } from './stats';
 import { monotonicUs } from './cpu-profile';
+import { metricSample } from './lib/metrics-text';
 import { RedisCommandMeter } from './lib/redis-commands';
 import { commandsPerPair, rolesPerPair, statementsPerPair, type CommandBudget, type RoleCpu, type StatementBudget } from './lib/budget';
 
@@ -275,7 +276,7 @@ function slowAnswers(answers: RecordedAnswer[], from: number, before: string | n
     return out;
   };
   const refusals: Record<string, number> = {};
-  const refused = (metrics: string | null, reason: string) => Number(new RegExp(`^command_admission_refusals_total\\{reason="${reason}"\\} (\\S+)$`, 'm').exec(metrics ?? '')?.[1] ?? 0);
+  const refused = (metrics: string | null, reason: string) => metricSample(metrics ?? '', `command_admission_refusals_total{reason="${reason}"}`) ?? 0;
   for (const reason of ['wait', 'late', 'loop', 'ceiling']) {
     const n = refused(after, reason) - refused(before, reason);
     if (n > 0) refusals[reason] = n;
@@ -313,7 +314,7 @@ async function apiMetrics(http: BenchHttp): Promise<string | null> {
 /** The API's GET /walls/{id} answered from memory and from PostgreSQL between two reads of its /metrics, or null. */
 function wallViewReads(before: string | null, after: string | null): { memory: number; database: number } | null {
   if (before === null || after === null) return null;
-  const read = (metrics: string, answered: string) => Number(new RegExp(`^wall_view_reads_total\\{answered="${answered}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  const read = (metrics: string, answered: string) => metricSample(metrics, `wall_view_reads_total{answered="${answered}"}`) ?? NaN;
   const memory = read(after, 'memory') - read(before, 'memory');
   const database = read(after, 'database') - read(before, 'database');
   return Number.isFinite(memory) && Number.isFinite(database) ? { memory, database } : null;
@@ -322,7 +323,7 @@ function wallViewReads(before: string | null, after: string | null): { memory: n
 /** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
 function eventLoopLag(metrics: string | null): { p99: number; max: number } | null {
   if (metrics === null) return null;
-  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN) * 1000;
+  const read = (name: string) => (metricSample(metrics, name) ?? NaN) * 1000;
   return { p99: round2(read('nodejs_eventloop_lag_p99_seconds')), max: round2(read('nodejs_eventloop_lag_max_seconds')) };
 }
 

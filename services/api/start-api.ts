@@ -45,13 +45,8 @@ function followWallViewChanges(runtime: Runtime): WallViewCache | undefined {
     if (from === channel) cache.heard(message);
   });
   subscriber.on('close', () => cache.lost());
-  keepSubscribed(subscriber, () => [channel], { resumed: () => cache.subscribed() });
-  const first = () => {
-    if (subscriber.status === 'end') return;
-    // Redis away at the start: nothing is kept until the channel is subscribed; tried again every second until then.
-    subscriber.subscribe(channel).then(() => cache.subscribed(), () => setTimeout(first, 1_000).unref());
-  };
-  first();
+  // Redis away at the start: nothing is kept until the channel is subscribed (tried again every second).
+  keepSubscribed(subscriber, () => [channel], { resumed: () => cache.subscribed(), initial: true });
   const untrack = trackWallViewReads(() => cache.reads());
   runtime.onClose('wall view changes', () => {
     untrack();

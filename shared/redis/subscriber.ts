@@ -16,12 +16,15 @@ const RETRY_MS = 1_000;
  * not, and `resumed` is called once they are in place (messages published from then on arrive).
  *
  * The first connect is the owner's: it subscribes as it goes (a SUBSCRIBE sent before the connection
- * is up waits for it). A Redis Cluster's client resubscribes through its own subscriber node; this
- * only adds a SUBSCRIBE of channels already subscribed there, which Redis ignores.
+ * is up waits for it), unless `initial` hands it to this too: then the first connect is subscribed the
+ * same way, again every second until it is, and `resumed` is called once it is. A Redis Cluster's
+ * client resubscribes through its own subscriber node; this only adds a SUBSCRIBE of channels already
+ * subscribed there, which Redis ignores.
  */
-export function keepSubscribed(client: RedisConnection, channels: () => string[], on: { resumed?(): void } = {}): void {
+export function keepSubscribed(client: RedisConnection, channels: () => string[], on: { resumed?(): void; initial?: boolean } = {}): void {
   if (client instanceof IORedis) client.options.autoResubscribe = false;
-  let lost = false;
+  // Not subscribed yet counts as lost when the first subscription is this function's too.
+  let lost = on.initial ?? false;
   let attempt = 0;
   const subscribe = (round: number) => {
     if (round !== attempt || client.status !== 'ready') return;
@@ -46,4 +49,8 @@ export function keepSubscribed(client: RedisConnection, channels: () => string[]
     attempt++;
     subscribe(attempt);
   });
+  if (lost && client.status === 'ready') {
+    attempt++;
+    subscribe(attempt);
+  }
 }

@@ -105,8 +105,6 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
     // Before its answer leaves, a write drops what the wall view caches hold (route.ts, leavesWallViews).
     const changesWallViews = route.method !== 'get' && !route.command && !route.leavesWallViews;
     const run: RouteRunner = async (req, res, next) => {
-      // Set once the handler runs: a request refused before it (unauthenticated, invalid) wrote nothing.
-      let handled = false;
       try {
         if (readBodyFirst) await readBody(req, res, bodyLimit, Boolean(route.body), route.acceptsCsv);
         // Under overload a command's request is refused before the rest of what it would cost the API.
@@ -143,24 +141,29 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           res.setHeader('Link', `<${route.successor({ req, params, query })}>; rel="successor-version"`);
         }
         let em: EntityManager | undefined;
-        handled = true;
-        const result = await route.handler({
-          req,
-          res,
-          params,
-          query,
-          body,
-          auth,
-          // Forked when the handler first reads it: a fork is a unit of work, an identity map and their
-          // garbage on every request, which the routes that only run plain SQL do without.
-          get em() {
-            return (em ??= deps.orm.em.fork());
-          },
-          sql,
-          preparedSql,
-          deps,
-        });
-        if (changesWallViews) await deps.wallViews?.changedOutside();
+        let result: unknown;
+        try {
+          result = await route.handler({
+            req,
+            res,
+            params,
+            query,
+            body,
+            auth,
+            // Forked when the handler first reads it: a fork is a unit of work, an identity map and their
+            // garbage on every request, which the routes that only run plain SQL do without.
+            get em() {
+              return (em ??= deps.orm.em.fork());
+            },
+            sql,
+            preparedSql,
+            deps,
+          });
+        } finally {
+          // Once the handler ran, failed or not (a failed write may have written part of what it meant
+          // to); a request refused before it (not signed in, invalid) wrote nothing.
+          if (changesWallViews) await deps.wallViews?.changedOutside();
+        }
         if (res.headersSent) return;
         if (result === undefined) {
           res.status(200).end();
@@ -168,8 +171,6 @@ export function registerRoutes(router: Router, routes: RouteDef[], deps: ApiDeps
           sendJson(req, res, route.successStatus ?? 200, result);
         }
       } catch (err) {
-        // A write that failed in its handler may have written part of what it meant to.
-        if (changesWallViews && handled) await deps.wallViews?.changedOutside();
         // The error handler answers after the router has given back its mount path (req.baseUrl): the
         // metric's route template is taken here, whole.
         if (req.route) setMetricsRoute(req, `${req.baseUrl}${req.route.path}`);
