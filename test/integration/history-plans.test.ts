@@ -4,6 +4,7 @@ import { SqlClient } from '../../shared/db/sql-pool';
 import { outboxBacklog } from '../../services/api/use-cases/operations/operations.queries';
 import { deleteOldPrintJobs } from '../../workers/labels/print.queries';
 import { deleteOldAppliedCommands } from '../../workers/sweeper/sweep.queries';
+import { wallLightStates, type WallStateRow } from '../../workers/lights/lights.queries';
 
 /*
  * Statements that run beside the floor's work, on a floor's history: the outbox gauges of /metrics on a
@@ -101,6 +102,41 @@ describe('a retention batch on a day of command records', () => {
     } finally {
       await pg.query('rollback');
     }
+  });
+});
+
+describe("the light gateway's wall states on a week of one busy wall's events", () => {
+  // Wall 1 has a week of events; wall 2 one event a week ago and a button pressed since; wall 3 none.
+  const EVENTS = 200_000;
+  const pg = scratchSchema('light_state_plans', ['outbox_event', 'wall', 'sort_box', 'sort_box_item', 'wall_light_mode'], async (db, schema) => {
+    await db.query(`insert into ${schema}.wall (id, client_id, name) values (1, 1, 'busy'), (2, 1, 'idle'), (3, 1, 'new')`);
+    await db.query(`
+      insert into ${schema}.outbox_event (id, event_id, client_id, wall_id, type, occurred_at, data)
+      select g, gen_random_uuid(), 1, case when g = 10 then 2 else 1 end, 'sort-box-item.confirmed', now() - interval '7 days' + g * interval '3 seconds', '{}'::jsonb
+        from generate_series(1, ${EVENTS}) g`);
+    // Written outside the walls' command order: not what a state holds.
+    await db.query(`
+      insert into ${schema}.outbox_event (id, event_id, client_id, wall_id, type, occurred_at, data)
+      values (${EVENTS + 1}, gen_random_uuid(), 1, 2, 'lights.button', now(), '{}'), (${EVENTS + 2}, gen_random_uuid(), 1, 1, 'lights.mode', now(), '{}')`);
+    await db.query(`analyze ${schema}.outbox_event, ${schema}.wall`);
+  });
+
+  it('lights-wall-states finds each wall\'s last event of its command order along the wall\'s index, reading a few pages', async () => {
+    const { statement } = wallLightStates;
+    const values = statement.values({ wallIds: [1, 2, 3] });
+    const [{ 'QUERY PLAN': [plan] }] = (await pg.query({ text: `explain (analyze, buffers, format json) ${statement.text}`, values })).rows as {
+      'QUERY PLAN': [{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }];
+    }[];
+    const [{ pages }] = (await pg.query(`select relpages as pages from pg_class where oid = 'outbox_event'::regclass`)).rows as { pages: number }[];
+    const read = plan.Plan['Shared Hit Blocks'] + plan.Plan['Shared Read Blocks'];
+    expect(pages).toBeGreaterThan(1000);
+    expect({ read, under: read < 100 }).toEqual({ read, under: true });
+    const rows = (await pg.query<WallStateRow>({ text: statement.text, values })).rows.sort((a, b) => a.wallId - b.wallId);
+    expect(rows.map((r) => [r.wallId, r.through])).toEqual([
+      [1, String(EVENTS)],
+      [2, '10'],
+      [3, '0'],
+    ]);
   });
 });
 

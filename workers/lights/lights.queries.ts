@@ -20,9 +20,15 @@ const OUTSIDE_TYPES = `('lights.mode', 'lights.controller', 'lights.button')`;
 /**
  * The light state of each wall named: its slots by position, its pending scans (through the partial
  * index of pending items) with their slot and color, its light mode, and the outbox id of the last
- * event of the wall's command order the read holds (relayed: the wall's index of relayed events read
- * backwards; not relayed yet: the index of unpublished events). The events after that id are the ones
- * the state does not hold yet. A wall that no longer exists has no row.
+ * event of the wall's command order the read holds. The events after that id are the ones the state
+ * does not hold yet. A wall that no longer exists has no row.
+ *
+ * That last id is read backwards along the outbox's (client_id, wall_id, id) index from the wall's
+ * end, and the row found counts only if it is the wall's: a wall with no such event gets 0 from the
+ * first row below it. Asked as `max(id) where client_id = … and wall_id = …`, PostgreSQL planned a
+ * backward walk of the whole outbox's primary key instead (it cannot tell how rare a wall is from
+ * inside the subquery), which reads every later event of every wall before it finds the wall's last
+ * one: hundreds of milliseconds for a wall idle for a day on a floor's week of events.
  */
 export const wallLightStates = query<{ wallIds: number[] }, WallStateRow>('lights-wall-states', `
 select w.id as "wallId", w.client_id as "clientId",
@@ -37,8 +43,11 @@ select w.id as "wallId", w.client_id as "clientId",
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode,
-       coalesce((select max(o.id) from outbox_event o
-                  where o.client_id = w.client_id and o.wall_id = w.id and o.type not in ${OUTSIDE_TYPES}), 0)::text as through
+       coalesce((select case when o.client_id = w.client_id and o.wall_id = w.id then o.id end
+                   from outbox_event o
+                  where (o.client_id, o.wall_id) <= (w.client_id, w.id) and o.type not in ${OUTSIDE_TYPES}
+                  order by o.client_id desc, o.wall_id desc, o.id desc
+                  limit 1), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[])`);
 
