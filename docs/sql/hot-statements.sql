@@ -407,8 +407,11 @@ select w.id as "wallId", w.client_id as "clientId",
        (select json_build_object('mode', m.mode, 'startedAt', floor(extract(epoch from m.started_at) * 1000),
                                  'until', floor(extract(epoch from m.until) * 1000))
           from wall_light_mode m where m.wall_id = w.id) as mode,
-       coalesce((select max(o.id) from outbox_event o
-                  where o.client_id = w.client_id and o.wall_id = w.id and o.type not in ('lights.mode', 'lights.controller', 'lights.button')), 0)::text as through
+       coalesce((select case when o.client_id = w.client_id and o.wall_id = w.id then o.id end
+                   from outbox_event o
+                  where (o.client_id, o.wall_id) <= (w.client_id, w.id) and o.type not in ('lights.mode', 'lights.controller', 'lights.button')
+                  order by o.client_id desc, o.wall_id desc, o.id desc
+                  limit 1), 0)::text as through
   from wall w
  where w.id = any(:wallIds::int[]);
 
@@ -900,9 +903,27 @@ coalesce((
 select id from warehouse where client_id = :clientId and id = :warehouseId;
 
 -- name: warm-actor-connection
-select 1 from wall, sort_box, sorter_session, sort_box_item, orders, order_item, picklist_order, product_code, product,
-              outbox_event, applied_command
- where false;
+select 1 from wall where false
+union all
+select 1 from sort_box where false
+union all
+select 1 from sorter_session where false
+union all
+select 1 from sort_box_item where false
+union all
+select 1 from orders where false
+union all
+select 1 from order_item where false
+union all
+select 1 from picklist_order where false
+union all
+select 1 from product_code where false
+union all
+select 1 from product where false
+union all
+select 1 from outbox_event where false
+union all
+select 1 from applied_command where false;
 
 -- name: webhook-claim
 with due as (
