@@ -12,7 +12,7 @@ import { cpuMs } from './cpu-usage';
 import { startOwnRedis, type OwnRedis } from './own-redis';
 import { measureQueueRoundTrip } from './queue-probe';
 import { buildServices } from './service-processes';
-import { runSkeleton, type SkeletonRun } from './skeleton/skeleton-run';
+import { pooledSkeleton, runSkeleton, type SkeletonRun } from './skeleton/skeleton-run';
 import { summarize } from './stats';
 import { hopCost, type HopCost } from './lib/hop-cost';
 import { createRedis } from '../shared/redis/redis';
@@ -39,6 +39,8 @@ export interface BudgetSettings {
   redis: 'own' | 'shared';
   /** Quiet, busy or both, in that order. */
   conditions: Condition[];
+  /** The skeleton run again after the service, both runs pooled (BENCH_SKELETON_AFTER=0: before it only). */
+  skeletonAfter: boolean;
 }
 
 const CONDITIONS: readonly Condition[] = ['quiet', 'busy'];
@@ -81,7 +83,8 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
   const idle = ['idle-1', 'idle-1-fresh', 'idle-1-deep', 'idle-1-deep-keepalive', 'cold-wall'];
   const steps = base.badDaySteps ?? (quick ? [...idle, 'closed-60'] : [...idle, ...s.badDayRates.map((r) => `open-${r}/s`), 'closed-60']);
   const redis = env.BENCH_REDIS === 'shared' ? 'shared' : 'own';
-  return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis, conditions: conditionsOf(env, argv) } };
+  const skeletonAfter = !['0', 'false', 'no', 'off'].includes((env.BENCH_SKELETON_AFTER ?? '').toLowerCase());
+  return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis, conditions: conditionsOf(env, argv), skeletonAfter } };
 }
 
 interface Floor {
@@ -174,6 +177,12 @@ function sideBySide(runs: ConditionRun[]): string[] {
   }
   lines.push('');
   for (const r of runs) {
+    const rounds = r.skeleton.rounds;
+    if (rounds) {
+      lines.push(
+        `- ${r.condition}, the skeleton's closed loop before and after the service: ${rounds.map((x) => `${f(x.pairsPerSecond, 1)} pairs/s at ${f(x.cpuPerPairMs)} ms CPU per pair (load ${f(x.loadAvg1m)})`).join(', then ')}; its figures here and in the goals pool both`,
+      );
+    }
     const up = r.service.startUp;
     if (up) {
       lines.push(
@@ -334,11 +343,18 @@ async function main(): Promise<void> {
         const floor = 'error' in floorRun ? null : floorRun;
 
         say(`\n[${condition} skeleton] Express → BullMQ queue per partition (8) → worker, concurrency 1 → one PostgreSQL statement → Redis PUBLISH → answer`);
-        const skeleton = await runSkeleton(s, { redisPid, nodeArgs, say });
+        const skeletonBefore = await runSkeleton(s, { redisPid, nodeArgs, say });
 
         say(`\n[${condition} service] npm start on the bad day's floor (statistics ${s.badDayStatistics[0]}), steps ${b.steps.join(', ')}`);
         const reference: FloorReference = floor?.reference ?? { p50Ms: NaN, cpuPerPairMs: NaN };
         const service = await runBadDayOnce(s, config, s.badDayStatistics[0]!, { redisPid, say, floor: reference, nodeArgs: [...nodeArgs, ...serviceNodeArgs()], warmUpSeconds: s.warmupSeconds });
+        // The skeleton again, after the service: the ratios pool both runs (pooledSkeleton).
+        let skeleton = skeletonBefore;
+        if (b.skeletonAfter) {
+          say(`\n[${condition} skeleton, after the service] the same closed loop again`);
+          skeleton = pooledSkeleton([skeletonBefore, await runSkeleton(s, { redisPid, nodeArgs, say })]);
+          say(`[${condition} skeleton] pooled: ${skeleton.pairsPerSecond} pairs/s, ${skeleton.cpu.total} ms CPU per pair (before the service ${skeletonBefore.pairsPerSecond} pairs/s at ${skeletonBefore.cpu.total} ms)`);
+        }
         const closed = service.steps.find((x) => x.step === 'closed-60');
         const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];
         const profiles: Record<string, (ProfileSummary & { role: string })[]> = {};

@@ -39,6 +39,37 @@ export interface SkeletonRun {
   window: { fromUs: number; toUs: number };
   /** Process role → pid, for the profiles. */
   pids: Record<string, number>;
+  /**
+   * The closed loops pooled into these figures, in the order they ran (pooledSkeleton): the skeleton
+   * before the service and after it. Absent for a single run.
+   */
+  rounds?: { pairsPerSecond: number; cpuPerPairMs: number; loadAvg1m: number }[];
+}
+
+/**
+ * Two or more closed loops of the skeleton as one: CPU per pair over all their pairs, pairs per second
+ * over all their seconds; latencies, budgets, window and pids of the first. Run before and after the
+ * service, their pool follows the machine's drift over the minutes between the skeleton and the service,
+ * which one run before the service alone left in the ratios (docs/benchmarks.md, "The skeleton").
+ */
+export function pooledSkeleton(runs: readonly SkeletonRun[]): SkeletonRun {
+  const [first] = runs;
+  if (!first) throw new Error('no skeleton run to pool');
+  if (runs.length === 1) return first;
+  const cpuMs: Record<string, number> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.cpuMs)) cpuMs[k] = (cpuMs[k] ?? 0) + v;
+  const pairs = runs.reduce((a, r) => a + r.pairs, 0);
+  const seconds = runs.reduce((a, r) => a + r.seconds, 0);
+  return {
+    ...first,
+    seconds: Math.round(seconds * 100) / 100,
+    pairs,
+    pairsPerSecond: seconds > 0 ? Math.round((pairs / seconds) * 10) / 10 : NaN,
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    cpuMs,
+    cpu: rolesPerPair(cpuMs, pairs),
+    rounds: runs.map((r) => ({ pairsPerSecond: r.pairsPerSecond, cpuPerPairMs: r.cpu.total, loadAvg1m: r.loadAvg1m })),
+  };
 }
 
 /** The skeleton's database: `<BENCH_DATABASE>_skeleton` on the same server. */

@@ -1,3 +1,4 @@
+import { pooledSkeleton, type SkeletonRun } from '../../bench/skeleton/skeleton-run';
 import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/lib/budget';
 
 /** The per-pair budget's arithmetic (bench/lib/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
@@ -105,5 +106,29 @@ describe('the goals beside the skeleton', () => {
     // Refused or not ready is no answer to count as fast.
     expect(at(5, 5, 1).met).toBe(false);
     expect(at(40, 400).measured).toContain('/readyz p99 40 ms on HEALTH_PORT, 0 not 200 (400 ms on PORT)');
+  });
+});
+
+describe('the skeleton run before and after the service', () => {
+  const run = (pairs: number, seconds: number, cpuMs: Record<string, number>, loadAvg1m: number) =>
+    ({ pairs, seconds, pairsPerSecond: pairs / seconds, cpuMs, cpu: rolesPerPair(cpuMs, pairs), errors: 0, loadAvg1m }) as unknown as SkeletonRun;
+
+  it('pools both closed loops: CPU per pair over all their pairs, pairs per second over all their seconds, each round listed', () => {
+    const before = run(1000, 5, { api: 500, sorting: 300, redis: 200, 'postgres:sorting': 600 }, 3);
+    const after = run(500, 5, { api: 400, sorting: 300, redis: 100, 'postgres:sorting': 400 }, 4);
+    const pooled = pooledSkeleton([before, after]);
+    expect(pooled.pairs).toBe(1500);
+    expect(pooled.pairsPerSecond).toBe(150);
+    expect(pooled.cpu.perPair.api).toBe(0.6);
+    expect(pooled.cpu.total).toBe(1.87);
+    expect(pooled.rounds).toEqual([
+      { pairsPerSecond: 200, cpuPerPairMs: 1.6, loadAvg1m: 3 },
+      { pairsPerSecond: 100, cpuPerPairMs: 2.4, loadAvg1m: 4 },
+    ]);
+  });
+
+  it('leaves a single run as it is', () => {
+    const only = run(1000, 5, { api: 500 }, 3);
+    expect(pooledSkeleton([only])).toBe(only);
   });
 });
