@@ -137,6 +137,14 @@ export interface BadDayStep extends RealisticStep {
   window: { fromUs: number; toUs: number };
   /** PostgreSQL sessions opened on the step's database during the step (pg_stat_database.sessions): new backends, each planning its statements afresh. */
   newSessions: number;
+  /**
+   * Where a scan's time went, means over the step: at the bench (send to answer), in the API's command
+   * client (`item.scan` answered ok: enqueue to answer, command_duration_seconds) and in the sorting
+   * worker (every command: hand-over to answer, command_service_seconds). The bench's less the command
+   * client's is the connection, the HTTP work, sign-in checks and validation; the command client's less
+   * the worker's is the queue's hops (Redis, the fetch, the reply). Null without the API's /metrics.
+   */
+  scanSplit: { clientMs: number; commandMs: number; serviceMs: number } | null;
   /** `cold-wall`: the wall's first commands (docs/benchmarks.md, "The cold wall"). */
   cold?: ColdFigures;
   /** `idle-1-deep`: GET /walls/{id} one after the other after the step, on the deep wall (fresh connections and kept alive) and on a 24-slot wall. */
@@ -318,6 +326,17 @@ function wallViewReads(before: string | null, after: string | null): { memory: n
   const memory = read(after, 'memory') - read(before, 'memory');
   const database = read(after, 'database') - read(before, 'database');
   return Number.isFinite(memory) && Number.isFinite(database) ? { memory, database } : null;
+}
+
+/** BadDayStep.scanSplit from the step's mean scan and the API's /metrics before and after it. */
+function scanSplit(clientMs: number, before: string | null, after: string | null): BadDayStep['scanSplit'] {
+  if (before === null || after === null) return null;
+  const mean = (name: string, labels = '') => {
+    const delta = (part: string) => (metricSample(after, `${name}_${part}${labels}`) ?? NaN) - (metricSample(before, `${name}_${part}${labels}`) ?? 0);
+    return round2((delta('sum') / delta('count')) * 1000);
+  };
+  const split = { clientMs, commandMs: mean('command_duration_seconds', '{command="item.scan",outcome="ok"}'), serviceMs: mean('command_service_seconds') };
+  return Object.values(split).every(Number.isFinite) ? split : null;
 }
 
 /** The API's event-loop delay since the last read of its /metrics (prom-client resets it on each read), ms. */
@@ -652,6 +671,7 @@ export async function runBadDayOnce(
         loadAvg1m: round2(os.loadavg()[0]!),
         pipelineBacklog: { start: backlogBefore, end: backlogAfter },
         newSessions,
+        scanSplit: scanSplit(run.scan.mean, metricsBefore, metricsAfter),
         every: everyAnswer(answers),
         slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
         reads: {

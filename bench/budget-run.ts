@@ -200,6 +200,13 @@ function sideBySide(runs: ConditionRun[]): string[] {
     const reads = r.service.steps.find((x) => x.wallReads)?.wallReads;
     if (reads) lines.push(`- ${r.condition}, \`GET /walls/{id}\` p50 / p99, 100 one after the other after \`idle-1-deep\`: ${Object.entries(reads).map(([k, v]) => `${k} ${f(v.p50)} / ${f(v.p99)} ms`).join('; ')}`);
     lines.push(`- ${r.condition}, PostgreSQL sessions opened during each step (new backends): ${r.service.steps.map((x) => `\`${x.step}\` ${x.newSessions}`).join(', ')}`);
+    const splits = r.service.steps.filter((x) => x.scanSplit);
+    if (splits.length) {
+      lines.push(
+        `- ${r.condition}, where a scan's time went (means, ms: at the bench / in the API's command client, enqueue to answer / in the sorting worker): ` +
+          splits.map((x) => `\`${x.step}\` ${x.scanSplit!.clientMs} / ${x.scanSplit!.commandMs} / ${x.scanSplit!.serviceMs}`).join(', '),
+      );
+    }
     const idle = r.service.steps.find((x) => x.step === 'idle-1');
     if (idle) {
       const api = idle.reads.api;
