@@ -9,7 +9,7 @@ import { otherListeners } from './outbox.queries';
 /**
  * Worker kind `outbox`: the relay. Moves the horizon below which every outbox event is committed (the
  * consumers read by outbox id up to it, recorded in PostgreSQL) and publishes the events it passes live
- * to their walls' Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, at most every OUTBOX_RELAY_INTERVAL_MS
+ * to their walls' Redis channels (SSE, WebSocket hubs). Wakes on NOTIFY outbox_event, steps OUTBOX_RELAY_DELAY_MS later and at most every OUTBOX_RELAY_INTERVAL_MS
  * (OUTBOX_RELAY_BUSY_INTERVAL_MS after a step that passed the events of BUSY_WALLS walls or more); polls every OUTBOX_POLL_MS as a back-up; drains while there is a backlog. One relay is active at a
  * time (an advisory lock); others are stand-bys. A relay that becomes the active one publishes its predecessor's last
  * few seconds again, in case it died between its commit and its publish (hubs drop what they sent).
@@ -29,6 +29,15 @@ export function wallsOf(events: readonly RelayedEvent[], enough = BUSY_WALLS): n
     if (walls.size >= enough) break;
   }
   return walls.size;
+}
+
+/**
+ * How long the relay waits before a step: at least `delayMs` (OUTBOX_RELAY_DELAY_MS) when it was woken
+ * (a commit's notification, the poll), nothing before a step that goes on with a backlog; and while
+ * `sinceLastStepMs` is under `intervalMs`, the rest of the interval.
+ */
+export function relayStepWait(woken: boolean, sinceLastStepMs: number, intervalMs: number, delayMs: number): number {
+  return Math.max(woken ? delayMs : 0, intervalMs - sinceLastStepMs, 0);
 }
 
 /** How often the relay looks whether another process listens for its steps' notification. */
@@ -61,14 +70,19 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
   let lastStamp = 0;
   let held = 0;
   let interval = config.OUTBOX_RELAY_INTERVAL_MS;
+  // Whether the loop slept until a commit's notification (or the poll), rather than going on with a backlog.
+  let woken = false;
   // PostgreSQL away: expected, one line per interval without a stack; anything else in full.
   const outage = foldedWarning(log, 'outbox relay waits for the database');
   const loop = (async () => {
     while (!stopped) {
-      // Woken by a commit right after the last stamp: let the commits of the next moments join this one
-      // (longer on a busy floor; a lone commit after a quiet moment goes at once).
-      const since = Date.now() - lastStamp;
-      if (since < interval) await new Promise((r) => setTimeout(r, interval - since));
+      // Woken by a commit: first its command's answer (OUTBOX_RELAY_DELAY_MS: on a machine whose cores
+      // are taken, the step and the publishes and light commands behind it would run on the core the
+      // answer's hops need); and right after the last stamp, let the commits of the next moments join
+      // this one (longer on a busy floor).
+      const wait = relayStepWait(woken, Date.now() - lastStamp, interval, config.OUTBOX_RELAY_DELAY_MS);
+      woken = false;
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (stopped) break;
       lastStamp = Date.now();
       // This step covers every commit notified so far: a notification that came while it slept needs no step of its own.
@@ -102,6 +116,7 @@ export async function startOutboxWorker(runtime: Runtime): Promise<void> {
         // Held back by writers step after step (a long transaction): the looks grow apart, doubling.
         held = relay.waiting ? held + 1 : 0;
         await waiter.wait(held ? Math.min(pollMs, Math.max(config.OUTBOX_RELAY_INTERVAL_MS, 1) * 2 ** Math.min(held - 1, 10)) : pollMs);
+        woken = true;
       }
     }
   })();
