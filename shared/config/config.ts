@@ -117,7 +117,7 @@ export const configSchema = z.object({
     .describe('events the relay reads for the hubs in one statement; also the most events one consumer batch (audit, labels, webhooks; the statistics 4 times as many) reads'),
   OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(10)
     .describe('the relay moves its horizon at most this often while commits trickle in, so a busy floor\'s commits share a statement and a publish (at most this much later at the hubs); a full batch goes on at once'),
-  OUTBOX_RELAY_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(5)
+  OUTBOX_RELAY_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(15)
     .describe('a commit\'s notification wakes the relay, which waits this long before its step: the command\'s answer goes out first (where cores are scarce, the relay\'s step and the hubs\' and lights\' work behind it would otherwise take the core the answer needs), and the commits of those moments join the step; the hubs and the lights get the events this much later'),
   OUTBOX_RELAY_BUSY_INTERVAL_MS: z.coerce.number().int().min(0).max(1000).default(30)
     .describe('while a step passes the events of several walls (a busy floor: 3 walls or more), the relay steps at most this often instead, so a step, its publish and the light gateway\'s batch cover more commits; the events of one or two walls keep `OUTBOX_RELAY_INTERVAL_MS`'),
