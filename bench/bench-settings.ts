@@ -88,8 +88,16 @@ function list(name: string, fallback: number[]): number[] {
   return values;
 }
 
+/** An on/off setting: 1, true, yes or on; 0, false, no or off (any letter case); anything else, `fallback`. */
+export function envSwitch(raw: string | undefined, fallback: boolean): boolean {
+  const v = (raw ?? '').toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return fallback;
+}
+
 function flag(name: string): boolean {
-  return ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').toLowerCase());
+  return envSwitch(process.env[name], false);
 }
 
 function runtime(): 'tsx' | 'node' {

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../shared/config/config';
-import { loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
+import { envSwitch, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
 import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
 import { compareRoles, commandTotals, goals, type CommandBudget, type Condition, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
@@ -58,7 +58,7 @@ function conditionsOf(env: NodeJS.ProcessEnv, argv: string[]): Condition[] {
 
 /** The bench settings as this run uses them: quick mode shortens what the caller did not set. */
 export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv.slice(2)): { s: BenchSettings; b: BudgetSettings } {
-  const quick = argv.includes('--quick') || ['1', 'true', 'yes', 'on'].includes((env.BENCH_QUICK ?? '').toLowerCase());
+  const quick = argv.includes('--quick') || envSwitch(env.BENCH_QUICK, false);
   const base = loadBenchSettings();
   const seconds = env.BENCH_SECONDS ? base.seconds : quick ? 5 : 15;
   const s: BenchSettings = {
@@ -83,7 +83,7 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
   const idle = ['idle-1', 'idle-1-fresh', 'idle-1-deep', 'idle-1-deep-keepalive', 'cold-wall'];
   const steps = base.badDaySteps ?? (quick ? [...idle, 'closed-60'] : [...idle, ...s.badDayRates.map((r) => `open-${r}/s`), 'closed-60']);
   const redis = env.BENCH_REDIS === 'shared' ? 'shared' : 'own';
-  const skeletonAfter = !['0', 'false', 'no', 'off'].includes((env.BENCH_SKELETON_AFTER ?? '').toLowerCase());
+  const skeletonAfter = envSwitch(env.BENCH_SKELETON_AFTER, true);
   return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis, conditions: conditionsOf(env, argv), skeletonAfter } };
 }
 
