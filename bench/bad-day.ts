@@ -145,6 +145,12 @@ export interface BadDayStep extends RealisticStep {
    * the worker's is the queue's hops (Redis, the fetch, the reply). Null without the API's /metrics.
    */
   scanSplit: { clientMs: number; commandMs: number; serviceMs: number } | null;
+  /**
+   * The commands answered over SLOW_ANSWER_MS (an open step's goal for its p99 quiet), by when they were
+   * sent: a few 100-ms windows holding most of them is a stall of the whole command path (a collection,
+   * a backend planning afresh, both cores taken at once); spread over the step, it is the wait for a core.
+   */
+  slowWindows: SlowWindows;
   /** `cold-wall`: the wall's first commands (docs/benchmarks.md, "The cold wall"). */
   cold?: ColdFigures;
   /** `idle-1-deep`: GET /walls/{id} one after the other after the step, on the deep wall (fresh connections and kept alive) and on a 24-slot wall. */
@@ -290,6 +296,33 @@ function slowAnswers(answers: RecordedAnswer[], from: number, before: string | n
     if (n > 0) refusals[reason] = n;
   }
   return { byRequest, bySecond, heldOver1s: held('1'), heldOver500ms: held('0.5'), refusals };
+}
+
+/** Answers over this are counted by when they were sent (BadDayStep.slowWindows). */
+export const SLOW_ANSWER_MS = 25;
+
+export interface SlowWindows {
+  overMs: number;
+  /** Commands (scans and confirms) answered over `overMs`, of `of`. */
+  over: number;
+  of: number;
+  /** The step's 100-ms windows (start in seconds into the step) holding the most of them, at most three. */
+  windows: { atS: number; n: number }[];
+}
+
+/** BadDayStep.slowWindows of the step's answers (`at`: when sent, on the clock of `from`). */
+export function slowWindows(answers: { at: number; ms: number }[], from: number, overMs = SLOW_ANSWER_MS, windowMs = 100): SlowWindows {
+  const over = answers.filter((a) => a.ms > overMs);
+  const byWindow = new Map<number, number>();
+  for (const a of over) {
+    const w = Math.max(0, Math.floor((a.at - from) / windowMs));
+    byWindow.set(w, (byWindow.get(w) ?? 0) + 1);
+  }
+  const windows = [...byWindow]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, 3)
+    .map(([w, n]) => ({ atS: round2((w * windowMs) / 1000), n }));
+  return { overMs, over: over.length, of: answers.length, windows };
 }
 
 function everyAnswer(answers: { ms: number; status: number }[]): BadDayStep['every'] {
@@ -672,6 +705,7 @@ export async function runBadDayOnce(
         pipelineBacklog: { start: backlogBefore, end: backlogAfter },
         newSessions,
         scanSplit: scanSplit(run.scan.mean, metricsBefore, metricsAfter),
+        slowWindows: slowWindows(answers.filter((a) => (isScan(a) || isConfirm(a)) && a.status >= 200 && a.status < 300), from),
         every: everyAnswer(answers),
         slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
         reads: {
@@ -756,6 +790,12 @@ async function recover(http: BenchHttp, floor: RealisticFloor, sorter: Actor, re
 
 const counts = (r: Record<string, number>) => Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
 
+/** BadDayStep.slowWindows in words: `61 of 3000 over 25 ms; the most in 0.2 s (14), 5.8 s (13), 13.1 s (14)`. */
+export function slowWindowsText(w: SlowWindows): string {
+  const most = w.windows.map((x) => `${x.n} sent at ${x.atS} s`).join(', ');
+  return `${w.over} of ${w.of} commands answered over ${w.overMs} ms${most ? `; the 100-ms windows with the most: ${most}` : ''}`;
+}
+
 /** Where the answers over 1 s come from, in one line. */
 function slowLine(slow: SlowAnswers): string {
   return `over 1 s or none: ${counts(slow.byRequest)} · sent in second ${slow.bySecond.map((n, i) => `${i}:${n}`).join(' ')} · held by the command client (admission to answer) over 1 s: ${counts(slow.heldOver1s)}; over 0.5 s: ${counts(slow.heldOver500ms)} · admission's 503s by reason: ${counts(slow.refusals)}`;
@@ -792,6 +832,7 @@ export function printBadDay(runs: BadDayRun[], floor: FloorReference): void {
         console.log(`      ${q.statement.padEnd(40).slice(0, 40)} ${f(q.callsPerPair).padStart(6)} calls/pair ${f(q.meanMs).padStart(7)} ms ${f(q.buffersPerCall).padStart(8)} buffers (${f(q.readPerCall)} read) ${f(q.rowsPerCall)} rows`);
       }
       if (st.every.n - st.every.within1s > 0 || st.every.status503 > 0) console.log(`      ${slowLine(st.slow)}`);
+      if (st.kind === 'open' && st.slowWindows.over > 0) console.log(`      ${slowWindowsText(st.slowWindows)}`);
       if (st.recovery) console.log(`      back to normal (3 pairs in a row with a scan ≤ ${f(st.recovery.normalScanMs)} ms) ${st.recovery.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `${st.recovery.backToNormalMs} ms after the load dropped`}`);
       if (Object.keys(st.errors).length) console.log(`      errors ${JSON.stringify(st.errors)} · releases ${st.release.n}`);
     }

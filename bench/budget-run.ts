@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../shared/config/config';
 import { envSwitch, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
-import { runBadDayOnce, type BadDayRun, type FloorReference } from './bad-day';
+import { runBadDayOnce, slowWindowsText, type BadDayRun, type FloorReference } from './bad-day';
 import { compareRoles, commandTotals, goals, type CommandBudget, type Condition, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
 import { startCpuHog } from './lib/cpu-hog';
 import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
@@ -207,6 +207,8 @@ function sideBySide(runs: ConditionRun[]): string[] {
           splits.map((x) => `\`${x.step}\` ${x.scanSplit!.clientMs} / ${x.scanSplit!.commandMs} / ${x.scanSplit!.serviceMs}`).join(', '),
       );
     }
+    const opens = r.service.steps.filter((x) => x.kind === 'open' && x.slowWindows);
+    if (opens.length) lines.push(`- ${r.condition}, the open steps' slow answers by when they were sent: ${opens.map((x) => `\`${x.step}\` ${slowWindowsText(x.slowWindows)}`).join('; ')}`);
     const idle = r.service.steps.find((x) => x.step === 'idle-1');
     if (idle) {
       const api = idle.reads.api;
