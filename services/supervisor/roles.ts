@@ -51,16 +51,40 @@ const GROUP_SETTINGS: { [G in ProcessGroup]?: Pick<RoleSpec, 'count' | 'nodeFlag
   sorting: { count: sortingWorkerCount },
 };
 
+/**
+ * V8 flags of every process `npm start` runs (docs/operations.md, "Memory"). No pretenuring: V8
+ * otherwise learns from a burst (sign-ins, an upload, the first minute's backlog) that a request's
+ * objects outlive a young collection and from then on allocates them in the old generation, which each
+ * young collection must then scan for references into the young one. At 100 pairs/s the API's young
+ * collections took 10–25 ms instead of 4–6, each holding every request in flight.
+ */
+export const EVERY_PROCESS_NODE_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];
+
 /** One worker role per process group (shared/runtime/worker-kinds.ts), in its start order, then the API. */
 export const ROLES: readonly RoleSpec[] = [
-  ...PROCESS_GROUPS.map((group) => ({ role: group, entry: 'workers/main', kinds: kindsOfGroup(group), count: () => 1, ...GROUP_SETTINGS[group] })),
+  ...PROCESS_GROUPS.map((group) => ({
+    role: group,
+    entry: 'workers/main',
+    kinds: kindsOfGroup(group),
+    count: () => 1,
+    ...GROUP_SETTINGS[group],
+    nodeFlags: [...EVERY_PROCESS_NODE_FLAGS, ...(GROUP_SETTINGS[group]?.nodeFlags ?? [])],
+  })),
   // The front door gets three times the CPU weight of a PostgreSQL backend or a worker: on a small host
   // where they all share the cores, an API starved by busy database backends takes one new connection
   // per turn of its event loop and lets thousands wait, /readyz among them; answering (a 503 is an
   // answer) must not wait for the work it sheds (docs/operations.md, "Connections").
   // Its /readyz waits (10 s at most) until the sorting workers, started beside it, hold every command
   // partition: the first commands after it are then answered at once, not after the workers' start.
-  { role: 'api', entry: 'services/api/main', count: (c) => c.API_PROCESSES, sharesPort: true, niceness: -5, env: { READYZ_WAITS_FOR_PARTITIONS_MS: '10000' } },
+  {
+    role: 'api',
+    entry: 'services/api/main',
+    count: (c) => c.API_PROCESSES,
+    sharesPort: true,
+    niceness: -5,
+    nodeFlags: EVERY_PROCESS_NODE_FLAGS,
+    env: { READYZ_WAITS_FOR_PARTITIONS_MS: '10000' },
+  },
 ];
 
 /** The command-line arguments of a role's process. */

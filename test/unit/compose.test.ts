@@ -3,6 +3,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { loadConfig } from '../../shared/config/config';
 import { WORKER_KINDS } from '../../workers/registry';
+import { EVERY_PROCESS_NODE_FLAGS } from '../../services/supervisor/roles';
 
 /*
  * docker-compose.yml's safe defaults (docs/operations.md, "Containers"): without JWT_SECRET compose
@@ -68,8 +69,10 @@ describe('docker-compose.yml: safe defaults', () => {
   it('runs every worker kind in a container of its own, and the broker the lights worker talks to', () => {
     const services = resolve({ JWT_SECRET: secret, MQTT_PASSWORD: mqttPassword });
     for (const kind of Object.keys(WORKER_KINDS)) {
-      expect({ kind, command: (services[`worker-${kind}`] as { command?: string[] } | undefined)?.command }).toEqual({ kind, command: ['node', 'dist/workers/main.js', kind] });
+      expect({ kind, command: (services[`worker-${kind}`] as { command?: string[] } | undefined)?.command }).toEqual({ kind, command: ['node', ...EVERY_PROCESS_NODE_FLAGS, 'dist/workers/main.js', kind] });
     }
+    // The API too runs with the flags npm start gives every process.
+    expect((services.api as { command?: string[] } | undefined)?.command).toEqual(['node', ...EVERY_PROCESS_NODE_FLAGS, 'dist/services/api/main.js']);
     expect(services.mosquitto?.image).toMatch(/^eclipse-mosquitto:/);
     expect(new URL(String(services['worker-lights']?.environment?.MQTT_URL)).host).toBe('mosquitto:1883');
   });

@@ -43,11 +43,13 @@ describe("the supervisor's role table", () => {
     // A group's own settings: the sorting workers' count, the pipeline's young generation; any other group one process.
     const config = loadConfig({ SORTING_WORKERS: '3' });
     const settings = Object.fromEntries(ROLES.map((r) => [r.role, [r.count(config), r.nodeFlags ?? []]]));
+    // Every process without V8's pretenuring, the pipeline's flag after it.
+    const none = ['--no-allocation-site-pretenuring'];
     expect(settings).toEqual({
-      ...Object.fromEntries(PROCESS_GROUPS.map((g) => [g, [1, []]])),
-      pipeline: [1, ['--max-semi-space-size=4']],
-      sorting: [3, []],
-      api: [1, []],
+      ...Object.fromEntries(PROCESS_GROUPS.map((g) => [g, [1, none]])),
+      pipeline: [1, [...none, '--max-semi-space-size=4']],
+      sorting: [3, none],
+      api: [1, none],
     });
   });
 
