@@ -790,7 +790,7 @@ async function recover(http: BenchHttp, floor: RealisticFloor, sorter: Actor, re
 
 const counts = (r: Record<string, number>) => Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
 
-/** BadDayStep.slowWindows in words: `61 of 3000 over 25 ms; the most in 0.2 s (14), 5.8 s (13), 13.1 s (14)`. */
+/** BadDayStep.slowWindows in words: `61 of 3000 commands answered over 25 ms; the 100-ms windows with the most: 14 sent at 0.2 s, …`. */
 export function slowWindowsText(w: SlowWindows): string {
   const most = w.windows.map((x) => `${x.n} sent at ${x.atS} s`).join(', ');
   return `${w.over} of ${w.of} commands answered over ${w.overMs} ms${most ? `; the 100-ms windows with the most: ${most}` : ''}`;

@@ -3,8 +3,9 @@ import { slowWindows, slowWindowsText } from '../../bench/bad-day';
 /** Where an open step's slow answers were (bench/bad-day.ts): a stall shows as a window holding many. */
 describe("the bench's slow answers by when they were sent", () => {
   const from = 1_000;
-  // 100 answers sent 10 ms apart, 5 ms each, but for a stall of six answers sent 420–470 ms into the step
-  // and two slow ones far apart: one before the step's clock started (counted in its first window).
+  // 100 answers sent 10 ms apart, 5 ms each, but for a stall of six answers sent 420–470 ms into the step;
+  // then two slow ones far apart (one sent before the step's clock started: counted in its first window)
+  // and one at the bound, which is not over it.
   const answers = Array.from({ length: 100 }, (_, i) => ({ at: from + i * 10, ms: i >= 42 && i <= 47 ? 60 : 5 }));
   answers.push({ at: from + 905, ms: 30 }, { at: from - 3, ms: 26 }, { at: from + 950, ms: 25 });
 
