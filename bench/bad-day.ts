@@ -299,7 +299,7 @@ function slowAnswers(answers: RecordedAnswer[], from: number, before: string | n
 }
 
 /** Answers over this are counted by when they were sent (BadDayStep.slowWindows). */
-export const SLOW_ANSWER_MS = 25;
+const SLOW_ANSWER_MS = 25;
 
 export interface SlowWindows {
   overMs: number;

@@ -207,7 +207,7 @@ function sideBySide(runs: ConditionRun[]): string[] {
           splits.map((x) => `\`${x.step}\` ${x.scanSplit!.clientMs} / ${x.scanSplit!.commandMs} / ${x.scanSplit!.serviceMs}`).join(', '),
       );
     }
-    const opens = r.service.steps.filter((x) => x.kind === 'open' && x.slowWindows);
+    const opens = r.service.steps.filter((x) => x.kind === 'open');
     if (opens.length) lines.push(`- ${r.condition}, the open steps' slow answers by when they were sent: ${opens.map((x) => `\`${x.step}\` ${slowWindowsText(x.slowWindows)}`).join('; ')}`);
     const idle = r.service.steps.find((x) => x.step === 'idle-1');
     if (idle) {
