@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as PgClient } from 'pg';
 import { BenchHttp } from './http-client';
@@ -103,7 +102,8 @@ async function child(): Promise<void> {
     if (name === 'item.confirm') return item(data.itemId!, data.wallId, true);
     throw new Error(`no answer for ${name} here`);
   }) as unknown as typeof commands.execute;
-  const server = http.createServer(api.app);
+  const { createExpressServer } = await import('../services/api/http/express-server');
+  const server = createExpressServer(api.app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const send = (m: FromChild) => process.send!(m);

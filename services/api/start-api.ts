@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { availableParallelism } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../shared/runtime/runtime';
@@ -15,6 +15,7 @@ import { attachWebSocketEvents } from './events/websocket-events';
 import { REQUEST_PATH_REDIS, createRedis } from '../../shared/redis/redis';
 import { READINESS, Readiness, postgresProbe, redisReadinessProbe } from './http/readiness';
 import { startHealthListener } from './http/health-listener';
+import { createExpressServer } from './http/express-server';
 import { partitionsHeld } from '../../shared/commands/partition-leases';
 import { createLabelRenderPool } from '../../shared/labels/render-pool';
 import { EmployeeAccess } from './http/employee-access';
@@ -168,7 +169,7 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
   const { config, log } = runtime;
   const separateCatalog = config.CATALOG_PORT !== undefined && config.CATALOG_PORT !== config.PORT;
   const app = createApp(deps, { withCatalog: !separateCatalog });
-  const server = createServer(app);
+  const server = createExpressServer(app);
   applyConnectionLimits(server);
   const port = await listen(server, config.PORT, config.HOST);
   const closeWebSockets = attachWebSocketEvents(server, deps);
@@ -189,7 +190,7 @@ export async function startApi(runtime: Runtime): Promise<{ port: number; deps: 
     log.info({ healthPort: health.port, thread: health.thread }, `health probes on http://localhost:${health.port}/healthz and /readyz${health.thread ? ' (a thread of their own)' : ''}`);
   }
   if (separateCatalog) {
-    const catalogServer = createServer(createCatalogApp(deps));
+    const catalogServer = createExpressServer(createCatalogApp(deps));
     applyConnectionLimits(catalogServer);
     const catalogPort = await listen(catalogServer, config.CATALOG_PORT!, config.HOST);
     runtime.onClose('catalog server', () => new Promise<void>((r) => catalogServer.close(() => r())));

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { createExpressServer } from '../../services/api/http/express-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { chromium, type Browser } from 'playwright-core';
@@ -24,7 +25,7 @@ export interface PagesServer {
  * `beforeUpgrade` runs before the event stream's own upgrade handler (a test that cuts connections).
  */
 export async function servePages(api: TestApi, opts: { beforeUpgrade?: (req: IncomingMessage, socket: Duplex) => void } = {}): Promise<PagesServer> {
-  const server = createServer(api.app);
+  const server = createExpressServer(api.app);
   if (opts.beforeUpgrade) server.on('upgrade', opts.beforeUpgrade);
   const closeWs = attachWebSocketEvents(server, api.deps);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
