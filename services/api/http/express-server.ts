@@ -18,20 +18,20 @@ import type { Express } from 'express';
  * still swaps them for its requests, which are rare.
  */
 export function createExpressServer(app: Express): Server {
-  return createServer({ IncomingMessage: madeWith(IncomingMessage, app.request), ServerResponse: madeWith(ServerResponse, app.response) }, app);
+  return createServer({ IncomingMessage: ownClass(app, 'request', IncomingMessage), ServerResponse: ownClass(app, 'response', ServerResponse) }, app);
 }
 
 /**
- * A constructor that makes what `base` makes, with `prototype` as its prototype from the start. Node's
- * IncomingMessage and ServerResponse are plain constructor functions, run here on the object `new`
- * made. (`Reflect.construct(base, args, Made)` would give every object a map of its own, since `Made`'s
- * own `new` and the derived construction disagree on its initial map, and keep them all as the swap did.)
+ * A subclass of `base` whose prototype becomes the app's `request` (or `response`): it has Express's
+ * methods and the app's own properties, and Node makes every request (answer) with it.
  */
-function madeWith<C extends typeof IncomingMessage | typeof ServerResponse>(base: C, prototype: object): C {
-  const construct = base as unknown as (this: object, ...args: unknown[]) => void;
-  function Made(this: object, ...args: unknown[]): void {
-    construct.call(this, ...args);
-  }
-  Made.prototype = prototype;
-  return Made as unknown as C;
+function ownClass<C extends typeof IncomingMessage | typeof ServerResponse>(app: Express, key: 'request' | 'response', base: C): C {
+  const appPrototype: object = app[key];
+  class Own extends base {}
+  // Express's methods (which inherit base's), then what the app set on its own prototype (`app`).
+  Object.setPrototypeOf(Own.prototype, Object.getPrototypeOf(appPrototype));
+  const { constructor: _, ...own } = Object.getOwnPropertyDescriptors(appPrototype);
+  Object.defineProperties(Own.prototype, own);
+  (app as unknown as Record<typeof key, object>)[key] = Own.prototype;
+  return Own as unknown as C;
 }
