@@ -10,8 +10,8 @@ import { createExpressServer } from '../../services/api/http/express-server';
  * (`createExpressServer`) or on a bare `http.createServer(app)` (argument `bare`): the old space's growth
  * over REQUESTS requests, kept alive one after another, divided by their number. An object that dies
  * young never reaches the old space; one kept through two young collections is copied there. Run with
- * `node --expose-gc --initial-old-space-size=256 --import tsx` (no full collection in between); prints
- * `{ requests, promotedBytesPerRequest, fullCollections }` as JSON.
+ * `node --expose-gc --no-memory-reducer --initial-old-space-size=256 --import tsx` (no full collection in
+ * between); prints `{ requests, promotedBytesPerRequest, fullCollections }` as JSON.
  */
 
 const REQUESTS = 3000;
