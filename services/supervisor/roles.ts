@@ -56,7 +56,9 @@ const GROUP_SETTINGS: { [G in ProcessGroup]?: Pick<RoleSpec, 'count' | 'nodeFlag
  * otherwise learns from a burst (sign-ins, an upload, the first minute's backlog) that a request's
  * objects outlive a young collection and from then on allocates them in the old generation, which each
  * young collection must then scan for references into the young one. At 100 pairs/s the API's young
- * collections took 10–25 ms instead of 4–6, each holding every request in flight.
+ * collections took 10–25 ms instead of 4–6, each holding every request in flight. (What made the API's
+ * requests outlive them was Express swapping their prototypes, which services/api/http/express-server.ts
+ * now avoids; the flag stays for other bursts.)
  */
 export const EVERY_PROCESS_NODE_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];
 
