@@ -12,8 +12,9 @@ import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type Record
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
 import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
+import { HubListeners } from './lib/hub-listeners';
 import { ProbeProcess } from './lib/probe-process';
-import { WallListeners, connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
+import { connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { entry } from './realistic';
 import { processesByRole } from './service-roles';
@@ -532,7 +533,7 @@ export async function runBadDayOnce(
   const probes = new Probes({ host: '127.0.0.1', port: s.port, healthPort });
   const benchLag = monitorEventLoopDelay({ resolution: 10 });
   benchLag.enable();
-  const listeners = new WallListeners();
+  const listeners = new HubListeners();
   const pg = new PgClient({ connectionString: s.databaseUrl });
   const releases = new Set<Promise<void>>();
   try {
@@ -663,7 +664,7 @@ export async function runBadDayOnce(
       const cpuBefore = await meter.snapshot();
       const commandsBefore = await commands.read();
       const fromUs = monotonicUs();
-      const ws0 = listeners.events;
+      const ws0 = await listeners.events();
       step.http.take();
       const metricsBefore = await apiMetrics(keepAlive);
       benchLag.reset();
@@ -694,6 +695,7 @@ export async function runBadDayOnce(
       const metricsAfter = await apiMetrics(keepAlive);
       const lag = eventLoopLag(metricsAfter);
       const answers = step.http.take();
+      const wsEvents = (await listeners.events()) - ws0;
       const reads = Probes.window(probes.reads, from, to);
       const readyz = Probes.window(probes.readyz, from, to);
       const figures: BadDayStep = {
@@ -740,7 +742,7 @@ export async function runBadDayOnce(
       if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
-          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${listeners.events - ws0} WS events`,
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${wsEvents} WS events`,
       );
     }
     await commands.close();
@@ -755,7 +757,7 @@ export async function runBadDayOnce(
       explain: afterUpload && atEnd ? { afterUpload, atEnd } : null,
       steps,
       startUp,
-      wsEvents: listeners.events,
+      wsEvents: await listeners.events(),
       pids,
     };
   } finally {

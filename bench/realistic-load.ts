@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
 import type { HttpAnswer, HttpClient } from './http-client';
 import type { RealisticSeed, RealisticWall } from './realistic-seed';
 import { REALISTIC_PASSWORD } from './realistic-seed';
@@ -77,41 +76,6 @@ export async function prepareFloor(http: HttpClient, seed: RealisticSeed): Promi
   for (let i = 0; i < seed.sorters.length; i += 6) sorters.push(...(await Promise.all(seed.sorters.slice(i, i + 6).map((p) => one(p, true)))));
   const shippers = await Promise.all(seed.shippers.map((p) => one(p, false)));
   return { seed, sorters, shippers, confirmed: new Map() };
-}
-
-/** One WebSocket per wall, as the hub app holds; counts the events each receives. */
-export class WallListeners {
-  private readonly sockets: WebSocket[] = [];
-  events = 0;
-  errors = 0;
-
-  async open(port: number, auth: string, walls: RealisticWall[]): Promise<void> {
-    await Promise.all(
-      walls.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            const ws = new WebSocket(`ws://127.0.0.1:${port}/api/v1/events/ws?wallId=${w.id}`, { headers: { authorization: auth } });
-            const timer = setTimeout(() => reject(new Error(`WebSocket of wall ${w.id} did not open within 10 s`)), 10_000);
-            ws.once('open', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            ws.once('error', (err) => {
-              clearTimeout(timer);
-              this.errors++;
-              reject(err);
-            });
-            ws.on('message', () => this.events++);
-            this.sockets.push(ws);
-          }),
-      ),
-    );
-  }
-
-  close(): void {
-    for (const ws of this.sockets) ws.terminate();
-    this.sockets.length = 0;
-  }
 }
 
 class Rec {

@@ -8,8 +8,9 @@ import { BENCH_DATABASE, serviceEnv, type BenchSettings } from './bench-settings
 import { monotonicUs, printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { CpuMeter } from './cpu-usage';
 import { BenchHttp } from './http-client';
-import { WallListeners, prepareFloor, realisticClosed, realisticOpen, signIn, type RealisticFloor, type RealisticStep } from './realistic-load';
+import { prepareFloor, realisticClosed, realisticOpen, signIn, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { seedRealistic, type RealisticSeed } from './realistic-seed';
+import { HubListeners } from './lib/hub-listeners';
 import { RssSampler, ServiceProcess, pollUntil } from './service-processes';
 import { toMb } from './report';
 import { ROLES } from '../services/supervisor/roles';
@@ -107,7 +108,7 @@ export async function runRealistic(
     }
     const pids = (): Record<string, number[]> => processesByRole(services.map((p) => p.proc.pid));
     const sampler = new RssSampler(() => (pids().api ?? []).map((pid, i) => ({ name: `api-${i}`, pid })));
-    const listeners = new WallListeners();
+    const listeners = new HubListeners();
     try {
       const started = Date.now();
       const dead = () => services.find((p) => !p.running);
@@ -152,7 +153,7 @@ export async function runRealistic(
         if (dead()) throw new Error(`${dead()!.name} exited during the run:\n${dead()!.lastLines()}`);
         say(`[realistic ${mode} ${i + 1}/${plan.length}] ${step.name}, ${s.seconds} s`);
         const before = await meter.snapshot();
-        const ws0 = listeners.events;
+        const ws0 = await listeners.events();
         const hooks0 = receiver.count();
         sampler.resetStep();
         const run = await step.run();
@@ -169,7 +170,7 @@ export async function runRealistic(
           serviceCpuPerPairMs,
           apiRssPeakMb: apiPeak ? toMb(apiPeak) : null,
           loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
-          wsEvents: listeners.events - ws0,
+          wsEvents: (await listeners.events()) - ws0,
           webhookDeliveries: receiver.count() - hooks0,
         };
         steps.push(figures);
