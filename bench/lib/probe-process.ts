@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { EVERY_PROCESS_NODE_FLAGS } from '../../services/supervisor/roles';
 
 /*
  * The hubs' reads and the load balancer's probes, sent from a process of their own. On a floor a hub is
@@ -110,7 +111,7 @@ export class ProbeProcess {
   private readonly exited: Promise<void>;
 
   constructor(opts: ProbeProcessOptions, onSample: (s: ProbeSample) => void) {
-    this.child = spawn(process.execPath, ['-e', CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.child = spawn(process.execPath, [...EVERY_PROCESS_NODE_FLAGS, '-e', CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const s = JSON.parse(line) as ProbeSample;
       // The child's epoch milliseconds on this process's performance.now() clock.
