@@ -45,7 +45,7 @@ export interface ProbeProcessOptions {
 const CHILD = String.raw`
 const http = require('node:http');
 const fs = require('node:fs');
-const o = JSON.parse(process.argv[1]);
+const o = JSON.parse(process.env.BENCH_PROBES);
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 32 });
 const epoch = () => performance.timeOrigin + performance.now();
 const emit = (s) => process.stdout.write(JSON.stringify(s) + '\n');
@@ -111,7 +111,8 @@ export class ProbeProcess {
   private readonly exited: Promise<void>;
 
   constructor(opts: ProbeProcessOptions, onSample: (s: ProbeSample) => void) {
-    this.child = spawn(process.execPath, [...EVERY_PROCESS_NODE_FLAGS, '-e', CHILD, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // The hubs' token goes in the environment, which only this user can read, not in the command line.
+    this.child = spawn(process.execPath, [...EVERY_PROCESS_NODE_FLAGS, '-e', CHILD], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_PROBES: JSON.stringify(opts) } });
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       const s = JSON.parse(line) as ProbeSample;
       // The child's epoch milliseconds on this process's performance.now() clock.
