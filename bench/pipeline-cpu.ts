@@ -14,6 +14,7 @@ import { recreateDatabase } from './bench-seed';
 import { CpuMeter } from './cpu-usage';
 import { pollUntil } from './service-processes';
 import { bytesPerPair, tableSizes } from './lib/pg-insight';
+import { EVERY_PROCESS_NODE_FLAGS, ROLES } from '../services/supervisor/roles';
 
 /*
  * `npx tsx bench/pipeline-cpu.ts`: CPU per scan+confirm pair of the event pipeline's roles (the relay
@@ -31,6 +32,8 @@ import { bytesPerPair, tableSizes } from './lib/pg-insight';
  *
  * PIPELINE_PROCESSES=one runs the five roles in one process (`workers/main.ts outbox,audit,…`: one
  * database pool, one notification listener), as `npm start` runs the roles that need no core of their own.
+ * Each process gets the node flags `npm start` gives its own (the pipeline role's with
+ * PIPELINE_PROCESSES=one), or PIPELINE_NODE_FLAGS instead (say `--max-semi-space-size=16`).
  * PIPELINE_PROFILE_DIR=<dir> writes a V8 CPU profile of each worker process there (--cpu-prof).
  * PIPELINE_LIGHTS=1 adds the light gateway (`lights`, as `npm start`'s pipeline process runs it) on the
  * broker of MQTT_URL (mqtt://127.0.0.1:1883), its topics under PIPELINE_MQTT_PREFIX (pipeline-bench).
@@ -115,9 +118,16 @@ async function main(): Promise<void> {
     process.env.PIPELINE_PROCESSES === 'one'
       ? [{ name: 'pipeline', args: ['workers/main.ts', KINDS.join(',')], kinds: KINDS }]
       : KINDS.map((kind) => ({ name: kind, args: ['workers/main.ts', kind], kinds: [kind] }));
+  const nodeFlags =
+    process.env.PIPELINE_NODE_FLAGS !== undefined
+      ? process.env.PIPELINE_NODE_FLAGS.split(/\s+/).filter(Boolean)
+      : process.env.PIPELINE_PROCESSES === 'one'
+        ? [...(ROLES.find((r) => r.role === 'pipeline')?.nodeFlags ?? EVERY_PROCESS_NODE_FLAGS)]
+        : [...EVERY_PROCESS_NODE_FLAGS];
+  console.log(`[pipeline-cpu] node flags: ${nodeFlags.join(' ') || '(none)'}`);
   for (const g of groups) {
     const profile = process.env.PIPELINE_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PIPELINE_PROFILE_DIR}/${g.name}`] : [];
-    const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...g.args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeFlags, ...profile, '--import', 'tsx', ...g.args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     outputs.set(g.name, '');
     const add = (b: Buffer) => outputs.set(g.name, outputs.get(g.name) + b.toString());
     child.stdout!.on('data', add);
