@@ -51,7 +51,7 @@ const pad = (n: number, w: number) => String(n).padStart(w, '0');
  * Seeds everything but the orders, straight into PostgreSQL, without ANALYZE (the tables of a fresh
  * database have no statistics). Sign-ins are hashed cheaply: this scenario has no sign-in burst.
  */
-export async function seedBadDay(databaseUrl: string, opts: { walls: number; sortersPerWall: number; ordersPerWall: number; skus: number }): Promise<BadDaySeed> {
+export async function seedBadDay(databaseUrl: string, opts: { walls: number; sortersPerWall: number; ordersPerWall: number; idleWallOrders?: number; skus: number }): Promise<BadDaySeed> {
   const orm = await initOrm(databaseUrl, 2);
   const rand = seededRandom(20);
   try {
@@ -72,7 +72,9 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
       const orders: unknown[] = [];
       const tote: string[] = [];
       const orderUnits = new Map<number, number>();
-      for (let k = 1; k <= opts.ordersPerWall; k++) {
+      // Wall 0 (the first) carries the idle steps before the others' steps: its own number of orders.
+      const orderCount = w === 1 ? Math.max(opts.ordersPerWall, opts.idleWallOrders ?? 0) : opts.ordersPerWall;
+      for (let k = 1; k <= orderCount; k++) {
         const id = (200 + w) * 100_000 + k;
         const a = Math.floor(rand() * opts.skus);
         const b = (a + 1 + Math.floor(rand() * (opts.skus - 1))) % opts.skus;

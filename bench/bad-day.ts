@@ -14,7 +14,7 @@ import { explainScanRead } from './lib/pg-floor';
 import { commandWorkersListening } from './queue-probe';
 import { HubListeners } from './lib/hub-listeners';
 import { ProbeProcess } from './lib/probe-process';
-import { connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
+import { connectSession, prepareFloor, probePair, realisticClosed, realisticOpen, scansNotSent, signIn, type Actor, type RealisticFloor, type RealisticStep } from './realistic-load';
 import { ServiceProcess, pollUntil } from './service-processes';
 import { entry } from './realistic';
 import { processesByRole } from './service-roles';
@@ -92,6 +92,8 @@ export interface BadDayStep extends RealisticStep {
   pipelineBacklog: { start: PipelineBacklog; end: PipelineBacklog };
   /** Every request of the sorters and shippers, from its own send: how many, the slowest, how many within 1 s, how many unanswered. */
   every: { n: number; maxMs: number; within1s: number; noAnswer: number; status503: number };
+  /** Scans not sent because a wall's tote ran out: the step offered less than its sorters or its rate say. */
+  scansNotSent: number;
   /**
    * The answers over 1 s (or none), where they come from: by request and status; by the second of the
    * step they were sent in; and the commands the API's command client held over 1 s (and over 0.5 s),
@@ -157,7 +159,8 @@ export interface BadDayStep extends RealisticStep {
   /** `idle-1-deep`: GET /walls/{id} one after the other after the step, on the deep wall (fresh connections and kept alive) and on a 24-slot wall. */
   wallReads?: Record<string, LatencySummary>;
   /** Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again (null: not within 30 s). */
-  recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[] };
+  /** `unitsRanOut`: the probing sorter's wall had no unit left, so nothing was measured. */
+  recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[]; unitsRanOut?: boolean };
 }
 
 export interface BadDayRun {
@@ -511,7 +514,7 @@ export async function runBadDayOnce(
   say(`\n[bad-day ${statistics}] database ${database}: drop, create, migrate; Redis prefix ${s.queuePrefix}: clear`);
   await recreateDatabase(s.adminDatabaseUrl, s.databaseUrl);
   await resetRedis(s);
-  const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, skus: s.badDaySkus });
+  const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, idleWallOrders: s.badDayIdleWallOrders, skus: s.badDaySkus });
   const historyStart = performance.now();
   await addHistory(s.databaseUrl, seed, s.badDayHistory);
   if (s.badDayHistory > 0) say(`[bad-day ${statistics}] history: ${s.badDayHistory} applied_command records over the last day and as many outbox events over the last six, ${Math.round((performance.now() - historyStart) / 1000)} s`);
@@ -709,6 +712,7 @@ export async function runBadDayOnce(
         scanSplit: scanSplit(run.scan.mean, metricsBefore, metricsAfter),
         slowWindows: slowWindows(answers.filter((a) => (isScan(a) || isConfirm(a)) && a.status >= 200 && a.status < 300), from),
         every: everyAnswer(answers),
+        scansNotSent: scansNotSent(run.errors),
         slow: slowAnswers(answers, from, metricsBefore, metricsAfter),
         reads: {
           ...summarize(reads.filter((p) => p.status === 200).map((p) => p.ms)),
@@ -739,10 +743,16 @@ export async function runBadDayOnce(
         say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] cold wall: connects ${c.connectMs.join(', ')} ms · first scans ${c.firstScanMs.join(', ')} ms · first confirms ${c.firstConfirmMs.join(', ')} ms · ${c.over100} answers over 100 ms, the last ${c.lastOver100AtMs ?? '-'} ms into the step · warm scan p50 ${c.warmScan.p50} ms`);
       }
       if (figures.every.n > figures.every.within1s || figures.every.status503 > 0) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${slowLine(figures.slow)}`);
+      if (figures.scansNotSent) {
+        say(
+          `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: WARNING ${figures.scansNotSent} scans not sent: a wall's tote ran out (the steps before used up its orders), ` +
+            'so the step offered less than it says; BENCH_BADDAY_ORDERS and BENCH_BADDAY_IDLE_ORDERS size the totes',
+        );
+      }
       if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
-          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${wsEvents} WS events`,
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.unitsRanOut ? 'not measured (no unit left on the probing wall)' : rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${wsEvents} WS events`,
       );
     }
     await commands.close();
@@ -780,6 +790,8 @@ async function recover(http: BenchHttp, floor: RealisticFloor, sorter: Actor, re
   let inARow = 0;
   while (performance.now() - t0 < RECOVERY_MAX_MS) {
     const p = await probePair(http, floor, sorter, releases);
+    // Its wall's tote ran out: nothing left to probe with (the step reports the scans not sent).
+    if (!p.sent) return { backToNormalMs: null, normalScanMs, probes, unitsRanOut: true };
     probes.push({ atMs: Math.round(p.at - t0), scanMs: round2(p.scanMs), ok: p.ok });
     inARow = p.ok && p.scanMs <= normalScanMs ? inARow + 1 : 0;
     if (inARow === NORMAL_IN_A_ROW) {

@@ -52,6 +52,8 @@ export interface BenchSettings {
   badDaySteps: string[] | null;
   /** Bad-day scenario: orders uploaded per wall (two lines of 5 units). */
   badDayOrdersPerWall: number;
+  /** Bad-day scenario: orders uploaded for wall 0, whose tote carries `idle-1` and `idle-1-fresh` before the open and closed steps (BENCH_BADDAY_IDLE_ORDERS; at least badDayOrdersPerWall). */
+  badDayIdleWallOrders: number;
   /** BENCH_BADDAY_HISTORY: rows of history in applied_command and in outbox_event before the bad day (bad-day-seed.ts addHistory). */
   badDayHistory: number;
   /** Bad-day scenario: SKUs shared by every warehouse. */
@@ -159,6 +161,7 @@ export function loadBenchSettings(): BenchSettings {
     badDayRates: list('BENCH_BADDAY_RATES', [50, 100, 300]),
     badDaySteps: process.env.BENCH_BADDAY_STEPS ? process.env.BENCH_BADDAY_STEPS.split(',').map((v) => v.trim()).filter(Boolean) : null,
     badDayOrdersPerWall: int('BENCH_BADDAY_ORDERS', 150),
+    badDayIdleWallOrders: int('BENCH_BADDAY_IDLE_ORDERS', 150),
     badDayHistory: int('BENCH_BADDAY_HISTORY', 1_000_000, 0),
     badDaySkus: int('BENCH_BADDAY_SKUS', 8, 2),
     badDayStatistics: ((v) => (v === 'both' ? ['fresh', 'analyzed'] : [v]))(choice('BENCH_BADDAY_STATISTICS', ['fresh', 'analyzed', 'both'] as const, 'fresh')) as ('fresh' | 'analyzed')[],

@@ -65,10 +65,14 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
     ...base,
     cpuProf: base.cpuProf || argv.includes('--cpu-prof'),
     seconds,
-    // Wall 0's tote carries idle-1 and idle-1-fresh one after the other, up to about 150 pairs/s each
-    // on a fast machine, at 10 units an order: a tote used up ends its step early (a 15 s idle-1 took
-    // all of 150 orders). 150 orders a wall for 5 s steps, more for longer ones.
+    // Every wall's tote carries the warm-up and the open and closed steps (a unit a pair, 10 units an
+    // order: on a machine whose closed loop does 1,000 pairs/s, about 330 orders a wall at 15 s steps);
+    // wall 0's carries idle-1 and idle-1-fresh before them, up to about 300 pairs/s each there. A
+    // tote used up sends nothing more: its step offers less than it says (a 15 s idle-1 at 225 pairs/s
+    // and idle-1-fresh emptied 450 orders, and `open-100/s` offered 90 pairs/s), which the step and its
+    // goal report.
     badDayOrdersPerWall: env.BENCH_BADDAY_ORDERS ? base.badDayOrdersPerWall : Math.max(150, Math.ceil((2 * seconds * 150) / 10)),
+    badDayIdleWallOrders: env.BENCH_BADDAY_IDLE_ORDERS ? base.badDayIdleWallOrders : Math.max(300, Math.ceil((2 * seconds * 300) / 10) + 300),
     // Long enough for the processes' code to be optimized (V8 tiers a function up after enough calls): a
     // floor mid-shift runs warm code, and 1 s left idle-1 measuring half-cold code (docs/benchmarks.md,
     // "The warm-up").

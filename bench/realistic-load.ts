@@ -78,6 +78,17 @@ export async function prepareFloor(http: HttpClient, seed: RealisticSeed): Promi
   return { seed, sorters, shippers, confirmed: new Map() };
 }
 
+/** The code of a scan the sorter could not send: the wall's tote is empty (every unit the seed gave it scanned). */
+const TOTE_EMPTY = 'tote-empty';
+
+/**
+ * Scans a step could not send because a wall's tote ran out: that step offered less than its sorters
+ * or its rate say (its errors, as a step reports them).
+ */
+export function scansNotSent(errors: Record<string, number> | undefined): number {
+  return errors?.[`-1 scan ${TOTE_EMPTY}`] ?? 0;
+}
+
 class Rec {
   scanOk: number[] = [];
   scanAll: number[] = [];
@@ -139,7 +150,7 @@ async function pair(http: HttpClient, floor: RealisticFloor, s: Actor, rec: Rec,
   const wall = floor.seed.walls[s.wallIndex];
   const barcode = nextUnit(wall);
   if (!barcode) {
-    rec.fail('scan', -1, 'tote-empty');
+    rec.fail('scan', -1, TOTE_EMPTY);
     return 0;
   }
   // Every scan carries an Idempotency-Key, as the sorter page does: after a 504 or no answer the device
@@ -312,11 +323,14 @@ export async function realisticClosed(http: HttpClient, floor: RealisticFloor, d
     await Promise.all(
       (opts.sorters ?? floor.sorters).map(async (s) => {
         const wall = floor.seed.walls[s.wallIndex];
-        // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more).
-        while (performance.now() < end && (wall.cursor < wall.tote.length || wall.putBack.length)) {
+        // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more), and says so: the step
+        // had fewer sorters than it says from then on.
+        const unitsLeft = () => wall.cursor < wall.tote.length || wall.putBack.length > 0;
+        while (performance.now() < end && unitsLeft()) {
           const wait = await pair(http, floor, s, rec, performance.now(), releases);
           if (wait) await pause(Math.min(wait, end - performance.now()));
         }
+        if (performance.now() < end && !unitsLeft()) rec.fail('scan', -1, TOTE_EMPTY);
       }),
     );
     await Promise.all([...releases]);
@@ -330,10 +344,11 @@ export async function realisticClosed(http: HttpClient, floor: RealisticFloor, d
  * One pair by one sorter outside any step (the bad day's recovery probe): its scan's latency and whether
  * the pair went through; a completed order's release is added to `releases` for the caller to await.
  */
-export async function probePair(http: HttpClient, floor: RealisticFloor, s: Actor, releases: Set<Promise<void>>): Promise<{ ok: boolean; scanMs: number; at: number }> {
+export async function probePair(http: HttpClient, floor: RealisticFloor, s: Actor, releases: Set<Promise<void>>): Promise<{ ok: boolean; sent: boolean; scanMs: number; at: number }> {
   const rec = new Rec();
   const t0 = performance.now();
   const wait = await pair(http, floor, s, rec, t0, releases);
   if (wait) await pause(wait);
-  return { ok: rec.pairs > 0, scanMs: rec.scanOk[0] ?? rec.scanAll[0] ?? NaN, at: t0 };
+  // Not sent: the sorter's wall has no unit left (answered at once, without a request).
+  return { ok: rec.pairs > 0, sent: scansNotSent(rec.errors.toJSON()) === 0, scanMs: rec.scanOk[0] ?? rec.scanAll[0] ?? NaN, at: t0 };
 }

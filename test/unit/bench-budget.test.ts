@@ -97,6 +97,18 @@ describe('the goals beside the skeleton', () => {
     expect(unanswered.at(-1)!.met).toBe(false);
   });
 
+  it('misses an open step that could not offer its rate because a wall ran out of units, and says so', () => {
+    const service = rolesPerPair({ api: 1000 }, 1000);
+    const of = (notSent: number) =>
+      goals('quiet', skeleton, [step({ step: 'open-100/s', scansNotSent: notSent }), step({ step: 'open-300/s', scansNotSent: notSent })] as never, null, roles(service, service));
+    const full = of(0);
+    const short = of(153);
+    expect(full.map((g) => g.met)).toEqual([true, true]);
+    expect(short.map((g) => g.met)).toEqual([false, false]);
+    for (const g of short) expect(g.measured).toContain("153 scans not sent (a wall's tote ran out)");
+    for (const g of full) expect(g.measured).not.toContain('not sent');
+  });
+
   it('holds /readyz to 50 ms on the health listener, where probes go, and reports PORT beside it', () => {
     const service = rolesPerPair({ api: 1000 }, 1000);
     const at = (health: number, port: number, notReady = 0) =>
