@@ -19,13 +19,14 @@ import { REALISTIC_PASSWORD, type RealisticSeed, type RealisticWall } from './re
 export const BAD_DAY_SLOTS = 24;
 const UNITS_PER_LINE = 5;
 /**
- * The deep and the cold wall: 40 slots, 40 orders of ONE SKU of their own, 100 units each, so every
- * scan after an order's first goes to an order already in a slot and an order line gathers up to 100
- * confirmed units (what a floor measured from outside does and the 24-slot walls above do not).
+ * The deep and the cold wall: 40 slots, 40 orders (at least) of ONE SKU of their own, 100 units each, so
+ * every scan after an order's first goes to an order already in a slot and an order line gathers up to
+ * 100 confirmed units (what a floor measured from outside does and the 24-slot walls above do not).
+ * Orders beyond the 40 wait for a slot their shipper empties.
  */
 export const DEEP_SLOTS = 40;
 const DEEP_ORDERS = 40;
-const DEEP_UNITS = 100;
+export const DEEP_UNITS = 100;
 /** Sorters of the cold wall: its first commands come from six at once. */
 export const COLD_SORTERS = 6;
 
@@ -51,7 +52,7 @@ const pad = (n: number, w: number) => String(n).padStart(w, '0');
  * Seeds everything but the orders, straight into PostgreSQL, without ANALYZE (the tables of a fresh
  * database have no statistics). Sign-ins are hashed cheaply: this scenario has no sign-in burst.
  */
-export async function seedBadDay(databaseUrl: string, opts: { walls: number; sortersPerWall: number; ordersPerWall: number; idleWallOrders?: number; skus: number }): Promise<BadDaySeed> {
+export async function seedBadDay(databaseUrl: string, opts: { walls: number; sortersPerWall: number; ordersPerWall: number; idleWallOrders?: number; deepOrders?: number; skus: number }): Promise<BadDaySeed> {
   const orm = await initOrm(databaseUrl, 2);
   const rand = seededRandom(20);
   try {
@@ -103,7 +104,8 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
       await addSlots(e, clientId, wall.id, DEEP_SLOTS);
       const orders: unknown[] = [];
       const orderUnits = new Map<number, number>();
-      for (let k = 1; k <= DEEP_ORDERS; k++) {
+      const deepOrders = Math.max(DEEP_ORDERS, opts.deepOrders ?? 0);
+      for (let k = 1; k <= deepOrders; k++) {
         const id = (200 + n) * 100_000 + k;
         orders.push({
           id,
@@ -115,7 +117,7 @@ export async function seedBadDay(databaseUrl: string, opts: { walls: number; sor
         orderUnits.set(id, DEEP_UNITS);
         units += DEEP_UNITS;
       }
-      walls.push({ id: wall.id, tote: Array.from({ length: DEEP_ORDERS * DEEP_UNITS }, () => sku.upc), cursor: 0, putBack: [], orderUnits });
+      walls.push({ id: wall.id, tote: Array.from({ length: deepOrders * DEEP_UNITS }, () => sku.upc), cursor: 0, putBack: [], orderUnits });
       warehouseIds.push(wh.id);
       backlog.push(orders);
       extra.push({ wallIndex: walls.length - 1, sorters: Array.from({ length: kind === 'deep' ? 1 : COLD_SORTERS }, (_, i) => `sorter-${kind}-${i + 1}@bad-day.example.com`) });

@@ -6,7 +6,7 @@ import { Client as PgClient } from 'pg';
 import type { AppConfig } from '../shared/config/config';
 import { serviceEnv, withDatabase, type BenchSettings } from './bench-settings';
 import { recreateDatabase, resetRedis } from './bench-seed';
-import { addHistory, BAD_DAY_SLOTS, DEEP_SLOTS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
+import { addHistory, BAD_DAY_SLOTS, DEEP_SLOTS, DEEP_UNITS, holdStatistics, seedBadDay, uploadBacklog, type BadDaySeed } from './bad-day-seed';
 import { CpuMeter, serviceRoleOfBackend } from './cpu-usage';
 import { BenchHttp, RecordingHttp, type HttpAnswer, type HttpClient, type RecordedAnswer, type RequestOptions } from './http-client';
 import { bytesPerPair, StatementStats, tableSizes, type ExplainFigure, type StatementFigure } from './lib/pg-insight';
@@ -514,7 +514,10 @@ export async function runBadDayOnce(
   say(`\n[bad-day ${statistics}] database ${database}: drop, create, migrate; Redis prefix ${s.queuePrefix}: clear`);
   await recreateDatabase(s.adminDatabaseUrl, s.databaseUrl);
   await resetRedis(s);
-  const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, idleWallOrders: s.badDayIdleWallOrders, skus: s.badDaySkus });
+  // The deep wall carries idle-1-deep and idle-1-deep-keepalive, the cold wall its step: enough units
+  // for two steps at 300 pairs/s (a machine doing 1,000 pairs/s in the closed loop emptied 40 orders).
+  const deepOrders = Math.ceil((2 * s.seconds * 300) / DEEP_UNITS);
+  const seed: BadDaySeed = await seedBadDay(s.databaseUrl, { walls: s.walls, sortersPerWall: s.sortersPerWall, ordersPerWall: s.badDayOrdersPerWall, idleWallOrders: s.badDayIdleWallOrders, deepOrders, skus: s.badDaySkus });
   const historyStart = performance.now();
   await addHistory(s.databaseUrl, seed, s.badDayHistory);
   if (s.badDayHistory > 0) say(`[bad-day ${statistics}] history: ${s.badDayHistory} applied_command records over the last day and as many outbox events over the last six, ${Math.round((performance.now() - historyStart) / 1000)} s`);
