@@ -158,8 +158,10 @@ export interface BadDayStep extends RealisticStep {
   cold?: ColdFigures;
   /** `idle-1-deep`: GET /walls/{id} one after the other after the step, on the deep wall (fresh connections and kept alive) and on a 24-slot wall. */
   wallReads?: Record<string, LatencySummary>;
-  /** Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again (null: not within 30 s). */
-  /** `unitsRanOut`: the probing sorter's wall had no unit left, so nothing was measured. */
+  /**
+   * Open steps: when the offered load stopped, how long until the probe sorter's pairs were normal again
+   * (null: not within 30 s, or `unitsRanOut`: the probing sorter's wall had no unit left to probe with).
+   */
   recovery?: { backToNormalMs: number | null; normalScanMs: number; probes: { atMs: number; scanMs: number; ok: boolean }[]; unitsRanOut?: boolean };
 }
 
@@ -748,7 +750,7 @@ export async function runBadDayOnce(
       if (figures.every.n > figures.every.within1s || figures.every.status503 > 0) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${slowLine(figures.slow)}`);
       if (figures.scansNotSent) {
         say(
-          `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: WARNING ${figures.scansNotSent} scans not sent: a wall's tote ran out (the steps before used up its orders), ` +
+          `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: WARNING ${figures.scansNotSent} scans not sent: a wall's tote ran out (every unit of its orders scanned), ` +
             'so the step offered less than it says; BENCH_BADDAY_ORDERS and BENCH_BADDAY_IDLE_ORDERS size the totes',
         );
       }
