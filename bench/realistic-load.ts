@@ -107,6 +107,11 @@ class Rec {
   }
 }
 
+/** Whether the wall's tote (or the units put back into it) has a unit left. */
+function hasUnit(w: RealisticWall): boolean {
+  return w.putBack.length > 0 || w.cursor < w.tote.length;
+}
+
 function nextUnit(w: RealisticWall): string | undefined {
   return w.putBack.shift() ?? (w.cursor < w.tote.length ? w.tote[w.cursor++] : undefined);
 }
@@ -325,12 +330,11 @@ export async function realisticClosed(http: HttpClient, floor: RealisticFloor, d
         const wall = floor.seed.walls[s.wallIndex];
         // A wall whose tote is used up stops (BENCH_REALISTIC_ORDERS seeds more), and says so: the step
         // had fewer sorters than it says from then on.
-        const unitsLeft = () => wall.cursor < wall.tote.length || wall.putBack.length > 0;
-        while (performance.now() < end && unitsLeft()) {
+        while (performance.now() < end && hasUnit(wall)) {
           const wait = await pair(http, floor, s, rec, performance.now(), releases);
           if (wait) await pause(Math.min(wait, end - performance.now()));
         }
-        if (performance.now() < end && !unitsLeft()) rec.fail('scan', -1, TOTE_EMPTY);
+        if (performance.now() < end && !hasUnit(wall)) rec.fail('scan', -1, TOTE_EMPTY);
       }),
     );
     await Promise.all([...releases]);
