@@ -349,10 +349,11 @@ export async function realisticClosed(http: HttpClient, floor: RealisticFloor, d
  * the pair went through; a completed order's release is added to `releases` for the caller to await.
  */
 export async function probePair(http: HttpClient, floor: RealisticFloor, s: Actor, releases: Set<Promise<void>>): Promise<{ ok: boolean; sent: boolean; scanMs: number; at: number }> {
-  const rec = new Rec();
   const t0 = performance.now();
+  // Not sent: the sorter's wall has no unit left.
+  if (!hasUnit(floor.seed.walls[s.wallIndex])) return { ok: false, sent: false, scanMs: NaN, at: t0 };
+  const rec = new Rec();
   const wait = await pair(http, floor, s, rec, t0, releases);
   if (wait) await pause(wait);
-  // Not sent: the sorter's wall has no unit left (answered at once, without a request).
-  return { ok: rec.pairs > 0, sent: scansNotSent(rec.errors.toJSON()) === 0, scanMs: rec.scanOk[0] ?? rec.scanAll[0] ?? NaN, at: t0 };
+  return { ok: rec.pairs > 0, sent: true, scanMs: rec.scanOk[0] ?? rec.scanAll[0] ?? NaN, at: t0 };
 }
