@@ -121,9 +121,10 @@ describe('the commands\' pool plans its statements afresh (shared/db/sql-pool.ts
       // Taken once: no DISCARD in between. Made on 200 rows, the generic plan scans the table, and goes on scanning
       // it once the table holds 100,000 rows (no ANALYZE, no VACUUM to invalidate it). Something outside the test can
       // still make this connection drop the plan while it waits for the rows (once under CI's load: a custom plan came
-      // next): a connection that falls behind PostgreSQL's shared invalidation queue, which the other test workers'
-      // DDL fills, is reset and drops every cached plan, as the DISCARD tested below would. Such a try proves nothing
-      // either way: three tries at most, each plan and the statement's plan counts kept for the failure message.
+      // next). The other test workers' DDL fills PostgreSQL's shared invalidation queue; a connection made to catch up
+      // on it reads what was pending for its tables, and one that fell too far behind is reset and drops every cached
+      // plan, as the DISCARD tested below would. Such a try proves nothing either way: three tries at most, each plan
+      // and the statement's plan counts kept for the failure message.
       let kept: Awaited<ReturnType<typeof setUp>> | undefined;
       const plansAfterGrowth: { plan: string; counts: unknown }[] = [];
       for (let attempt = 1; attempt <= 3 && !kept; attempt++) {
