@@ -39,7 +39,7 @@ export interface BudgetSettings {
   redis: 'own' | 'shared';
   /** Quiet, busy or both, in that order. */
   conditions: Condition[];
-  /** The skeleton run again after the service, both runs pooled (BENCH_SKELETON_AFTER=0: before it only). */
+  /** The skeleton run and the floor measured again after the service, each pooled with its run before (BENCH_SKELETON_AFTER=0: before it only). */
   skeletonAfter: boolean;
 }
 
@@ -91,16 +91,51 @@ export function budgetSettings(env: NodeJS.ProcessEnv = process.env, argv: strin
   return { s: { ...s, badDaySteps: steps }, b: { quick, steps, redis, conditions: conditionsOf(env, argv), skeletonAfter } };
 }
 
-interface Floor {
+export interface Floor {
   reference: FloorReference;
   pgP50: number;
   queueP50: number;
   /** One hop between two processes under this condition (bench/lib/hop-cost.ts), or null if the probe failed. */
   hop: HopCost | null;
+  /**
+   * The floors pooled into these figures (pooledFloor), in the order they were measured: before the
+   * service and after it. Absent for a single one.
+   */
+  rounds?: { p50Ms: number; cpuPerPairMs: number; loadAvg1m: number }[];
+}
+
+/** One measurement of the floor, with its samples for pooling. */
+export interface FloorMeasure {
+  floor: Floor;
+  pgSamples: number[];
+  queueSamples: number[];
+  loadAvg1m: number;
+}
+
+/**
+ * The floor measured before and after the service as one, as the skeleton's closed loops are
+ * (pooledSkeleton): each part's p50 over both measurements' samples, the CPU per pair their mean, the
+ * hop the first's. The machine's speed drifts over the minutes between the floor and the service's idle
+ * steps; a floor on each side of them follows it (docs/benchmarks.md, "The skeleton").
+ */
+export function pooledFloor(measures: readonly FloorMeasure[]): Floor {
+  const [first] = measures;
+  if (!first) throw new Error('no floor to pool');
+  if (measures.length === 1) return first.floor;
+  const pgP50 = summarize(measures.flatMap((m) => m.pgSamples)).p50;
+  const queueP50 = summarize(measures.flatMap((m) => m.queueSamples)).p50;
+  const cpuPerPairMs = Math.round((measures.reduce((a, m) => a + m.floor.reference.cpuPerPairMs, 0) / measures.length) * 100) / 100;
+  return {
+    reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs },
+    pgP50,
+    queueP50,
+    hop: first.floor.hop,
+    rounds: measures.map((m) => ({ p50Ms: m.floor.reference.p50Ms, cpuPerPairMs: m.floor.reference.cpuPerPairMs, loadAvg1m: m.loadAvg1m })),
+  };
 }
 
 /** The floor of this run, or null with why (it calls the sorting worker's write directly, which may have changed shape). */
-async function measureFloor(s: BenchSettings, redisPid: number | undefined): Promise<Floor | { error: string }> {
+async function measureFloor(s: BenchSettings, redisPid: number | undefined, withHop = true): Promise<FloorMeasure | { error: string }> {
   try {
     const { measurePgFloor } = await import('./lib/pg-floor');
     say(`[floor] database ${new URL(s.databaseUrl).pathname.slice(1)}: drop, create, migrate, seed`);
@@ -119,14 +154,16 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined): Pro
     const queueP50 = summarize(queue.samples).p50;
     // A pair is a scan and a confirm: two of each, client side included.
     const cpuPerPairMs = Math.round(2 * (pg.cpuPerTxMs.postgres + pg.cpuPerTxMs.client + redisMs + clientMs) * 100) / 100;
-    const hop = await hopCost().catch((err: Error) => {
-      say(`[floor] hop between two processes not measured: ${err.message}`);
-      return null;
-    });
+    const hop = withHop
+      ? await hopCost().catch((err: Error) => {
+          say(`[floor] hop between two processes not measured: ${err.message}`);
+          return null;
+        })
+      : null;
     const floor = { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50, hop };
     say(`[floor] PG p50 ${pgP50} ms · queue p50 ${queueP50} ms · floor p50 ${floor.reference.p50Ms} ms · ${cpuPerPairMs} ms CPU per pair`);
     if (hop) say(`[floor] a hop between two processes: ${hopLine(hop)}`);
-    return floor;
+    return { floor, pgSamples: pg.samples, queueSamples: queue.samples, loadAvg1m: os.loadavg()[0]! };
   } catch (err) {
     const error = (err as Error).message.split('\n')[0]!;
     say(`[floor] not measured: ${error}`);
@@ -186,6 +223,10 @@ function sideBySide(runs: ConditionRun[]): string[] {
       lines.push(
         `- ${r.condition}, the skeleton's closed loop before and after the service: ${rounds.map((x) => `${f(x.pairsPerSecond, 1)} pairs/s at ${f(x.cpuPerPairMs)} ms CPU per pair (load ${f(x.loadAvg1m)})`).join(', then ')}; its figures here and in the goals pool both`,
       );
+    }
+    const floorRounds = r.floor?.rounds;
+    if (floorRounds) {
+      lines.push(`- ${r.condition}, the floor before and after the service: ${floorRounds.map((x) => `p50 ${f(x.p50Ms)} ms at ${f(x.cpuPerPairMs)} ms CPU per pair (load ${f(x.loadAvg1m)})`).join(', then ')}; its figures here and in the goals pool both`);
     }
     const up = r.service.startUp;
     if (up) {
@@ -353,7 +394,7 @@ async function main(): Promise<void> {
       else say(`\n[quiet] the machine as it is (load average ${loads(loadAvgStart)})`);
       try {
         const floorRun = await measureFloor(s, redisPid);
-        const floor = 'error' in floorRun ? null : floorRun;
+        let floor = 'error' in floorRun ? null : floorRun.floor;
 
         say(`\n[${condition} skeleton] Express → BullMQ queue per partition (8) → worker, concurrency 1 → one PostgreSQL statement → Redis PUBLISH → answer`);
         const skeletonBefore = await runSkeleton(s, { redisPid, nodeArgs, say });
@@ -367,6 +408,15 @@ async function main(): Promise<void> {
           say(`\n[${condition} skeleton, after the service] the same closed loop again`);
           skeleton = pooledSkeleton([skeletonBefore, await runSkeleton(s, { redisPid, nodeArgs, say })]);
           say(`[${condition} skeleton] pooled: ${skeleton.pairsPerSecond} pairs/s, ${skeleton.cpu.total} ms CPU per pair (before the service ${skeletonBefore.pairsPerSecond} pairs/s at ${skeletonBefore.cpu.total} ms)`);
+          // And the floor again: the goals pool both (pooledFloor).
+          if (!('error' in floorRun)) {
+            say(`\n[${condition} floor, after the service] the same bare transactions and round trips again`);
+            const after = await measureFloor(s, redisPid, false);
+            if (!('error' in after)) {
+              floor = pooledFloor([floorRun, after]);
+              say(`[${condition} floor] pooled: p50 ${floor.reference.p50Ms} ms, ${floor.reference.cpuPerPairMs} ms CPU per pair (before the service ${floorRun.floor.reference.p50Ms} ms)`);
+            }
+          }
         }
         const closed = service.steps.find((x) => x.step === 'closed-60');
         const comparison = closed ? compareRoles(closed.budget.cpu, skeleton.cpu) : [];

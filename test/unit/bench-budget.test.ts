@@ -1,4 +1,5 @@
 import { pooledSkeleton, type SkeletonRun } from '../../bench/skeleton/skeleton-run';
+import { pooledFloor, type FloorMeasure } from '../../bench/budget-run';
 import { commandsPerPair, commandTotals, compareRoles, goals, parseCommandStats, rolesPerPair, statementsPerPair, type RoleCpu } from '../../bench/lib/budget';
 
 /** The per-pair budget's arithmetic (bench/lib/budget.ts), which `npm run bench` prints and docs/benchmarks.md carries. */
@@ -142,5 +143,33 @@ describe('the skeleton run before and after the service', () => {
   it('leaves a single run as it is', () => {
     const only = run(1000, 5, { api: 500 }, 3);
     expect(pooledSkeleton([only])).toBe(only);
+  });
+});
+
+describe('the floor measured before and after the service', () => {
+  const measure = (pgSamples: number[], queueSamples: number[], cpuPerPairMs: number, loadAvg1m: number): FloorMeasure => {
+    const pgP50 = [...pgSamples].sort((a, b) => a - b)[Math.floor(pgSamples.length / 2)]!;
+    const queueP50 = [...queueSamples].sort((a, b) => a - b)[Math.floor(queueSamples.length / 2)]!;
+    const hop = { cpuUs: 30, wallUs: 50, oneCore: null };
+    return { floor: { reference: { p50Ms: pgP50 + queueP50, cpuPerPairMs }, pgP50, queueP50, hop }, pgSamples, queueSamples, loadAvg1m };
+  };
+
+  it('takes each part’s p50 over both measurements’ samples, the mean CPU per pair and the first hop, each round listed', () => {
+    const before = measure([1, 1], [0.5, 0.5], 4, 2);
+    const after = measure([3, 3, 3], [1, 1, 1], 6, 5);
+    const pooled = pooledFloor([before, after]);
+    expect(pooled.pgP50).toBe(3);
+    expect(pooled.queueP50).toBe(1);
+    expect(pooled.reference).toEqual({ p50Ms: 4, cpuPerPairMs: 5 });
+    expect(pooled.hop).toBe(before.floor.hop);
+    expect(pooled.rounds).toEqual([
+      { p50Ms: 1.5, cpuPerPairMs: 4, loadAvg1m: 2 },
+      { p50Ms: 4, cpuPerPairMs: 6, loadAvg1m: 5 },
+    ]);
+  });
+
+  it('leaves a single measurement as it is', () => {
+    const only = measure([1, 2, 3], [1], 4, 2);
+    expect(pooledFloor([only])).toBe(only.floor);
   });
 });
