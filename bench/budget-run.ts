@@ -122,16 +122,18 @@ export function pooledFloor(measures: readonly FloorMeasure[]): Floor {
   const [first] = measures;
   if (!first) throw new Error('no floor to pool');
   if (measures.length === 1) return first.floor;
-  const pgP50 = summarize(measures.flatMap((m) => m.pgSamples)).p50;
-  const queueP50 = summarize(measures.flatMap((m) => m.queueSamples)).p50;
   const cpuPerPairMs = Math.round((measures.reduce((a, m) => a + m.floor.reference.cpuPerPairMs, 0) / measures.length) * 100) / 100;
   return {
-    reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs },
-    pgP50,
-    queueP50,
-    hop: first.floor.hop,
+    ...floorOf(measures.flatMap((m) => m.pgSamples), measures.flatMap((m) => m.queueSamples), cpuPerPairMs, first.floor.hop),
     rounds: measures.map((m) => ({ p50Ms: m.floor.reference.p50Ms, cpuPerPairMs: m.floor.reference.cpuPerPairMs, loadAvg1m: m.loadAvg1m })),
   };
+}
+
+/** The floor's figures from its samples: floor p50 = the bare write's p50 + the bare round trip's. */
+function floorOf(pgSamples: number[], queueSamples: number[], cpuPerPairMs: number, hop: HopCost | null): Floor {
+  const pgP50 = summarize(pgSamples).p50;
+  const queueP50 = summarize(queueSamples).p50;
+  return { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50, hop };
 }
 
 /** The floor of this run, or null with why (it calls the sorting worker's write directly, which may have changed shape). */
@@ -150,8 +152,6 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined, with
     const client = process.cpuUsage(clientBefore);
     const redisMs = ((cpuMs(redisPid) ?? NaN) - (redisBefore ?? NaN)) / s.queueN;
     const clientMs = (client.user + client.system) / 1000 / s.queueN;
-    const pgP50 = summarize(pg.samples).p50;
-    const queueP50 = summarize(queue.samples).p50;
     // A pair is a scan and a confirm: two of each, client side included.
     const cpuPerPairMs = Math.round(2 * (pg.cpuPerTxMs.postgres + pg.cpuPerTxMs.client + redisMs + clientMs) * 100) / 100;
     const hop = withHop
@@ -160,8 +160,8 @@ async function measureFloor(s: BenchSettings, redisPid: number | undefined, with
           return null;
         })
       : null;
-    const floor = { reference: { p50Ms: Math.round((pgP50 + queueP50) * 100) / 100, cpuPerPairMs }, pgP50, queueP50, hop };
-    say(`[floor] PG p50 ${pgP50} ms · queue p50 ${queueP50} ms · floor p50 ${floor.reference.p50Ms} ms · ${cpuPerPairMs} ms CPU per pair`);
+    const floor = floorOf(pg.samples, queue.samples, cpuPerPairMs, hop);
+    say(`[floor] PG p50 ${floor.pgP50} ms · queue p50 ${floor.queueP50} ms · floor p50 ${floor.reference.p50Ms} ms · ${cpuPerPairMs} ms CPU per pair`);
     if (hop) say(`[floor] a hop between two processes: ${hopLine(hop)}`);
     return { floor, pgSamples: pg.samples, queueSamples: queue.samples, loadAvg1m: os.loadavg()[0]! };
   } catch (err) {
