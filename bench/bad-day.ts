@@ -132,6 +132,11 @@ export interface BadDayStep extends RealisticStep {
   /** API + sorting + their own PostgreSQL backends + Redis, per pair. */
   commandPathCpuPerPairMs: number;
   serviceCpuPerPairMs: number;
+  /**
+   * Wake-ups per pair by budget role (each process's threads' voluntary context switches, bench/cpu-usage.ts):
+   * the hops a pair costs, which a slower machine's wake-ups multiply whatever its CPU figures say.
+   */
+  wakeups: RoleCpu;
   bytesPerPair: Record<string, number>;
   statements: StatementFigure[];
   /** The per-pair budget (bench/lib/budget.ts): CPU by role, every statement and every Redis command per pair. */
@@ -687,7 +692,9 @@ export async function runBadDayOnce(
       const to = performance.now();
       const toUs = monotonicUs();
       const commandsAfter = await commands.read();
-      const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
+      const cpuAfter = await meter.snapshot();
+      const cpuMs = CpuMeter.used(cpuBefore, cpuAfter);
+      const woken = CpuMeter.woken(cpuBefore, cpuAfter);
       const backlogAfter = await pipelineBacklog(pg);
       const newSessions = (await sessionsOpened(pg)) - sessionsBefore;
       const pairs = run.pairs;
@@ -735,6 +742,7 @@ export async function runBadDayOnce(
         cpuPerPairMs: { ...cpuPerPairMs, postgres: perPair(postgres) },
         commandPathCpuPerPairMs: perPair(commandPath),
         serviceCpuPerPairMs: perPair(service),
+        wakeups: rolesPerPair(woken, pairs),
         bytesPerPair: bytesPerPair(sizesBefore, await tableSizes(pg), pairs),
         statements: await stats.read(pg, pairs),
         budget: { cpu: rolesPerPair(cpuMs, pairs), statements: statementsPerPair(await stats.totals(pg), pairs), redisCommands: commandsPerPair(commandsBefore, commandsAfter, pairs) },
@@ -757,7 +765,7 @@ export async function runBadDayOnce(
       if (figures.wallReads) say(`[bad-day ${statistics} ${i + 1}/${chosen.length}] GET /walls/{id} p50/p99: ${Object.entries(figures.wallReads).map(([k, v]) => `${k} ${v.p50}/${v.p99} ms`).join(' · ')}`);
       say(
         `[bad-day ${statistics} ${i + 1}/${chosen.length}] ${step.name}: ${figures.pairsPerSecond} pairs/s · scan p50 ${figures.scan.p50} p99 ${figures.scanP99All} ms · every answer max ${figures.every.maxMs} ms, ${figures.every.n - figures.every.within1s} over 1 s or none · 5xx ${figures.fiveXx} · ` +
-          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.unitsRanOut ? 'not measured (no unit left on the probing wall)' : rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${wsEvents} WS events`,
+          `reads p99 ${figures.reads.p99} ms · /readyz p99 ${figures.readyz.p99} ms · ${newSessions} new PostgreSQL sessions · command path ${figures.commandPathCpuPerPairMs} ms CPU/pair · ${figures.wakeups.total} wake-ups/pair · pipeline backlog ${backlogBefore.unrelayed}+${backlogBefore.unconsumed} → ${backlogAfter.unrelayed}+${backlogAfter.unconsumed} events${rec ? ` · back to normal ${rec.unitsRanOut ? 'not measured (no unit left on the probing wall)' : rec.backToNormalMs === null ? `not within ${RECOVERY_MAX_MS / 1000} s` : `after ${rec.backToNormalMs} ms`}` : ''} · ${wsEvents} WS events`,
       );
     }
     await commands.close();

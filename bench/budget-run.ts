@@ -5,7 +5,7 @@ import { loadConfig } from '../shared/config/config';
 import { envSwitch, loadBenchSettings, serviceEnv, type BenchSettings } from './bench-settings';
 import { resetDatabase, resetRedis, seed } from './bench-seed';
 import { runBadDayOnce, slowWindowsText, type BadDayRun, type FloorReference } from './bad-day';
-import { compareRoles, commandTotals, goals, type CommandBudget, type Condition, type Goal, type RoleComparison, type StatementBudget } from './lib/budget';
+import { BUDGET_ROLES, compareRoles, commandTotals, goals, type CommandBudget, type Condition, type Goal, type RoleComparison, type RoleCpu, type StatementBudget } from './lib/budget';
 import { startCpuHog } from './lib/cpu-hog';
 import { printProfile, summarizeProfile, type ProfileSummary } from './cpu-profile';
 import { cpuMs } from './cpu-usage';
@@ -252,6 +252,12 @@ function sideBySide(runs: ConditionRun[]): string[] {
           splits.map((x) => `\`${x.step}\` ${x.scanSplit!.clientMs} / ${x.scanSplit!.commandMs} / ${x.scanSplit!.serviceMs}`).join(', '),
       );
     }
+    const woken = (w: RoleCpu | undefined) => (w ? `${f(w.total, 1)} (${BUDGET_ROLES.map((role) => `${role} ${f(w.perPair[role], 1)}`).join(', ')})` : '–');
+    lines.push(
+      `- ${r.condition}, wake-ups per pair (the voluntary context switches of every thread of the service's processes, their PostgreSQL backends and Redis: ` +
+        `the hops a pair costs, the same on any machine; what one costs is the hop above): the skeleton's closed loop ${woken(r.skeleton.wakeups)}; ` +
+        r.service.steps.map((x) => `\`${x.step}\` ${woken(x.wakeups)}`).join('; '),
+    );
     const opens = r.service.steps.filter((x) => x.kind === 'open');
     if (opens.length) lines.push(`- ${r.condition}, the open steps' slow answers by when they were sent: ${opens.map((x) => `\`${x.step}\` ${slowWindowsText(x.slowWindows)}`).join('; ')}`);
     const idle = r.service.steps.find((x) => x.step === 'idle-1');
@@ -457,9 +463,9 @@ async function main(): Promise<void> {
       console.log(`\n--- ${r.condition}${r.hog ? ` (spinning child ${r.hog.core === null ? 'unpinned' : `on core ${r.hog.core}`}: ${f(100 * r.hog.cpuShare, 0)} % of a core)` : ''}: load average ${loads(r.loadAvgStart)} at its start, ${loads(r.loadAvgEnd)} at its end (1/5/15 min), ${os.cpus().length} CPUs`);
       if (r.floor) console.log(`floor: PG p50 ${f(r.floor.pgP50)} + queue p50 ${f(r.floor.queueP50)} = ${f(r.floor.reference.p50Ms)} ms; ${f(r.floor.reference.cpuPerPairMs)} ms CPU per pair`);
       else console.log(`floor: not measured (${r.floorError})`);
-      console.log(`skeleton closed-60: ${f(r.skeleton.pairsPerSecond, 1)} pairs/s, scan p50 ${f(r.skeleton.scan.p50)} p99 ${f(r.skeleton.scan.p99)} ms, ${r.skeleton.errors} errors, load ${f(r.skeleton.loadAvg1m)}`);
+      console.log(`skeleton closed-60: ${f(r.skeleton.pairsPerSecond, 1)} pairs/s, scan p50 ${f(r.skeleton.scan.p50)} p99 ${f(r.skeleton.scan.p99)} ms, ${r.skeleton.errors} errors, ${f(r.skeleton.wakeups.total, 1)} wake-ups/pair, load ${f(r.skeleton.loadAvg1m)}`);
       for (const st of r.service.steps) {
-        console.log(`service ${st.step.padEnd(12)} ${f(st.pairsPerSecond, 1)} pairs/s, scan p50 ${f(st.scan.p50)} p99* ${f(st.scanP99All)} ms, confirm p50 ${f(st.confirm.p50)} p99 ${f(st.confirm.p99)} ms, ${st.fiveXx} × 5xx, reads p50 ${f(st.reads.p50)} ms, /readyz p99 ${f(st.readyz.p99)} ms, CPU ${f(st.budget.cpu.total)} ms/pair, ${st.newSessions} new PostgreSQL sessions, load ${f(st.loadAvg1m)}`);
+        console.log(`service ${st.step.padEnd(12)} ${f(st.pairsPerSecond, 1)} pairs/s, scan p50 ${f(st.scan.p50)} p99* ${f(st.scanP99All)} ms, confirm p50 ${f(st.confirm.p50)} p99 ${f(st.confirm.p99)} ms, ${st.fiveXx} × 5xx, reads p50 ${f(st.reads.p50)} ms, /readyz p99 ${f(st.readyz.p99)} ms, CPU ${f(st.budget.cpu.total)} ms/pair, ${f(st.wakeups.total, 1)} wake-ups/pair, ${st.newSessions} new PostgreSQL sessions, load ${f(st.loadAvg1m)}`);
       }
       if (closed) {
         console.log(`\nCPU ms per pair, closed loop (service ${closed.pairs} pairs, skeleton ${r.skeleton.pairs}):`);

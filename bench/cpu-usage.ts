@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
 
 let ticksPerSecond: number | undefined;
@@ -29,7 +29,35 @@ export function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-export type CpuSnapshot = Map<string, Map<number, number>>;
+/**
+ * How often a process's threads have gone to sleep and been woken so far (the sum of their voluntary
+ * context switches); undefined when it is gone. A hop between two processes is one such wake-up on
+ * each side, and what one costs is what separates a fast machine from a slow one (docs/benchmarks.md,
+ * "What a hop costs"): counted per pair, it is the same on any machine.
+ */
+export function wakeups(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    let sum = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+        sum += Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    return sum;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per process group (a role, `redis`, `postgres:<group>`), per pid: CPU ms and wake-ups so far. */
+export interface CpuSnapshot {
+  cpu: Map<string, Map<number, number>>;
+  wakeups: Map<string, Map<number, number>>;
+}
 
 /**
  * The service's roles from a backend's application_name (`sorting:<role>`, set per process by
@@ -61,14 +89,20 @@ export class CpuMeter {
   ) {}
 
   async snapshot(): Promise<CpuSnapshot> {
-    const snap: CpuSnapshot = new Map();
+    const snap: CpuSnapshot = { cpu: new Map(), wakeups: new Map() };
+    const record = (name: string, pid: number) => {
+      const ms = cpuMs(pid);
+      const woken = wakeups(pid);
+      if (ms === undefined || woken === undefined) return;
+      let cpu = snap.cpu.get(name);
+      if (!cpu) snap.cpu.set(name, (cpu = new Map()));
+      let wake = snap.wakeups.get(name);
+      if (!wake) snap.wakeups.set(name, (wake = new Map()));
+      cpu.set(pid, ms);
+      wake.set(pid, woken);
+    };
     for (const [name, pids] of Object.entries(this.processes())) {
-      const group = new Map<number, number>();
-      for (const pid of Array.isArray(pids) ? pids : [pids]) {
-        const ms = cpuMs(pid);
-        if (pid && ms !== undefined) group.set(pid, ms);
-      }
-      if (group.size) snap.set(name, group);
+      for (const pid of Array.isArray(pids) ? pids : [pids]) if (pid) record(name, pid);
     }
     const pg = new PgClient({ connectionString: this.databaseUrl });
     await pg.connect();
@@ -77,15 +111,11 @@ export class CpuMeter {
         'select pid, application_name as app, true as bench_probe from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
         [this.database],
       );
-      if (!this.backendGroup) snap.set('postgres', new Map());
-      for (const { pid, app } of rows) {
-        const ms = cpuMs(pid);
-        if (ms === undefined) continue;
-        const name = this.backendGroup ? `postgres:${this.backendGroup(app ?? '')}` : 'postgres';
-        let group = snap.get(name);
-        if (!group) snap.set(name, (group = new Map()));
-        group.set(pid, ms);
+      if (!this.backendGroup) {
+        snap.cpu.set('postgres', new Map());
+        snap.wakeups.set('postgres', new Map());
       }
+      for (const { pid, app } of rows) record(this.backendGroup ? `postgres:${this.backendGroup(app ?? '')}` : 'postgres', pid);
     } finally {
       await pg.end();
     }
@@ -94,13 +124,22 @@ export class CpuMeter {
 
   /** CPU ms used between two snapshots, per process group. */
   static used(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, pids] of after) {
-      let ms = 0;
-      // A process born during the step (a new pool connection) counts from zero.
-      for (const [pid, end] of pids) ms += end - (before.get(name)?.get(pid) ?? 0);
-      out[name] = Math.round(ms);
-    }
-    return out;
+    return difference(before.cpu, after.cpu);
   }
+
+  /** Wake-ups (voluntary context switches of every thread) between two snapshots, per process group. */
+  static woken(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
+    return difference(before.wakeups, after.wakeups);
+  }
+}
+
+function difference(before: Map<string, Map<number, number>>, after: Map<string, Map<number, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of after) {
+    let sum = 0;
+    // A process born during the step (a new pool connection) counts from zero.
+    for (const [pid, end] of pids) sum += end - (before.get(name)?.get(pid) ?? 0);
+    out[name] = Math.round(sum);
+  }
+  return out;
 }

@@ -62,7 +62,7 @@ function processFigures(pids: Record<string, number[]>, since: CpuSnapshot | und
   for (const [role, list] of Object.entries(pids)) {
     for (const pid of list) {
       const now = cpuMs(pid) ?? 0;
-      out.push({ role, pid, rssMb: mb(residentBytes(pid)), cpuMs: Math.round(now - (since?.get(role)?.get(pid) ?? 0)) });
+      out.push({ role, pid, rssMb: mb(residentBytes(pid)), cpuMs: Math.round(now - (since?.cpu.get(role)?.get(pid) ?? 0)) });
     }
   }
   return out;

@@ -33,6 +33,9 @@ export interface SkeletonRun {
   loadAvg1m: number;
   cpuMs: Record<string, number>;
   cpu: RoleCpu;
+  /** Wake-ups (voluntary context switches, bench/cpu-usage.ts) per process group, and per pair by budget role. */
+  wokenCount: Record<string, number>;
+  wakeups: RoleCpu;
   statements: StatementBudget[];
   redisCommands: CommandBudget[];
   /** The measured window on the monotonic clock (µs), to cut CPU profiles. */
@@ -57,7 +60,9 @@ export function pooledSkeleton(runs: readonly SkeletonRun[]): SkeletonRun {
   if (!first) throw new Error('no skeleton run to pool');
   if (runs.length === 1) return first;
   const cpuMs: Record<string, number> = {};
+  const wokenCount: Record<string, number> = {};
   for (const r of runs) for (const [k, v] of Object.entries(r.cpuMs)) cpuMs[k] = (cpuMs[k] ?? 0) + v;
+  for (const r of runs) for (const [k, v] of Object.entries(r.wokenCount)) wokenCount[k] = (wokenCount[k] ?? 0) + v;
   const pairs = runs.reduce((a, r) => a + r.pairs, 0);
   const seconds = runs.reduce((a, r) => a + r.seconds, 0);
   return {
@@ -68,6 +73,8 @@ export function pooledSkeleton(runs: readonly SkeletonRun[]): SkeletonRun {
     errors: runs.reduce((a, r) => a + r.errors, 0),
     cpuMs,
     cpu: rolesPerPair(cpuMs, pairs),
+    wokenCount,
+    wakeups: rolesPerPair(wokenCount, pairs),
     rounds: runs.map((r) => ({ pairsPerSecond: r.pairsPerSecond, cpuPerPairMs: r.cpu.total, loadAvg1m: r.loadAvg1m })),
   };
 }
@@ -150,7 +157,9 @@ export async function runSkeleton(
     const run = await closedLoop(http, s.seconds * 1000);
     const toUs = monotonicUs();
     const commandsAfter = await commands.read();
-    const cpuMs = CpuMeter.used(cpuBefore, await meter.snapshot());
+    const cpuAfter = await meter.snapshot();
+    const cpuMs = CpuMeter.used(cpuBefore, cpuAfter);
+    const wokenCount = CpuMeter.woken(cpuBefore, cpuAfter);
     await commands.close();
     const result: SkeletonRun = {
       seconds: Math.round(run.seconds * 100) / 100,
@@ -162,6 +171,8 @@ export async function runSkeleton(
       loadAvg1m: Math.round(os.loadavg()[0]! * 100) / 100,
       cpuMs,
       cpu: rolesPerPair(cpuMs, run.pairs),
+      wokenCount,
+      wakeups: rolesPerPair(wokenCount, run.pairs),
       statements: statementsPerPair((await stats.totals(pg)).map((q) => (q.statement.startsWith('with w as ( update skel_wall') ? { ...q, statement: 'skeleton-command' } : q)), run.pairs),
       redisCommands: commandsPerPair(commandsBefore, commandsAfter, run.pairs),
       window: { fromUs, toUs },

@@ -123,13 +123,17 @@ describe('the goals beside the skeleton', () => {
 });
 
 describe('the skeleton run before and after the service', () => {
-  const run = (pairs: number, seconds: number, cpuMs: Record<string, number>, loadAvg1m: number) =>
-    ({ pairs, seconds, pairsPerSecond: pairs / seconds, cpuMs, cpu: rolesPerPair(cpuMs, pairs), errors: 0, loadAvg1m }) as unknown as SkeletonRun;
+  const run = (pairs: number, seconds: number, cpuMs: Record<string, number>, loadAvg1m: number, wokenCount: Record<string, number> = {}) =>
+    ({ pairs, seconds, pairsPerSecond: pairs / seconds, cpuMs, cpu: rolesPerPair(cpuMs, pairs), wokenCount, wakeups: rolesPerPair(wokenCount, pairs), errors: 0, loadAvg1m }) as unknown as SkeletonRun;
 
   it('pools both closed loops: CPU per pair over all their pairs, pairs per second over all their seconds, each round listed', () => {
-    const before = run(1000, 5, { api: 500, sorting: 300, redis: 200, 'postgres:sorting': 600 }, 3);
-    const after = run(500, 5, { api: 400, sorting: 300, redis: 100, 'postgres:sorting': 400 }, 4);
+    const before = run(1000, 5, { api: 500, sorting: 300, redis: 200, 'postgres:sorting': 600 }, 3, { api: 4000, 'postgres:sorting': 2000, 'postgres:other': 50 });
+    const after = run(500, 5, { api: 400, sorting: 300, redis: 100, 'postgres:sorting': 400 }, 4, { api: 2500, 'postgres:sorting': 1000 });
     const pooled = pooledSkeleton([before, after]);
+    // Wake-ups pool as CPU does: over all the pairs, the bench's own backends left out.
+    expect(pooled.wakeups.perPair.api).toBe(4.33);
+    expect(pooled.wakeups.perPair.postgres).toBe(2);
+    expect(pooled.wakeups.total).toBe(6.33);
     expect(pooled.pairs).toBe(1500);
     expect(pooled.pairsPerSecond).toBe(150);
     expect(pooled.cpu.perPair.api).toBe(0.6);
