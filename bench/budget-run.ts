@@ -252,7 +252,7 @@ function sideBySide(runs: ConditionRun[]): string[] {
           splits.map((x) => `\`${x.step}\` ${x.scanSplit!.clientMs} / ${x.scanSplit!.commandMs} / ${x.scanSplit!.serviceMs}`).join(', '),
       );
     }
-    const woken = (w: RoleCpu | undefined) => (w ? `${f(w.total, 1)} (${BUDGET_ROLES.map((role) => `${role} ${f(w.perPair[role], 1)}`).join(', ')})` : '–');
+    const woken = (w: RoleCpu) => `${f(w.total, 1)} (${BUDGET_ROLES.map((role) => `${role} ${f(w.perPair[role], 1)}`).join(', ')})`;
     lines.push(
       `- ${r.condition}, wake-ups per pair (the voluntary context switches of every thread of the service's processes, their PostgreSQL backends and Redis: ` +
         `the hops a pair costs, the same on any machine; what one costs is the hop above): the skeleton's closed loop ${woken(r.skeleton.wakeups)}; ` +

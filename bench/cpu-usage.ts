@@ -90,16 +90,17 @@ export class CpuMeter {
 
   async snapshot(): Promise<CpuSnapshot> {
     const snap: CpuSnapshot = { cpu: new Map(), wakeups: new Map() };
+    const put = (figures: Map<string, Map<number, number>>, name: string, pid: number, value: number) => {
+      let group = figures.get(name);
+      if (!group) figures.set(name, (group = new Map()));
+      group.set(pid, value);
+    };
     const record = (name: string, pid: number) => {
       const ms = cpuMs(pid);
       const woken = wakeups(pid);
       if (ms === undefined || woken === undefined) return;
-      let cpu = snap.cpu.get(name);
-      if (!cpu) snap.cpu.set(name, (cpu = new Map()));
-      let wake = snap.wakeups.get(name);
-      if (!wake) snap.wakeups.set(name, (wake = new Map()));
-      cpu.set(pid, ms);
-      wake.set(pid, woken);
+      put(snap.cpu, name, pid, ms);
+      put(snap.wakeups, name, pid, woken);
     };
     for (const [name, pids] of Object.entries(this.processes())) {
       for (const pid of Array.isArray(pids) ? pids : [pids]) if (pid) record(name, pid);

@@ -59,10 +59,13 @@ export function pooledSkeleton(runs: readonly SkeletonRun[]): SkeletonRun {
   const [first] = runs;
   if (!first) throw new Error('no skeleton run to pool');
   if (runs.length === 1) return first;
-  const cpuMs: Record<string, number> = {};
-  const wokenCount: Record<string, number> = {};
-  for (const r of runs) for (const [k, v] of Object.entries(r.cpuMs)) cpuMs[k] = (cpuMs[k] ?? 0) + v;
-  for (const r of runs) for (const [k, v] of Object.entries(r.wokenCount)) wokenCount[k] = (wokenCount[k] ?? 0) + v;
+  const added = (of: (r: SkeletonRun) => Record<string, number>) => {
+    const sum: Record<string, number> = {};
+    for (const r of runs) for (const [k, v] of Object.entries(of(r))) sum[k] = (sum[k] ?? 0) + v;
+    return sum;
+  };
+  const cpuMs = added((r) => r.cpuMs);
+  const wokenCount = added((r) => r.wokenCount);
   const pairs = runs.reduce((a, r) => a + r.pairs, 0);
   const seconds = runs.reduce((a, r) => a + r.seconds, 0);
   return {
