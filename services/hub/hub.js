@@ -490,7 +490,7 @@ function addToFeed(e) {
   const color = anyData(e)?.item?.colorHex || anyData(e)?.session?.colorHex || (e.type === 'command.refused' && e.data.userId !== null ? state.sorters.get(e.data.userId)?.colorHex : null);
   const time = new Date(e.occurredAt).toLocaleTimeString();
   const bad = BAD.has(e.type) || (e.type === 'lights.controller' && !e.data?.controller?.online);
-  const li = el('li', { dataset: { type: e.type } }, el('time', { textContent: time }), el('span.swatch', { style: { background: color || 'transparent' } }), describe(e));
+  const li = el('li', { dataset: { type: e.type, eventId: e.id } }, el('time', { textContent: time }), el('span.swatch', { style: { background: color || 'transparent' } }), describe(e));
   if (bad) li.classList.add('bad');
   const feed = $('#feed');
   feed.prepend(li);
